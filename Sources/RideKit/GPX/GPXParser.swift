@@ -1,0 +1,687 @@
+import Foundation
+
+/// Turns the scanner's events into GPX values, handing them to a `GPXContentHandler`.
+///
+/// Reads GPX 1.0 and 1.1 alike (real files mix them: `speed` in 1.1 points, elements out of schema order),
+/// keeps every field and every extension, and refuses what cannot be a GPX value: a position out of range
+/// or not a finite number, an impossible time. In lenient mode such points are dropped and counted instead,
+/// and unknown elements skipped.
+struct GPXParser<Handler: GPXContentHandler> {
+    var scanner: XMLScanner
+    var handler: Handler
+    let lenient: Bool
+    private(set) var report = GPXReadReport()
+    private let keepsExtensions: Bool
+    private var namespaceKinds: [NamespaceKind] = []
+    /// Scratch for element text, reused.
+    private var text: [UInt8] = []
+
+    init(scanner: XMLScanner, handler: Handler, lenient: Bool) {
+        self.scanner = scanner
+        self.handler = handler
+        self.lenient = lenient
+        keepsExtensions = handler.keepsUnknownExtensions
+        text.reserveCapacity(256)
+    }
+
+    // MARK: Helpers
+
+    private mutating func kind(_ namespace: Int32) -> NamespaceKind {
+        let index = Int(namespace)
+        while namespaceKinds.count <= index {
+            namespaceKinds.append(NamespaceKind(uri: scanner.namespaceURIs[namespaceKinds.count]))
+        }
+        return namespaceKinds[index]
+    }
+
+    /// The current element's name, if it is a GPX element.
+    private mutating func gpxName() -> GPXName {
+        kind(scanner.elementNamespace) == .gpx ? GPXName.lookup(scanner.elementLocalName) : .unknown
+    }
+
+    private func failure(_ reason: GPXError.Reason) -> GPXError {
+        scanner.error(reason, at: scanner.currentTokenStart)
+    }
+
+    /// Consumes the rest of the current element, checking it.
+    private mutating func skipElement() throws(GPXError) {
+        var depth = 1
+        while depth > 0 {
+            switch try scanner.next() {
+            case .startElement: depth += 1
+            case .endElement: depth -= 1
+            case .text: continue
+            case .endOfDocument: return
+            }
+        }
+    }
+
+    /// An element GPX does not allow here: refused, or skipped in lenient mode.
+    private mutating func unexpected(parent: String) throws(GPXError) {
+        guard lenient else { throw failure(.unexpectedElement(name: scanner.elementQName, parent: parent)) }
+        report.skippedElements += 1
+        try skipElement()
+    }
+
+    /// Reads an element with text content into `text` (decoded), consuming its end tag.
+    private mutating func readText(of element: String) throws(GPXError) {
+        text.removeAll(keepingCapacity: true)
+        while true {
+            switch try scanner.next() {
+            case .text: scanner.appendText(to: &text)
+            case .endElement: return
+            case .startElement: try unexpected(parent: element)
+            case .endOfDocument: return
+            }
+        }
+    }
+
+    private mutating func readString(of element: String) throws(GPXError) -> String? {
+        try readText(of: element)
+        return text.isEmpty ? nil : String(decoding: text, as: UTF8.self)
+    }
+
+    /// A number element; empty gives nil. Invalid numbers are refused (dropped in lenient mode).
+    private mutating func readNumber(of element: String, range: ClosedRange<Double>? = nil) throws(GPXError) -> Double? {
+        let start = scanner.currentTokenStart
+        try readText(of: element)
+        if text.allSatisfy(DecimalParser.isSpace) { return nil }
+        let value = text.withUnsafeBufferPointer { DecimalParser.parse($0) }
+        if let value, range?.contains(value) ?? true { return value }
+        return try invalidValue(element: element, expected: range.map { "a number in \($0.lowerBound)…\($0.upperBound)" } ?? "a number", at: start)
+    }
+
+    private mutating func readInteger(of element: String) throws(GPXError) -> Int? {
+        let start = scanner.currentTokenStart
+        try readText(of: element)
+        if text.allSatisfy(DecimalParser.isSpace) { return nil }
+        if let value = text.withUnsafeBufferPointer({ DecimalParser.parseInteger($0) }), value >= 0 { return value }
+        return try invalidValue(element: element, expected: "a whole number", at: start)
+    }
+
+    private mutating func readTime(of element: String) throws(GPXError) -> GPXTime? {
+        let start = scanner.currentTokenStart
+        try readText(of: element)
+        var first = 0
+        var last = text.count
+        while first < last && DecimalParser.isSpace(text[first]) { first += 1 }
+        while last > first && DecimalParser.isSpace(text[last - 1]) { last -= 1 }
+        if first == last { return nil }
+        let result = text.withUnsafeBytes { GPXTime.parse(UnsafeRawBufferPointer(rebasing: $0[first..<last])) }
+        switch result {
+        case .success(let time): return time
+        case .failure:
+            return try invalidValue(element: element, expected: "an RFC 3339 time such as 2024-05-01T08:00:00Z", at: start)
+        }
+    }
+
+    private mutating func invalidValue<T>(element: String, expected: String, at start: Int) throws(GPXError) -> T? {
+        guard lenient else {
+            let value = String(decoding: text.prefix(80), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw scanner.error(.invalidValue(element: element, value: value, expected: expected), at: start)
+        }
+        report.droppedValues += 1
+        return nil
+    }
+
+    /// A whole element kept as a tree (for extensions), built without recursion so depth cannot hurt.
+    private mutating func readTree() throws(GPXError) -> XMLElementNode {
+        var stack: [XMLElementNode] = [currentElementNode()]
+        while true {
+            switch try scanner.next() {
+            case .startElement:
+                stack.append(currentElementNode())
+            case .text:
+                text.removeAll(keepingCapacity: true)
+                scanner.appendText(to: &text)
+                let string = String(decoding: text, as: UTF8.self)
+                if case .text(let previous)? = stack[stack.count - 1].children.last {
+                    stack[stack.count - 1].children[stack[stack.count - 1].children.count - 1] = .text(previous + string)
+                } else {
+                    stack[stack.count - 1].children.append(.text(string))
+                }
+            case .endElement, .endOfDocument:
+                var finished = stack.removeLast()
+                // Indentation between child elements is layout, not content.
+                if finished.children.contains(where: { if case .element = $0 { return true } else { return false } }) {
+                    finished.children.removeAll { child in
+                        if case .text(let string) = child { return string.allSatisfy(\.isWhitespace) }
+                        return false
+                    }
+                }
+                if stack.isEmpty { return finished }
+                stack[stack.count - 1].children.append(.element(finished))
+            }
+        }
+    }
+
+    private mutating func currentElementNode() -> XMLElementNode {
+        var node = XMLElementNode(
+            namespace: scanner.namespaceURIs[Int(scanner.elementNamespace)],
+            localName: String(decoding: scanner.elementLocalName, as: UTF8.self),
+            prefix: scanner.elementPrefix)
+        for index in 0..<scanner.attributeCount {
+            let attribute = scanner.attributes[index]
+            if attribute.namespace == XMLScanner.xmlnsNamespace { continue }
+            node.attributes.append(
+                XMLAttribute(
+                    namespace: scanner.namespaceURIs[Int(attribute.namespace)],
+                    localName: String(decoding: scanner.localName(of: attribute), as: UTF8.self),
+                    prefix: scanner.prefix(of: attribute), value: scanner.attributeValue(attribute)))
+        }
+        return node
+    }
+
+    /// An element outside `<extensions>` that is not GPX: kept as an extension of its parent, or skipped.
+    private mutating func keepForeign(in extensions: inout [XMLElementNode]) throws(GPXError) {
+        if keepsExtensions {
+            extensions.append(try readTree())
+        } else {
+            try skipElement()
+        }
+    }
+
+    /// The value of an unprefixed attribute of the current element.
+    private func attribute(_ name: StaticString) -> XMLAttributeToken? {
+        for index in 0..<scanner.attributeCount {
+            let attribute = scanner.attributes[index]
+            guard attribute.namespace == XMLScanner.noNamespace, attribute.localLength == name.utf8CodeUnitCount else { continue }
+            if memcmp(scanner.base + attribute.localStart, name.utf8Start, name.utf8CodeUnitCount) == 0 { return attribute }
+        }
+        return nil
+    }
+
+    private func attributeString(_ name: StaticString) -> String? {
+        attribute(name).map { scanner.attributeValue($0) }
+    }
+
+    // MARK: Document
+
+    mutating func parse() throws(GPXError) {
+        var event = try scanner.next()
+        while event == .text { event = try scanner.next() }
+        guard event == .startElement else { throw failure(.empty) }
+        let rootKind = kind(scanner.elementNamespace)
+        guard GPXName.lookup(scanner.elementLocalName) == .gpx, rootKind == .gpx || lenient else {
+            throw failure(.notGPX(root: scanner.elementQName))
+        }
+        var version = attributeString("version") ?? "1.1"
+        if version != "1.0" && version != "1.1" {
+            guard lenient else { throw failure(.unsupportedVersion(version)) }
+            version = "1.1"
+            report.droppedValues += 1
+        }
+        handler.beginDocument(version: version, creator: attributeString("creator"))
+
+        var metadata = GPXMetadata()
+        var extensions: [XMLElementNode] = []
+        var pendingURLName: String?
+        while true {
+            switch try scanner.next() {
+            case .text: continue
+            case .endElement, .endOfDocument:
+                if let pendingURLName, metadata.links.isEmpty { metadata.links.append(GPXLink(href: "", text: pendingURLName)) }
+                handler.endDocument(metadata: metadata, extensions: extensions)
+                // The epilog: only comments, processing instructions and white space may follow.
+                while try scanner.next() != .endOfDocument {}
+                return
+            case .startElement:
+                switch gpxName() {
+                case .metadata: try parseMetadata(into: &metadata)
+                case .wpt:
+                    if let point = try parsePoint(element: "wpt") { handler.waypoint(point) }
+                case .rte: try parseRoute()
+                case .trk: try parseTrack()
+                case .extensions: try parseExtensions(into: &extensions)
+                // GPX 1.0 keeps the metadata on the root.
+                case .name: metadata.name = try readString(of: "name")
+                case .desc: metadata.description = try readString(of: "desc")
+                case .author:
+                    let name = try readString(of: "author")
+                    metadata.author = GPXPerson(name: name, email: metadata.author?.email, link: metadata.author?.link)
+                case .email:
+                    let email = try readString(of: "email")
+                    metadata.author = GPXPerson(name: metadata.author?.name, email: email, link: metadata.author?.link)
+                case .url:
+                    if let href = try readString(of: "url") { metadata.links.append(GPXLink(href: href, text: pendingURLName)) }
+                    pendingURLName = nil
+                case .urlname:
+                    let name = try readString(of: "urlname")
+                    if let last = metadata.links.indices.last, metadata.links[last].text == nil {
+                        metadata.links[last].text = name
+                    } else {
+                        pendingURLName = name
+                    }
+                case .time: metadata.time = try readTime(of: "time")
+                case .keywords: metadata.keywords = try readString(of: "keywords")
+                case .bounds: metadata.bounds = try readBounds()
+                case .unknown where kind(scanner.elementNamespace) != .gpx: try keepForeign(in: &extensions)
+                default: try unexpected(parent: "gpx")
+                }
+            }
+        }
+    }
+
+    private mutating func parseMetadata(into metadata: inout GPXMetadata) throws(GPXError) {
+        while true {
+            switch try scanner.next() {
+            case .text: continue
+            case .endElement, .endOfDocument: return
+            case .startElement:
+                switch gpxName() {
+                case .name: metadata.name = try readString(of: "name")
+                case .desc: metadata.description = try readString(of: "desc")
+                case .author: metadata.author = try parsePerson()
+                case .copyright: metadata.copyright = try parseCopyright()
+                case .link: if let link = try parseLink() { metadata.links.append(link) }
+                case .time: metadata.time = try readTime(of: "time")
+                case .keywords: metadata.keywords = try readString(of: "keywords")
+                case .bounds: metadata.bounds = try readBounds()
+                case .extensions: try parseExtensions(into: &metadata.extensions)
+                case .unknown where kind(scanner.elementNamespace) != .gpx: try keepForeign(in: &metadata.extensions)
+                default: try unexpected(parent: "metadata")
+                }
+            }
+        }
+    }
+
+    private mutating func parsePerson() throws(GPXError) -> GPXPerson {
+        var person = GPXPerson()
+        while true {
+            switch try scanner.next() {
+            case .text: continue
+            case .endElement, .endOfDocument: return person
+            case .startElement:
+                switch gpxName() {
+                case .name: person.name = try readString(of: "name")
+                case .email:
+                    let id = attributeString("id")
+                    let domain = attributeString("domain")
+                    try skipElement()
+                    if let id, let domain { person.email = "\(id)@\(domain)" }
+                case .link: person.link = try parseLink()
+                default: try unexpected(parent: "author")
+                }
+            }
+        }
+    }
+
+    private mutating func parseCopyright() throws(GPXError) -> GPXCopyright {
+        var copyright = GPXCopyright(author: attributeString("author") ?? "")
+        while true {
+            switch try scanner.next() {
+            case .text: continue
+            case .endElement, .endOfDocument: return copyright
+            case .startElement:
+                switch gpxName() {
+                case .year:
+                    let start = scanner.currentTokenStart
+                    try readText(of: "year")
+                    let trimmed = text.filter { !DecimalParser.isSpace($0) }
+                    // xsd:gYear: four or more digits, optionally with a zone, which the year keeps no room for.
+                    let digits = trimmed.prefix { $0 >= 48 && $0 <= 57 }
+                    if let year = Int(String(decoding: digits, as: UTF8.self)), digits.count >= 4 {
+                        copyright.year = year
+                    } else if !trimmed.isEmpty {
+                        copyright.year = try invalidValue(element: "year", expected: "a year such as 2024", at: start)
+                    }
+                case .license: copyright.license = try readString(of: "license")
+                default: try unexpected(parent: "copyright")
+                }
+            }
+        }
+    }
+
+    /// GPX 1.1 `link`: `href` attribute, `text` and `type` children.
+    private mutating func parseLink() throws(GPXError) -> GPXLink? {
+        let href = attributeString("href")
+        let start = scanner.currentTokenStart
+        var link = GPXLink(href: href ?? "")
+        while true {
+            switch try scanner.next() {
+            case .text: continue
+            case .endElement, .endOfDocument:
+                guard href != nil else {
+                    guard lenient else { throw scanner.error(.missingAttribute(element: "link", attribute: "href"), at: start) }
+                    report.droppedValues += 1
+                    return nil
+                }
+                return link
+            case .startElement:
+                switch gpxName() {
+                case .text: link.text = try readString(of: "text")
+                case .type: link.type = try readString(of: "type")
+                default: try unexpected(parent: "link")
+                }
+            }
+        }
+    }
+
+    /// Bounds are informational: ones with missing, misnamed or impossible attributes are left out.
+    private mutating func readBounds() throws(GPXError) -> GPXBounds? {
+        func value(_ name: StaticString, _ range: ClosedRange<Double>) -> Double? {
+            guard let attribute = attribute(name) else { return nil }
+            let bytes = scanner.attributeValueBytes(attribute)
+            guard let number = bytes.withUnsafeBufferPointer({ DecimalParser.parse($0) }), range.contains(number) else { return nil }
+            return number
+        }
+        let bounds = value("minlat", -90...90).flatMap { minLatitude in
+            value("minlon", -180...180).flatMap { minLongitude in
+                value("maxlat", -90...90).flatMap { maxLatitude in
+                    value("maxlon", -180...180).map { maxLongitude in
+                        GPXBounds(
+                            minLatitude: minLatitude, minLongitude: minLongitude, maxLatitude: maxLatitude, maxLongitude: maxLongitude)
+                    }
+                }
+            }
+        }
+        try skipElement()
+        return bounds
+    }
+
+    // MARK: Tracks and routes
+
+    private mutating func parseTrack() throws(GPXError) {
+        handler.beginTrack()
+        var track = Track()
+        var pendingURLName: String?
+        while true {
+            switch try scanner.next() {
+            case .text: continue
+            case .endElement, .endOfDocument:
+                handler.endTrack(track)
+                return
+            case .startElement:
+                switch gpxName() {
+                case .trkseg: try parseSegment()
+                case .name: track.name = try readString(of: "name")
+                case .cmt: track.comment = try readString(of: "cmt")
+                case .desc: track.description = try readString(of: "desc")
+                case .src: track.source = try readString(of: "src")
+                case .link: if let link = try parseLink() { track.links.append(link) }
+                case .url: try readURL(into: &track.links, pendingName: &pendingURLName)
+                case .urlname: try readURLName(into: &track.links, pendingName: &pendingURLName)
+                case .number: track.number = try readInteger(of: "number")
+                case .type: track.type = try readString(of: "type")
+                case .extensions: try parseExtensions(into: &track.extensions)
+                case .unknown where kind(scanner.elementNamespace) != .gpx: try keepForeign(in: &track.extensions)
+                default: try unexpected(parent: "trk")
+                }
+            }
+        }
+    }
+
+    private mutating func parseSegment() throws(GPXError) {
+        handler.beginSegment()
+        var extensions: [XMLElementNode] = []
+        var pointsInSegment = 0
+        while true {
+            switch try scanner.next() {
+            case .text: continue
+            case .endElement, .endOfDocument:
+                handler.endSegment(extensions: extensions)
+                return
+            case .startElement:
+                switch gpxName() {
+                case .trkpt where isLegacyPauseMarker():
+                    // Old OpenTracks exports mark pause (lat 100) and resume (lat 200) with impossible points:
+                    // they end the segment instead of being refused.
+                    try skipElement()
+                    if pointsInSegment > 0 {
+                        handler.endSegment(extensions: [])
+                        handler.beginSegment()
+                        pointsInSegment = 0
+                    }
+                case .trkpt:
+                    if let point = try parsePoint(element: "trkpt") {
+                        handler.trackPoint(point)
+                        pointsInSegment += 1
+                    }
+                case .extensions: try parseExtensions(into: &extensions)
+                case .unknown where kind(scanner.elementNamespace) != .gpx: try keepForeign(in: &extensions)
+                default: try unexpected(parent: "trkseg")
+                }
+            }
+        }
+    }
+
+    private mutating func parseRoute() throws(GPXError) {
+        var route = Route()
+        var pendingURLName: String?
+        while true {
+            switch try scanner.next() {
+            case .text: continue
+            case .endElement, .endOfDocument:
+                handler.route(route)
+                return
+            case .startElement:
+                switch gpxName() {
+                case .rtept: if let point = try parsePoint(element: "rtept") { route.points.append(point) }
+                case .name: route.name = try readString(of: "name")
+                case .cmt: route.comment = try readString(of: "cmt")
+                case .desc: route.description = try readString(of: "desc")
+                case .src: route.source = try readString(of: "src")
+                case .link: if let link = try parseLink() { route.links.append(link) }
+                case .url: try readURL(into: &route.links, pendingName: &pendingURLName)
+                case .urlname: try readURLName(into: &route.links, pendingName: &pendingURLName)
+                case .number: route.number = try readInteger(of: "number")
+                case .type: route.type = try readString(of: "type")
+                case .extensions: try parseExtensions(into: &route.extensions)
+                case .unknown where kind(scanner.elementNamespace) != .gpx: try keepForeign(in: &route.extensions)
+                default: try unexpected(parent: "rte")
+                }
+            }
+        }
+    }
+
+    /// GPX 1.0 `url`: a link whose text may come from a following `urlname`.
+    private mutating func readURL(into links: inout [GPXLink], pendingName: inout String?) throws(GPXError) {
+        if let href = try readString(of: "url") {
+            links.append(GPXLink(href: href, text: pendingName))
+            pendingName = nil
+        }
+    }
+
+    private mutating func readURLName(into links: inout [GPXLink], pendingName: inout String?) throws(GPXError) {
+        let name = try readString(of: "urlname")
+        if let last = links.indices.last, links[last].text == nil {
+            links[last].text = name
+        } else {
+            pendingName = name
+        }
+    }
+
+    // MARK: Points
+
+    private func isLegacyPauseMarker() -> Bool {
+        guard let token = attribute("lat"), !token.needsDecoding else { return false }
+        let value = DecimalParser.parse(UnsafeBufferPointer(start: scanner.base + token.valueStart, count: token.valueLength))
+        return value == 100 || value == 200
+    }
+
+    /// A `wpt`, `rtept` or `trkpt`. Nil when lenient reading dropped it.
+    private mutating func parsePoint(element: StaticString) throws(GPXError) -> TrackPoint? {
+        let start = scanner.currentTokenStart
+        var latitude = Double.nan
+        var longitude = Double.nan
+        var problem: GPXError.Reason?
+        for (name, range) in [("lat", -90.0...90.0), ("lon", -180.0...180.0)] {
+            let token = name == "lat" ? attribute("lat") : attribute("lon")
+            guard let token else {
+                problem = problem ?? .missingAttribute(element: "\(element)", attribute: name)
+                continue
+            }
+            let value: Double?
+            if token.needsDecoding {
+                value = scanner.attributeValueBytes(token).withUnsafeBufferPointer { DecimalParser.parse($0) }
+            } else {
+                value = DecimalParser.parse(UnsafeBufferPointer(start: scanner.base + token.valueStart, count: token.valueLength))
+            }
+            if let value, range.contains(value) {
+                if name == "lat" { latitude = value } else { longitude = value }
+            } else {
+                problem = problem ?? .invalidCoordinate(attribute: name, value: String(scanner.attributeValue(token).prefix(80)))
+            }
+        }
+        if let problem {
+            guard lenient else { throw scanner.error(problem, at: start) }
+            report.droppedPoints += 1
+            try skipElement()
+            return nil
+        }
+        var point = TrackPoint(latitude: latitude, longitude: longitude)
+        var pendingURLName: String?
+        while true {
+            switch try scanner.next() {
+            case .text: continue
+            case .endElement, .endOfDocument:
+                return point
+            case .startElement:
+                switch gpxName() {
+                case .ele: point.elevation = try readNumber(of: "ele", range: -12_000...1_000_000)
+                case .time: point.time = try readTime(of: "time")
+                case .extensions: try parsePointExtensions(into: &point)
+                case .magvar: point.magneticVariation = try readNumber(of: "magvar", range: 0...360)
+                case .geoidheight: point.geoidHeight = try readNumber(of: "geoidheight")
+                case .name: point.name = try readString(of: "name")
+                case .cmt: point.comment = try readString(of: "cmt")
+                case .desc: point.description = try readString(of: "desc")
+                case .src: point.source = try readString(of: "src")
+                case .link: if let link = try parseLink() { point.links.append(link) }
+                case .url: try readURL(into: &point.links, pendingName: &pendingURLName)
+                case .urlname: try readURLName(into: &point.links, pendingName: &pendingURLName)
+                case .sym: point.symbol = try readString(of: "sym")
+                case .type: point.type = try readString(of: "type")
+                case .fix: point.fix = try readString(of: "fix")
+                case .sat: point.satellites = try readInteger(of: "sat")
+                case .hdop: point.horizontalDilution = try readNumber(of: "hdop")
+                case .vdop: point.verticalDilution = try readNumber(of: "vdop")
+                case .pdop: point.positionDilution = try readNumber(of: "pdop")
+                case .ageofdgpsdata: point.ageOfDGPSDataSeconds = try readNumber(of: "ageofdgpsdata")
+                case .dgpsid: point.dgpsStationID = try readInteger(of: "dgpsid")
+                // GPX 1.0 only, but found in 1.1 files too.
+                case .speed: point.speedMetersPerSecond = try readSpeed(of: "speed")
+                case .course: point.courseDegrees = try readNumber(of: "course")
+                case .unknown where kind(scanner.elementNamespace) != .gpx: try keepForeign(in: &point.extensions)
+                default: try unexpected(parent: "\(element)")
+                }
+            }
+        }
+    }
+
+    /// Speeds below zero mean "unknown" in several apps (OsmAnd writes -1): they are dropped, not refused.
+    private mutating func readSpeed(of element: String) throws(GPXError) -> Double? {
+        guard let speed = try readNumber(of: element) else { return nil }
+        return speed >= 0 ? speed : nil
+    }
+
+    /// `<extensions>` of anything but a point: kept as trees.
+    private mutating func parseExtensions(into extensions: inout [XMLElementNode]) throws(GPXError) {
+        while true {
+            switch try scanner.next() {
+            case .text: continue
+            case .endElement, .endOfDocument: return
+            case .startElement:
+                if keepsExtensions {
+                    extensions.append(try readTree())
+                } else {
+                    try skipElement()
+                }
+            }
+        }
+    }
+
+    /// A point's `<extensions>`: Garmin TrackPointExtension (v1 and v2, under any prefix), PowerExtension and the
+    /// bare `speed`/`course`/`power` that some apps write become typed fields; the rest is kept as trees.
+    private mutating func parsePointExtensions(into point: inout TrackPoint) throws(GPXError) {
+        while true {
+            switch try scanner.next() {
+            case .text: continue
+            case .endElement, .endOfDocument: return
+            case .startElement:
+                let namespaceKind = kind(scanner.elementNamespace)
+                let name = GPXName.lookup(scanner.elementLocalName)
+                switch (namespaceKind, name) {
+                case (.trackPointExtension, .trackPointExtension), (.trackPointExtension, .powerExtension),
+                    (.power, .powerExtension):
+                    try parseTypedContainer(into: &point)
+                case (.trackPointExtension, _), (.power, .powerInWatts), (.gpx, .speed), (.gpx, .course), (.gpx, .power):
+                    let node = keepsExtensions ? currentElementNode() : nil
+                    if try !readTypedValue(name, kind: namespaceKind, into: &point), var node {
+                        node.children = [.text(String(decoding: text, as: UTF8.self))]
+                        point.extensions.append(node)
+                    }
+                default:
+                    try keepForeign(in: &point.extensions)
+                }
+            }
+        }
+    }
+
+    /// A TrackPointExtension or PowerExtension element: typed children are taken, others kept inside a copy of it.
+    private mutating func parseTypedContainer(into point: inout TrackPoint) throws(GPXError) {
+        var container = keepsExtensions ? currentElementNode() : XMLElementNode(namespace: "", localName: "")
+        while true {
+            switch try scanner.next() {
+            case .text: continue
+            case .endElement, .endOfDocument:
+                if keepsExtensions && (!container.children.isEmpty || !container.attributes.isEmpty) {
+                    point.extensions.append(container)
+                }
+                return
+            case .startElement:
+                let namespaceKind = kind(scanner.elementNamespace)
+                let name = GPXName.lookup(scanner.elementLocalName)
+                let isTyped: Bool
+                switch (namespaceKind, name) {
+                case (.trackPointExtension, .hr), (.trackPointExtension, .cad), (.trackPointExtension, .atemp),
+                    (.trackPointExtension, .wtemp), (.trackPointExtension, .depth), (.trackPointExtension, .speed),
+                    (.trackPointExtension, .course), (.trackPointExtension, .powerInWatts), (.power, .powerInWatts):
+                    isTyped = true
+                default:
+                    isTyped = false
+                }
+                if isTyped {
+                    let node = keepsExtensions ? currentElementNode() : container
+                    if try !readTypedValue(name, kind: namespaceKind, into: &point) && keepsExtensions {
+                        var kept = node
+                        kept.children = [.text(String(decoding: text, as: UTF8.self))]
+                        container.children.append(.element(kept))
+                    }
+                } else if keepsExtensions {
+                    container.children.append(.element(try readTree()))
+                } else {
+                    try skipElement()
+                }
+            }
+        }
+    }
+
+    /// Reads a typed extension value. Returns false when the field was already set or the element is not one
+    /// bikeride types, so the caller keeps it as it was.
+    private mutating func readTypedValue(_ name: GPXName, kind: NamespaceKind, into point: inout TrackPoint) throws(GPXError) -> Bool {
+        let element = "\(name)"
+        func assign(_ keyPath: WritableKeyPath<TrackPoint, Double?>, _ value: Double?) -> Bool {
+            guard point[keyPath: keyPath] == nil else { return false }
+            point[keyPath: keyPath] = value
+            return true
+        }
+        switch name {
+        case .hr: return assign(\.heartRate, try readNumber(of: element))
+        case .cad: return assign(\.cadence, try readNumber(of: element))
+        case .atemp: return assign(\.temperatureCelsius, try readNumber(of: element))
+        case .wtemp: return assign(\.waterTemperatureCelsius, try readNumber(of: element))
+        case .depth: return assign(\.depthMeters, try readNumber(of: element))
+        case .speed: return assign(\.speedMetersPerSecond, try readSpeed(of: element))
+        case .course: return assign(\.courseDegrees, try readNumber(of: element))
+        case .powerInWatts, .power: return assign(\.powerWatts, try readNumber(of: element))
+        default:
+            if keepsExtensions {
+                point.extensions.append(try readTree())
+            } else {
+                try skipElement()
+            }
+            return true
+        }
+    }
+}
