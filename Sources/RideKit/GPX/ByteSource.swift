@@ -24,20 +24,17 @@ struct MemorySource: ByteSource {
     }
 }
 
-/// A file or a pipe (standard input), read in chunks.
+/// A file or a pipe (standard input), read in chunks straight into the caller's buffer.
 struct FileSource: ByteSource {
     let handle: FileHandle
 
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        let data: Data?
-        do {
-            data = try handle.read(upToCount: buffer.count)
-        } catch {
-            throw GPXError(.io("cannot read: \(error.localizedDescription)"), line: 0, column: 0)
+        while true {
+            let count = Foundation.read(handle.fileDescriptor, buffer.baseAddress, buffer.count)
+            if count >= 0 { return count }
+            if errno == EINTR { continue }
+            throw GPXError(.io("cannot read: \(String(cString: strerror(errno)))"), line: 0, column: 0)
         }
-        guard let data, !data.isEmpty else { return 0 }
-        data.copyBytes(to: buffer.bindMemory(to: UInt8.self), count: data.count)
-        return data.count
     }
 }
 

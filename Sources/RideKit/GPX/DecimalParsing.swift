@@ -8,11 +8,15 @@ import Foundation
 /// real files use it (jpx ISSUE-151), so it is read. Results that are not finite are refused.
 enum DecimalParser {
     /// Exact powers of ten: every one up to 1e22 is representable in a Double.
-    private static let powersOfTen: [Double] = (0...22).map { exponent in
+    nonisolated(unsafe) private static let powersOfTen: UnsafeMutablePointer<Double> = {
+        let table = UnsafeMutablePointer<Double>.allocate(capacity: 23)
         var value = 1.0
-        for _ in 0..<exponent { value *= 10 }
-        return value
-    }
+        for exponent in 0...22 {
+            table[exponent] = value
+            value *= 10
+        }
+        return table
+    }()
 
     /// The number in `bytes`, or nil if they are not a finite decimal number.
     ///
@@ -21,9 +25,12 @@ enum DecimalParser {
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
         var start = 0
         var stop = bytes.count
-        while start < stop && isSpace(bytes[start]) { start += 1 }
-        while stop > start && isSpace(bytes[stop - 1]) { stop -= 1 }
-        guard start < stop else { return nil }
+        guard stop > 0 else { return nil }
+        if isSpace(bytes[0]) || isSpace(bytes[stop - 1]) {
+            while start < stop && isSpace(bytes[start]) { start += 1 }
+            while stop > start && isSpace(bytes[stop - 1]) { stop -= 1 }
+            guard start < stop else { return nil }
+        }
 
         var index = start
         var negative = false

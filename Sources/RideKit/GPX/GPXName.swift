@@ -25,22 +25,87 @@ enum GPXName: UInt8 {
         ("PowerInWatts", .powerInWatts), ("power", .power),
     ]
 
-    /// Spellings grouped by length, so a lookup compares a handful of candidates.
-    private static let byLength: [[([UInt8], GPXName)]] = {
-        var table = [[([UInt8], GPXName)]](repeating: [], count: 32)
-        for (spelling, name) in spellings { table[spelling.utf8.count].append((Array(spelling.utf8), name)) }
-        return table
-    }()
+    /// The name as written in files, for messages about typed extension values.
+    var spelling: StaticString {
+        switch self {
+        case .hr: return "hr"
+        case .cad: return "cad"
+        case .atemp: return "atemp"
+        case .wtemp: return "wtemp"
+        case .depth: return "depth"
+        case .speed: return "speed"
+        case .course: return "course"
+        case .powerInWatts: return "PowerInWatts"
+        case .power: return "power"
+        default: return "extension"
+        }
+    }
 
+    /// Names longer than eight bytes, compared in full.
+    private static let longNames: [([UInt8], GPXName)] = spellings.filter { $0.0.utf8.count > 8 }.map { (Array($0.0.utf8), $0.1) }
+
+    /// The name for a local name's bytes. Names of up to eight bytes are packed into an integer and matched
+    /// by one switch: this runs for every element of every file.
     static func lookup(_ bytes: UnsafeBufferPointer<UInt8>) -> GPXName {
         let count = bytes.count
-        guard count < 32 else { return .unknown }
-        for (spelling, name) in byLength[count] where spelling.withUnsafeBufferPointer({
-            memcmp($0.baseAddress!, bytes.baseAddress!, count) == 0
-        }) {
-            return name
+        if count <= 8 {
+            var key: UInt64 = 0
+            for index in 0..<count { key |= UInt64(bytes[index]) << (8 * UInt64(index)) }
+            return lookup(packed: key)
+        }
+        for (spelling, name) in longNames where spelling.count == count {
+            if spelling.withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress!, count) }) == 0 { return name }
         }
         return .unknown
+    }
+
+    // Generated from `spellings`: each name's bytes, little-endian.
+    private static func lookup(packed key: UInt64) -> GPXName {
+        switch key {
+        case 0x787067: return .gpx
+        case 0x617461646174656D: return .metadata
+        case 0x747077: return .wpt
+        case 0x657472: return .rte
+        case 0x7470657472: return .rtept
+        case 0x6B7274: return .trk
+        case 0x6765736B7274: return .trkseg
+        case 0x74706B7274: return .trkpt
+        case 0x656D616E: return .name
+        case 0x63736564: return .desc
+        case 0x746D63: return .cmt
+        case 0x637273: return .src
+        case 0x6B6E696C: return .link
+        case 0x74786574: return .text
+        case 0x65707974: return .type
+        case 0x726F68747561: return .author
+        case 0x6C69616D65: return .email
+        case 0x6C7275: return .url
+        case 0x656D616E6C7275: return .urlname
+        case 0x656D6974: return .time
+        case 0x7364726F7779656B: return .keywords
+        case 0x73646E756F62: return .bounds
+        case 0x72616579: return .year
+        case 0x65736E6563696C: return .license
+        case 0x7265626D756E: return .number
+        case 0x656C65: return .ele
+        case 0x72617667616D: return .magvar
+        case 0x6D7973: return .sym
+        case 0x786966: return .fix
+        case 0x746173: return .sat
+        case 0x706F6468: return .hdop
+        case 0x706F6476: return .vdop
+        case 0x706F6470: return .pdop
+        case 0x646973706764: return .dgpsid
+        case 0x6465657073: return .speed
+        case 0x657372756F63: return .course
+        case 0x7268: return .hr
+        case 0x646163: return .cad
+        case 0x706D657461: return .atemp
+        case 0x706D657477: return .wtemp
+        case 0x6874706564: return .depth
+        case 0x7265776F70: return .power
+        default: return .unknown
+        }
     }
 }
 

@@ -1,5 +1,12 @@
 import Foundation
 
+/// A simple element's value as read: nothing, a value, or text that is not a value of its type.
+enum ParsedValue<Value> {
+    case empty
+    case value(Value)
+    case invalid(String)
+}
+
 /// Turns the scanner's events into GPX values, handing them to a `GPXContentHandler`.
 ///
 /// Reads GPX 1.0 and 1.1 alike (real files mix them: `speed` in 1.1 points, elements out of schema order),
@@ -47,7 +54,7 @@ struct GPXParser<Handler: GPXContentHandler> {
     private mutating func skipElement() throws(GPXError) {
         var depth = 1
         while depth > 0 {
-            switch try scanner.next() {
+            switch try scanner.next(skippingWhitespace: true) {
             case .startElement: depth += 1
             case .endElement: depth -= 1
             case .text: continue
@@ -57,15 +64,19 @@ struct GPXParser<Handler: GPXContentHandler> {
     }
 
     /// An element GPX does not allow here: refused, or skipped in lenient mode.
-    private mutating func unexpected(parent: String) throws(GPXError) {
-        guard lenient else { throw failure(.unexpectedElement(name: scanner.elementQName, parent: parent)) }
+    private mutating func unexpected(parent: StaticString) throws(GPXError) {
+        guard lenient else { throw failure(.unexpectedElement(name: scanner.elementQName, parent: "\(parent)")) }
         report.skippedElements += 1
         try skipElement()
     }
 
     /// Reads an element with text content into `text` (decoded), consuming its end tag.
-    private mutating func readText(of element: String) throws(GPXError) {
+    private mutating func readText(of element: StaticString) throws(GPXError) {
         text.removeAll(keepingCapacity: true)
+        try readRestOfText(of: element)
+    }
+
+    private mutating func readRestOfText(of element: StaticString) throws(GPXError) {
         while true {
             switch try scanner.next() {
             case .text: scanner.appendText(to: &text)
@@ -76,22 +87,51 @@ struct GPXParser<Handler: GPXContentHandler> {
         }
     }
 
-    private mutating func readString(of element: String) throws(GPXError) -> String? {
+    private mutating func readString(of element: StaticString) throws(GPXError) -> String? {
         try readText(of: element)
         return text.isEmpty ? nil : String(decoding: text, as: UTF8.self)
     }
 
-    /// A number element; empty gives nil. Invalid numbers are refused (dropped in lenient mode).
-    private mutating func readNumber(of element: String, range: ClosedRange<Double>? = nil) throws(GPXError) -> Double? {
-        let start = scanner.currentTokenStart
-        try readText(of: element)
-        if text.allSatisfy(DecimalParser.isSpace) { return nil }
-        let value = text.withUnsafeBufferPointer { DecimalParser.parse($0) }
-        if let value, range?.contains(value) ?? true { return value }
-        return try invalidValue(element: element, expected: range.map { "a number in \($0.lowerBound)…\($0.upperBound)" } ?? "a number", at: start)
+    /// Reads a simple element's value and hands its bytes to `body`: straight from the scanner's buffer when the
+    /// element is one plain text run (nearly always), else from `text`.
+    private mutating func withValueBytes<T>(of element: StaticString, _ body: (UnsafeBufferPointer<UInt8>) -> T) throws(GPXError) -> T {
+        switch try scanner.next() {
+        case .endElement:
+            return body(UnsafeBufferPointer(start: nil, count: 0))
+        case .text where !scanner.textNeedsDecoding && scanner.consumeEndTagAfterText():
+            return body(scanner.rawText)
+        case .text:
+            text.removeAll(keepingCapacity: true)
+            scanner.appendText(to: &text)
+            try readRestOfText(of: element)
+        case .startElement:
+            text.removeAll(keepingCapacity: true)
+            try unexpected(parent: element)
+            try readRestOfText(of: element)
+        case .endOfDocument:
+            text.removeAll(keepingCapacity: true)
+        }
+        return text.withUnsafeBufferPointer(body)
     }
 
-    private mutating func readInteger(of element: String) throws(GPXError) -> Int? {
+    /// A number element; empty gives nil. Invalid numbers are refused (dropped in lenient mode).
+    private mutating func readNumber(of element: StaticString, range: ClosedRange<Double>? = nil) throws(GPXError) -> Double? {
+        let start = scanner.currentTokenStart
+        let parsed = try withValueBytes(of: element) { bytes -> ParsedValue<Double> in
+            if bytes.allSatisfy(DecimalParser.isSpace) { return .empty }
+            if let value = DecimalParser.parse(bytes), range?.contains(value) ?? true { return .value(value) }
+            return .invalid(String(decoding: bytes.prefix(80), as: UTF8.self))
+        }
+        switch parsed {
+        case .empty: return nil
+        case .value(let value): return value
+        case .invalid(let written):
+            let expected = range.map { "a number in \(Int($0.lowerBound))…\(Int($0.upperBound))" } ?? "a number"
+            return try invalidValue(element: element, value: written, expected: expected, at: start)
+        }
+    }
+
+    private mutating func readInteger(of element: StaticString) throws(GPXError) -> Int? {
         let start = scanner.currentTokenStart
         try readText(of: element)
         if text.allSatisfy(DecimalParser.isSpace) { return nil }
@@ -99,7 +139,7 @@ struct GPXParser<Handler: GPXContentHandler> {
         return try invalidValue(element: element, expected: "a whole number", at: start)
     }
 
-    private mutating func readTime(of element: String) throws(GPXError) -> GPXTime? {
+    private mutating func readTime(of element: StaticString) throws(GPXError) -> GPXTime? {
         let start = scanner.currentTokenStart
         try readText(of: element)
         var first = 0
@@ -115,10 +155,14 @@ struct GPXParser<Handler: GPXContentHandler> {
         }
     }
 
-    private mutating func invalidValue<T>(element: String, expected: String, at start: Int) throws(GPXError) -> T? {
+    private mutating func invalidValue<T>(element: StaticString, expected: String, at start: Int) throws(GPXError) -> T? {
+        try invalidValue(element: element, value: String(decoding: text.prefix(80), as: UTF8.self), expected: expected, at: start)
+    }
+
+    private mutating func invalidValue<T>(element: StaticString, value: String, expected: String, at start: Int) throws(GPXError) -> T? {
         guard lenient else {
-            let value = String(decoding: text.prefix(80), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            throw scanner.error(.invalidValue(element: element, value: value, expected: expected), at: start)
+            let value = value.trimmingCharacters(in: .whitespacesAndNewlines)
+            throw scanner.error(.invalidValue(element: "\(element)", value: value, expected: expected), at: start)
         }
         report.droppedValues += 1
         return nil
@@ -217,7 +261,7 @@ struct GPXParser<Handler: GPXContentHandler> {
         var extensions: [XMLElementNode] = []
         var pendingURLName: String?
         while true {
-            switch try scanner.next() {
+            switch try scanner.next(skippingWhitespace: true) {
             case .text: continue
             case .endElement, .endOfDocument:
                 if let pendingURLName, metadata.links.isEmpty { metadata.links.append(GPXLink(href: "", text: pendingURLName)) }
@@ -264,7 +308,7 @@ struct GPXParser<Handler: GPXContentHandler> {
 
     private mutating func parseMetadata(into metadata: inout GPXMetadata) throws(GPXError) {
         while true {
-            switch try scanner.next() {
+            switch try scanner.next(skippingWhitespace: true) {
             case .text: continue
             case .endElement, .endOfDocument: return
             case .startElement:
@@ -288,7 +332,7 @@ struct GPXParser<Handler: GPXContentHandler> {
     private mutating func parsePerson() throws(GPXError) -> GPXPerson {
         var person = GPXPerson()
         while true {
-            switch try scanner.next() {
+            switch try scanner.next(skippingWhitespace: true) {
             case .text: continue
             case .endElement, .endOfDocument: return person
             case .startElement:
@@ -309,7 +353,7 @@ struct GPXParser<Handler: GPXContentHandler> {
     private mutating func parseCopyright() throws(GPXError) -> GPXCopyright {
         var copyright = GPXCopyright(author: attributeString("author") ?? "")
         while true {
-            switch try scanner.next() {
+            switch try scanner.next(skippingWhitespace: true) {
             case .text: continue
             case .endElement, .endOfDocument: return copyright
             case .startElement:
@@ -338,7 +382,7 @@ struct GPXParser<Handler: GPXContentHandler> {
         let start = scanner.currentTokenStart
         var link = GPXLink(href: href ?? "")
         while true {
-            switch try scanner.next() {
+            switch try scanner.next(skippingWhitespace: true) {
             case .text: continue
             case .endElement, .endOfDocument:
                 guard href != nil else {
@@ -386,7 +430,7 @@ struct GPXParser<Handler: GPXContentHandler> {
         var track = Track()
         var pendingURLName: String?
         while true {
-            switch try scanner.next() {
+            switch try scanner.next(skippingWhitespace: true) {
             case .text: continue
             case .endElement, .endOfDocument:
                 handler.endTrack(track)
@@ -416,7 +460,7 @@ struct GPXParser<Handler: GPXContentHandler> {
         var extensions: [XMLElementNode] = []
         var pointsInSegment = 0
         while true {
-            switch try scanner.next() {
+            switch try scanner.next(skippingWhitespace: true) {
             case .text: continue
             case .endElement, .endOfDocument:
                 handler.endSegment(extensions: extensions)
@@ -449,7 +493,7 @@ struct GPXParser<Handler: GPXContentHandler> {
         var route = Route()
         var pendingURLName: String?
         while true {
-            switch try scanner.next() {
+            switch try scanner.next(skippingWhitespace: true) {
             case .text: continue
             case .endElement, .endOfDocument:
                 handler.route(route)
@@ -532,7 +576,7 @@ struct GPXParser<Handler: GPXContentHandler> {
         var point = TrackPoint(latitude: latitude, longitude: longitude)
         var pendingURLName: String?
         while true {
-            switch try scanner.next() {
+            switch try scanner.next(skippingWhitespace: true) {
             case .text: continue
             case .endElement, .endOfDocument:
                 return point
@@ -563,14 +607,14 @@ struct GPXParser<Handler: GPXContentHandler> {
                 case .speed: point.speedMetersPerSecond = try readSpeed(of: "speed")
                 case .course: point.courseDegrees = try readNumber(of: "course")
                 case .unknown where kind(scanner.elementNamespace) != .gpx: try keepForeign(in: &point.extensions)
-                default: try unexpected(parent: "\(element)")
+                default: try unexpected(parent: element)
                 }
             }
         }
     }
 
     /// Speeds below zero mean "unknown" in several apps (OsmAnd writes -1): they are dropped, not refused.
-    private mutating func readSpeed(of element: String) throws(GPXError) -> Double? {
+    private mutating func readSpeed(of element: StaticString) throws(GPXError) -> Double? {
         guard let speed = try readNumber(of: element) else { return nil }
         return speed >= 0 ? speed : nil
     }
@@ -578,7 +622,7 @@ struct GPXParser<Handler: GPXContentHandler> {
     /// `<extensions>` of anything but a point: kept as trees.
     private mutating func parseExtensions(into extensions: inout [XMLElementNode]) throws(GPXError) {
         while true {
-            switch try scanner.next() {
+            switch try scanner.next(skippingWhitespace: true) {
             case .text: continue
             case .endElement, .endOfDocument: return
             case .startElement:
@@ -595,7 +639,7 @@ struct GPXParser<Handler: GPXContentHandler> {
     /// bare `speed`/`course`/`power` that some apps write become typed fields; the rest is kept as trees.
     private mutating func parsePointExtensions(into point: inout TrackPoint) throws(GPXError) {
         while true {
-            switch try scanner.next() {
+            switch try scanner.next(skippingWhitespace: true) {
             case .text: continue
             case .endElement, .endOfDocument: return
             case .startElement:
@@ -620,12 +664,12 @@ struct GPXParser<Handler: GPXContentHandler> {
 
     /// A TrackPointExtension or PowerExtension element: typed children are taken, others kept inside a copy of it.
     private mutating func parseTypedContainer(into point: inout TrackPoint) throws(GPXError) {
-        var container = keepsExtensions ? currentElementNode() : XMLElementNode(namespace: "", localName: "")
+        var container = keepsExtensions ? currentElementNode() : nil
         while true {
-            switch try scanner.next() {
+            switch try scanner.next(skippingWhitespace: true) {
             case .text: continue
             case .endElement, .endOfDocument:
-                if keepsExtensions && (!container.children.isEmpty || !container.attributes.isEmpty) {
+                if let container, !container.children.isEmpty || !container.attributes.isEmpty {
                     point.extensions.append(container)
                 }
                 return
@@ -642,14 +686,13 @@ struct GPXParser<Handler: GPXContentHandler> {
                     isTyped = false
                 }
                 if isTyped {
-                    let node = keepsExtensions ? currentElementNode() : container
-                    if try !readTypedValue(name, kind: namespaceKind, into: &point) && keepsExtensions {
-                        var kept = node
+                    let node = keepsExtensions ? currentElementNode() : nil
+                    if try !readTypedValue(name, kind: namespaceKind, into: &point), var kept = node {
                         kept.children = [.text(String(decoding: text, as: UTF8.self))]
-                        container.children.append(.element(kept))
+                        container?.children.append(.element(kept))
                     }
                 } else if keepsExtensions {
-                    container.children.append(.element(try readTree()))
+                    container?.children.append(.element(try readTree()))
                 } else {
                     try skipElement()
                 }
@@ -660,7 +703,7 @@ struct GPXParser<Handler: GPXContentHandler> {
     /// Reads a typed extension value. Returns false when the field was already set or the element is not one
     /// bikeride types, so the caller keeps it as it was.
     private mutating func readTypedValue(_ name: GPXName, kind: NamespaceKind, into point: inout TrackPoint) throws(GPXError) -> Bool {
-        let element = "\(name)"
+        let element = name.spelling
         func assign(_ keyPath: WritableKeyPath<TrackPoint, Double?>, _ value: Double?) -> Bool {
             guard point[keyPath: keyPath] == nil else { return false }
             point[keyPath: keyPath] = value

@@ -78,7 +78,7 @@ struct XMLScanner {
     private let encodingCheck: (String) -> Bool
 
     // Open elements: raw qualified names in an arena, and the namespace scope each opened.
-    private var nameArena: [UInt8] = []
+    private let names = ByteStack()
     private var openElements: [(nameStart: Int, nameLength: Int, bindingCount: Int, defaultNamespace: Int32)] = []
 
     // Namespaces: interned URIs, and the prefix bindings in scope (prefix bytes in an arena).
@@ -87,6 +87,10 @@ struct XMLScanner {
     private var prefixArena: [UInt8] = []
     private var bindings: [(prefixStart: Int, prefixLength: Int, namespace: Int32)] = []
     private var defaultNamespace: Int32 = 0
+    /// The last prefix resolved, valid while the bindings are unchanged.
+    private var resolvedPrefix: (generation: Int, arenaStart: Int, length: Int, namespace: Int32) = (-1, 0, 0, 0)
+    /// Changes whenever a prefix binding is added or removed.
+    private var bindingsGeneration = 0
     /// Lenient mode only: prefixes used without a declaration, bound for the rest of the document.
     private var undeclaredPrefixes: [String: Int32] = [:]
 
@@ -95,7 +99,9 @@ struct XMLScanner {
     private(set) var elementQNameStart = 0
     private(set) var elementQNameLength = 0
     private(set) var elementPrefixLength = 0
-    private(set) var attributes: [XMLAttributeToken] = []
+    /// The current start tag's attributes, `attributeCount` of them (storage reused from tag to tag).
+    var attributes: UnsafeMutablePointer<XMLAttributeToken> { attributeStorage.pointer }
+    private let attributeStorage = AttributeStorage()
     private(set) var attributeCount = 0
     private(set) var textStart = 0
     private(set) var textLength = 0
@@ -116,7 +122,6 @@ struct XMLScanner {
         // `xml` is bound by definition; `xmlns` is reserved and never looked up as an element prefix.
         prefixArena = Array("xml".utf8)
         bindings = [(0, 3, XMLScanner.xmlNamespace)]
-        attributes.reserveCapacity(16)
         openElements.reserveCapacity(32)
     }
 
@@ -203,15 +208,14 @@ struct XMLScanner {
         if atEndOfInput { return false }
         if tokenStart > 0 {
             // Count what leaves the buffer, so locations stay right.
-            for index in 0..<tokenStart {
-                let byte = base[index]
-                if byte == 10 {
-                    linesBeforeBuffer += 1
-                    columnCarry = 0
-                } else if byte & 0xC0 != 0x80 {
-                    columnCarry += 1
-                }
+            let newlines = XMLScanner.countNewlines(base, count: tokenStart)
+            var lastNewline = tokenStart - 1
+            while lastNewline >= 0 && base[lastNewline] != 10 { lastNewline -= 1 }
+            if newlines > 0 {
+                linesBeforeBuffer += newlines
+                columnCarry = 0
             }
+            for index in (lastNewline + 1)..<tokenStart where base[index] & 0xC0 != 0x80 { columnCarry += 1 }
             let kept = end - tokenStart
             if kept > 0 { memmove(base, base + tokenStart, kept) }
             bufferOffset += tokenStart
@@ -246,10 +250,38 @@ struct XMLScanner {
         return true
     }
 
+    /// Counts LF bytes sixteen at a time: this runs over every byte of every file.
+    static func countNewlines(_ start: UnsafeMutablePointer<UInt8>, count: Int) -> Int {
+        let newline = SIMD16<UInt8>(repeating: 10)
+        let one = SIMD16<UInt8>(repeating: 1)
+        var total = 0
+        var index = 0
+        while index + 16 <= count {
+            // Byte-wise counters overflow after 255 rounds: fold them into `total` before that.
+            var counters = SIMD16<UInt8>()
+            var rounds = 0
+            while rounds < 255 && index + 16 <= count {
+                let bytes = UnsafeRawPointer(start + index).loadUnaligned(as: SIMD16<UInt8>.self)
+                counters &+= one.replacing(with: 0, where: bytes .!= newline)
+                index += 16
+                rounds += 1
+            }
+            total += Int(SIMD16<UInt16>(truncatingIfNeeded: counters).wrappedSum())
+        }
+        while index < count {
+            if start[index] == 10 { total += 1 }
+            index += 1
+        }
+        return total
+    }
+
     // MARK: Events
 
     /// The next element boundary or text run. Comments and processing instructions are checked and skipped.
-    mutating func next() throws(GPXError) -> XMLEvent {
+    ///
+    /// With `skippingWhitespace`, text that is only white space is passed over: the indentation between
+    /// elements, which is most of the text events of a file.
+    mutating func next(skippingWhitespace: Bool = false) throws(GPXError) -> XMLEvent {
         if pendingEnd {
             pendingEnd = false
             closeElement()
@@ -266,7 +298,7 @@ struct XMLScanner {
             if base[position] == UInt8(ascii: "<") {
                 step = try scanMarkup()
             } else {
-                step = try scanText()
+                step = try scanText(skippingWhitespace: skippingWhitespace)
             }
             switch step {
             case .event(let event): return event
@@ -289,7 +321,7 @@ struct XMLScanner {
 
     private func truncationMessage() -> String {
         if let open = openElements.last {
-            let name = String(decoding: nameArena[open.nameStart..<(open.nameStart + open.nameLength)], as: UTF8.self)
+            let name = String(decoding: UnsafeBufferPointer(start: names.pointer + open.nameStart, count: open.nameLength), as: UTF8.self)
             return "<\(name)> is not closed"
         }
         return "a tag or comment is not finished"
@@ -308,8 +340,16 @@ struct XMLScanner {
 
     // MARK: Text
 
-    private mutating func scanText() throws(GPXError) -> Step {
+    private mutating func scanText(skippingWhitespace: Bool) throws(GPXError) -> Step {
         var p = position
+        if skippingWhitespace {
+            while p < end, case let byte = base[p], byte == 32 || byte == 10 || byte == 9 { p += 1 }
+            if p < end && base[p] == UInt8(ascii: "<") {
+                position = p
+                return .skipped
+            }
+            p = position
+        }
         var needsDecoding = false
         var onlyWhitespace = true
         while p < end {
@@ -616,11 +656,7 @@ struct XMLScanner {
                 namespace: 0, qnameStart: attributeStart, qnameLength: attributeNameEnd - attributeStart,
                 prefixLength: attributePrefix, valueStart: valueStart, valueLength: p - valueStart,
                 needsDecoding: needsDecoding)
-            if attributeCount < attributes.count {
-                attributes[attributeCount] = token
-            } else {
-                attributes.append(token)
-            }
+            attributeStorage.set(token, at: attributeCount)
             attributeCount += 1
             p += 1
         }
@@ -667,6 +703,7 @@ struct XMLScanner {
                 let arenaStart = prefixArena.count
                 prefixArena.append(contentsOf: UnsafeBufferPointer(start: base + prefixStart, count: prefixLength))
                 bindings.append((arenaStart, prefixLength, id))
+                bindingsGeneration += 1
                 attributes[index].namespace = XMLScanner.xmlnsNamespace
             }
         }
@@ -701,12 +738,18 @@ struct XMLScanner {
                 }
             }
         }
-        let arenaStart = nameArena.count
-        nameArena.append(contentsOf: UnsafeBufferPointer(start: base + nameStart, count: nameLength))
+        let arenaStart = names.count
+        names.append(base + nameStart, count: nameLength)
         openElements.append((arenaStart, nameLength, bindingCount, savedDefault))
     }
 
     private mutating func resolve(prefixStart: Int, prefixLength: Int) throws(GPXError) -> Int32 {
+        // Most prefixed elements repeat the previous prefix (gpxtpx:hr, gpxtpx:cad …).
+        if resolvedPrefix.generation == bindingsGeneration && resolvedPrefix.length == prefixLength
+            && prefixArena.withUnsafeBufferPointer({ memcmp(base + prefixStart, $0.baseAddress! + resolvedPrefix.arenaStart, prefixLength) }) == 0
+        {
+            return resolvedPrefix.namespace
+        }
         var index = bindings.count - 1
         while index >= 0 {
             let binding = bindings[index]
@@ -714,6 +757,7 @@ struct XMLScanner {
                 && prefixArena.withUnsafeBufferPointer({ memcmp($0.baseAddress! + binding.prefixStart, base + prefixStart, prefixLength) })
                     == 0
             {
+                resolvedPrefix = (bindingsGeneration, binding.prefixStart, prefixLength, binding.namespace)
                 return binding.namespace
             }
             index -= 1
@@ -745,18 +789,52 @@ struct XMLScanner {
 
     private mutating func closeElement() {
         let open = openElements.removeLast()
-        nameArena.removeSubrange(open.nameStart...)
+        names.count = open.nameStart
         if bindings.count > open.bindingCount {
             let firstRemoved = bindings[open.bindingCount]
             prefixArena.removeSubrange(firstRemoved.prefixStart...)
             bindings.removeSubrange(open.bindingCount...)
+            bindingsGeneration += 1
         }
         defaultNamespace = open.defaultNamespace
         if openElements.isEmpty { rootClosed = true }
     }
 
+    /// After a text event: if the end tag of the open element follows in full, consumes it and returns true.
+    /// The text's bytes then stay where they are until the next call to `next()`, so the caller can read them in
+    /// place. Returns false (consuming nothing) in every other case, and `next()` goes on as usual.
+    mutating func consumeEndTagAfterText() -> Bool {
+        guard !pendingEnd, let open = openElements.last else { return false }
+        let nameStart = position + 2
+        let close = nameStart + open.nameLength
+        guard close < end, base[position] == UInt8(ascii: "<"), base[position + 1] == UInt8(ascii: "/"),
+            base[close] == UInt8(ascii: ">"), sameBytes(names.pointer + open.nameStart, base + nameStart, open.nameLength)
+        else { return false }
+        position = close + 1
+        closeElement()
+        return true
+    }
+
+    /// The current text run's raw bytes (valid until the next call to `next()`).
+    var rawText: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base + textStart, count: textLength) }
+
     private mutating func scanEndTag() throws(GPXError) -> Step {
         let nameStart = position + 2
+        // Fast path: the name of the open element, then '>' or white space.
+        if let open = openElements.last, nameStart + open.nameLength < end,
+            sameBytes(names.pointer + open.nameStart, base + nameStart, open.nameLength)
+        {
+            let after = base[nameStart + open.nameLength]
+            if after < 0x80 && classes[Int(after)] & XMLScanner.nameClass == 0 {
+                var p = nameStart + open.nameLength
+                while p < end && isWhitespace(base[p]) { p += 1 }
+                guard p < end else { return .needMore }
+                guard base[p] == UInt8(ascii: ">") else { throw malformed("an end tag must close with '>'", at: p) }
+                position = p + 1
+                closeElement()
+                return .event(.endElement)
+            }
+        }
         guard let (nameEnd, _) = try scanName(at: nameStart, what: "an end tag") else { return .needMore }
         var p = nameEnd
         while p < end && isWhitespace(base[p]) { p += 1 }
@@ -766,11 +844,9 @@ struct XMLScanner {
             throw malformed("end tag without a start tag", at: position)
         }
         let length = nameEnd - nameStart
-        let matches =
-            length == open.nameLength
-            && nameArena.withUnsafeBufferPointer { memcmp($0.baseAddress! + open.nameStart, base + nameStart, length) } == 0
+        let matches = length == open.nameLength && memcmp(names.pointer + open.nameStart, base + nameStart, length) == 0
         guard matches else {
-            let expected = String(decoding: nameArena[open.nameStart..<(open.nameStart + open.nameLength)], as: UTF8.self)
+            let expected = String(decoding: UnsafeBufferPointer(start: names.pointer + open.nameStart, count: open.nameLength), as: UTF8.self)
             let found = String(decoding: UnsafeBufferPointer(start: base + nameStart, count: length), as: UTF8.self)
             throw malformed("mismatched tag: </\(found)> closes <\(expected)>", at: position)
         }
@@ -1030,6 +1106,46 @@ struct XMLScanner {
     }
 }
 
+/// The raw names of the open elements, one after another.
+final class ByteStack {
+    private(set) var pointer = UnsafeMutablePointer<UInt8>.allocate(capacity: 4096)
+    private var capacity = 4096
+    var count = 0
+
+    func append(_ bytes: UnsafePointer<UInt8>, count length: Int) {
+        if count + length > capacity {
+            let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: max(capacity * 2, count + length))
+            bigger.update(from: pointer, count: count)
+            pointer.deallocate()
+            pointer = bigger
+            capacity = max(capacity * 2, count + length)
+        }
+        (pointer + count).update(from: bytes, count: length)
+        count += length
+    }
+
+    deinit { pointer.deallocate() }
+}
+
+/// Attribute tokens of the current tag, reused from tag to tag.
+final class AttributeStorage {
+    private(set) var pointer = UnsafeMutablePointer<XMLAttributeToken>.allocate(capacity: 32)
+    private var capacity = 32
+
+    func set(_ token: XMLAttributeToken, at index: Int) {
+        if index >= capacity {
+            let bigger = UnsafeMutablePointer<XMLAttributeToken>.allocate(capacity: capacity * 2)
+            bigger.moveInitialize(from: pointer, count: capacity)
+            pointer.deallocate()
+            pointer = bigger
+            capacity *= 2
+        }
+        (pointer + index).initialize(to: token)
+    }
+
+    deinit { pointer.deallocate() }
+}
+
 /// The scanner's buffer, owned by a class so that it is freed with the scanner.
 final class ScanBuffer {
     private(set) var pointer: UnsafeMutablePointer<UInt8>
@@ -1049,6 +1165,22 @@ final class ScanBuffer {
     }
 
     deinit { pointer.deallocate() }
+}
+
+/// Compares short byte runs without a call: names are a few bytes long.
+@inline(__always) func sameBytes(_ lhs: UnsafePointer<UInt8>, _ rhs: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+    var index = 0
+    while index + 8 <= count {
+        if UnsafeRawPointer(lhs + index).loadUnaligned(as: UInt64.self) != UnsafeRawPointer(rhs + index).loadUnaligned(as: UInt64.self) {
+            return false
+        }
+        index += 8
+    }
+    while index < count {
+        if lhs[index] != rhs[index] { return false }
+        index += 1
+    }
+    return true
 }
 
 func hex(_ value: UInt32) -> String {
