@@ -933,7 +933,8 @@ struct XMLScanner {
             seen.append(name)
             switch name {
             case "version":
-                guard value.hasPrefix("1."), value.count > 2, value.dropFirst(2).allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                // Any VersionNum-like text, as libexpat does: the version of XML is not GPX's business.
+                guard !value.isEmpty, value.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_.:-".unicodeScalars.contains($0)) }) else {
                     throw malformed("unsupported XML version '\(value)'", at: start)
                 }
             case "encoding":
