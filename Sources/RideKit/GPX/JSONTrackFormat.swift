@@ -14,7 +14,8 @@ import Foundation
 /// - **Time** is required. A point without time is written as 0 (2001-01-01T00:00:00Z, the format's epoch,
 ///   a moment no recording has), and 0 is read back as "no time". Times are written as the instant (the
 ///   UTC offset is not in the format); read times are UTC, with the fewest fractional digits (0–9) that
-///   give back the exact same number.
+///   give back the exact same number — bit for bit for any time more than 97 days (2^23 s) from 2001-01-01,
+///   where a Double's step is coarser than the nanosecond `GPXTime` keeps.
 /// - **name** is the first track's name (else the metadata's, else the first route's), **link** the first
 ///   link's href of the track (else of the metadata), **time** the metadata time as RFC 3339 (else the first
 ///   point's time, else ""). Empty strings are read as absent. A `time` that is not RFC 3339 is kept as text
