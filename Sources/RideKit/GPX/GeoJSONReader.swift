@@ -320,11 +320,25 @@ enum JSONValue: Decodable, Sendable, Hashable {
     }
 
     init(from decoder: any Decoder) throws {
-        if let container = try? decoder.container(keyedBy: Key.self) {
-            var members: [String: JSONValue] = [:]
-            for key in container.allKeys { members[key.stringValue] = try container.decode(JSONValue.self, forKey: key) }
-            self = .object(members)
-            return
+        // Scalars first, numbers before strings: a GeoJSON file is mostly numbers, and every failed attempt
+        // costs an error value.
+        if let container = try? decoder.singleValueContainer() {
+            if container.decodeNil() {
+                self = .null
+                return
+            }
+            if let number = try? container.decode(Double.self) {
+                self = .number(number)
+                return
+            }
+            if let text = try? container.decode(String.self) {
+                self = .string(text)
+                return
+            }
+            if let bool = try? container.decode(Bool.self) {
+                self = .bool(bool)
+                return
+            }
         }
         if var container = try? decoder.unkeyedContainer() {
             var items: [JSONValue] = []
@@ -333,20 +347,15 @@ enum JSONValue: Decodable, Sendable, Hashable {
             self = .array(items)
             return
         }
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let number = try? container.decode(Double.self) {
-            self = .number(number)
-        } else if let bool = try? container.decode(Bool.self) {
-            self = .bool(bool)
-        } else if let text = try? container.decode(String.self) {
-            self = .string(text)
-        } else {
-            // Only a number a Double cannot hold (1e400) is none of the above.
-            throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: decoder.codingPath, debugDescription: "is a number beyond a Double's range"))
+        if let container = try? decoder.container(keyedBy: Key.self) {
+            var members: [String: JSONValue] = [:]
+            for key in container.allKeys { members[key.stringValue] = try container.decode(JSONValue.self, forKey: key) }
+            self = .object(members)
+            return
         }
+        // Only a number a Double cannot hold (1e400) is none of the above.
+        throw DecodingError.dataCorrupted(DecodingError.Context(
+            codingPath: decoder.codingPath, debugDescription: "is a number beyond a Double's range"))
     }
 
     private var typeName: String {
