@@ -18,18 +18,22 @@ enum WriterSamples {
             attributes: [XMLAttribute(namespace: customNamespace, localName: "jjj", prefix: "ext", value: "k\"k<&>")],
             children: [
                 .text("bbb "),
-                .element(XMLElementNode(
-                    namespace: customNamespace, localName: "ddd", prefix: "ext",
-                    attributes: [XMLAttribute(localName: "plain", value: "tab\there\nline")],
-                    children: [.text("eee"), .element(XMLElementNode(namespace: "", localName: "bare")), .text("iii")])),
+                .element(
+                    XMLElementNode(
+                        namespace: customNamespace, localName: "ddd", prefix: "ext",
+                        attributes: [XMLAttribute(localName: "plain", value: "tab\there\nline")],
+                        children: [.text("eee"), .element(XMLElementNode(namespace: "", localName: "bare")), .text("iii")])),
                 .text(" hhh"),
             ]),
         // A TrackPointExtension v1 element the reader did not interpret, using the prefix the writer gives v2.
         XMLElementNode(
             namespace: trackPointExtensionV1, localName: "TrackPointExtension", prefix: "gpxtpx",
-            children: [.element(XMLElementNode(
-                namespace: trackPointExtensionV1, localName: "Extensions", prefix: "gpxtpx",
-                children: [.text("x")]))]),
+            children: [
+                .element(
+                    XMLElementNode(
+                        namespace: trackPointExtensionV1, localName: "Extensions", prefix: "gpxtpx",
+                        children: [.text("x")]))
+            ]),
         // gpxpy's unicode_with_bom.gpx: `<security>` in no namespace.
         XMLElementNode(namespace: "", localName: "security", children: [.text("Open")]),
         // An element in the GPX namespace itself (a GPX 1.1 file with `<extensions><power>`).
@@ -108,12 +112,13 @@ enum WriterSamples {
     func emptyDocumentValidates() throws {
         let output = GPXWriter.write(GPXDocument())
         #expect(try WriterTestXML.schemaErrors(output) == nil)
-        #expect(String(decoding: output, as: UTF8.self) == """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <gpx xmlns="http://www.topografix.com/GPX/1/1" version="1.1" creator="bikeride">
-            </gpx>
+        #expect(
+            String(decoding: output, as: UTF8.self) == """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <gpx xmlns="http://www.topografix.com/GPX/1/1" version="1.1" creator="bikeride">
+                </gpx>
 
-            """)
+                """)
     }
 
     @Test func sameDocumentGivesSameBytes() {
@@ -159,22 +164,26 @@ enum WriterSamples {
         let root = try WriterTestXML.parse(Self.output)
         #expect(root.elementChildren.map(\.localName) == ["metadata", "wpt", "wpt", "wpt", "rte", "rte", "trk", "trk", "trk", "extensions"])
         let metadata = try #require(root.elements("metadata").first)
-        #expect(metadata.elementChildren.map(\.localName) == [
-            "name", "desc", "author", "copyright", "link", "time", "keywords", "bounds", "extensions",
-        ])
+        #expect(
+            metadata.elementChildren.map(\.localName) == [
+                "name", "desc", "author", "copyright", "link", "time", "keywords", "bounds", "extensions",
+            ])
         let waypoint = try #require(root.elements("wpt").first)
-        #expect(waypoint.elementChildren.map(\.localName) == [
-            "ele", "time", "magvar", "geoidheight", "name", "cmt", "desc", "src", "link", "link", "sym", "type", "fix",
-            "sat", "hdop", "vdop", "pdop", "ageofdgpsdata", "dgpsid", "extensions",
-        ])
+        #expect(
+            waypoint.elementChildren.map(\.localName) == [
+                "ele", "time", "magvar", "geoidheight", "name", "cmt", "desc", "src", "link", "link", "sym", "type", "fix",
+                "sat", "hdop", "vdop", "pdop", "ageofdgpsdata", "dgpsid", "extensions",
+            ])
         let route = try #require(root.elements("rte").first)
-        #expect(route.elementChildren.map(\.localName) == [
-            "name", "cmt", "desc", "src", "link", "number", "type", "extensions", "rtept", "rtept",
-        ])
+        #expect(
+            route.elementChildren.map(\.localName) == [
+                "name", "cmt", "desc", "src", "link", "number", "type", "extensions", "rtept", "rtept",
+            ])
         let track = try #require(root.elements("trk").first)
-        #expect(track.elementChildren.map(\.localName) == [
-            "name", "cmt", "desc", "src", "link", "number", "type", "extensions", "trkseg", "trkseg", "trkseg",
-        ])
+        #expect(
+            track.elementChildren.map(\.localName) == [
+                "name", "cmt", "desc", "src", "link", "number", "type", "extensions", "trkseg", "trkseg", "trkseg",
+            ])
         #expect(track.elements("trkseg")[0].elementChildren.map(\.localName) == ["trkpt", "trkpt", "trkpt", "extensions"])
     }
 

@@ -14,7 +14,8 @@ import Testing
             TrackPoint(latitude: 95, longitude: 0, name: "invalid, left out"),
         ],
         routes: [
-            Route(name: "Plan", number: 2, points: [TrackPoint(latitude: 1, longitude: 2), TrackPoint(latitude: 1.5, longitude: 2.5, elevation: 10)]),
+            Route(
+                name: "Plan", number: 2, points: [TrackPoint(latitude: 1, longitude: 2), TrackPoint(latitude: 1.5, longitude: 2.5, elevation: 10)]),
             Route(name: "Lone", points: [TrackPoint(latitude: 3, longitude: 4)]),
             Route(name: "Empty"),
         ],
@@ -23,8 +24,12 @@ import Testing
                 name: "Ride \\ one", description: "d", type: "cycling",
                 segments: [
                     TrackSegment(points: [
-                        TrackPoint(latitude: 0.000091697, longitude: -122.5, elevation: 0.000005, time: time("2015-12-11T15:43:13.994+01:00"), heartRate: 120, cadence: 80),
-                        TrackPoint(latitude: 37.25, longitude: -122.25, elevation: 12.5, time: time("2015-12-11T15:43:14.994+01:00"), heartRate: 121, powerWatts: 250),
+                        TrackPoint(
+                            latitude: 0.000091697, longitude: -122.5, elevation: 0.000005, time: time("2015-12-11T15:43:13.994+01:00"),
+                            heartRate: 120, cadence: 80),
+                        TrackPoint(
+                            latitude: 37.25, longitude: -122.25, elevation: 12.5, time: time("2015-12-11T15:43:14.994+01:00"), heartRate: 121,
+                            powerWatts: 250),
                     ]),
                     TrackSegment(),
                     TrackSegment(points: [TrackPoint(latitude: 37.5, longitude: -122, time: nil, temperatureCelsius: -2.5)]),
@@ -51,8 +56,9 @@ import Testing
     }
 
     @Test func tracksAreMultiLineStringsWithoutEmptySegmentsAndWithLonLatEle() throws {
-        #expect(Self.text.contains(
-            "\"coordinates\":[[[-122.5,0.000091697,0.000005],[-122.25,37.25,12.5]],[[-122,37.5],[-122,37.5]]]"))
+        #expect(
+            Self.text.contains(
+                "\"coordinates\":[[[-122.5,0.000091697,0.000005],[-122.25,37.25,12.5]],[[-122,37.5],[-122,37.5]]]"))
         #expect(Self.text.range(of: "[0-9][eE][-+]?[0-9]", options: .regularExpression) == nil)
     }
 
@@ -134,20 +140,36 @@ import Testing
 
     @Test(arguments: [
         ("{\"type\":\"FeatureCollection\"}", TrackFormatError.missingKey(format: "GeoJSON", path: "features")),
-        ("{\"type\":\"FeatureCollection\",\"features\":{}}",
-         TrackFormatError.wrongType(format: "GeoJSON", path: "features", expected: "an array, not an object")),
-        ("{\"type\":\"LineString\",\"coordinates\":[[1,2],[3,\"4\"]]}",
-         TrackFormatError.wrongType(format: "GeoJSON", path: "coordinates[1][1]", expected: "a number, not a string")),
-        ("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{},\"geometry\":{\"type\":\"MultiLineString\",\"coordinates\":[[[1,2],[181,4]]]}}]}",
-         TrackFormatError.invalidCoordinate(format: "GeoJSON", path: "features[0].geometry.coordinates[0][1]", latitude: 4, longitude: 181)),
-        ("{\"type\":\"LineString\",\"coordinates\":[[1]]}",
-         TrackFormatError.invalidValue(format: "GeoJSON", path: "coordinates[0]", reason: "needs at least longitude and latitude")),
-        ("{\"type\":\"Feature\",\"properties\":{\"coordTimes\":[\"2020-01-01T00:00:00Z\"]},\"geometry\":{\"type\":\"LineString\",\"coordinates\":[[1,2],[3,4]]}}",
-         TrackFormatError.invalidValue(format: "GeoJSON", path: "properties.coordTimes", reason: "has 1 values for 2 positions")),
-        ("{\"type\":\"Feature\",\"properties\":{\"coordTimes\":[\"2024-02-30T00:00:00Z\",null]},\"geometry\":{\"type\":\"LineString\",\"coordinates\":[[1,2],[3,4]]}}",
-         TrackFormatError.invalidValue(format: "GeoJSON", path: "properties.coordTimes[0]", reason: "is not a valid time: '2024-02-30T00:00:00Z' is not a real date or time of day")),
-        ("{\"type\":\"FeatureCollection\",\"features\":[]}",
-         TrackFormatError.unsupported(format: "GeoJSON", reason: "no LineString, MultiLineString or Point geometry to import")),
+        (
+            "{\"type\":\"FeatureCollection\",\"features\":{}}",
+            TrackFormatError.wrongType(format: "GeoJSON", path: "features", expected: "an array, not an object")
+        ),
+        (
+            "{\"type\":\"LineString\",\"coordinates\":[[1,2],[3,\"4\"]]}",
+            TrackFormatError.wrongType(format: "GeoJSON", path: "coordinates[1][1]", expected: "a number, not a string")
+        ),
+        (
+            "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{},\"geometry\":{\"type\":\"MultiLineString\",\"coordinates\":[[[1,2],[181,4]]]}}]}",
+            TrackFormatError.invalidCoordinate(format: "GeoJSON", path: "features[0].geometry.coordinates[0][1]", latitude: 4, longitude: 181)
+        ),
+        (
+            "{\"type\":\"LineString\",\"coordinates\":[[1]]}",
+            TrackFormatError.invalidValue(format: "GeoJSON", path: "coordinates[0]", reason: "needs at least longitude and latitude")
+        ),
+        (
+            "{\"type\":\"Feature\",\"properties\":{\"coordTimes\":[\"2020-01-01T00:00:00Z\"]},\"geometry\":{\"type\":\"LineString\",\"coordinates\":[[1,2],[3,4]]}}",
+            TrackFormatError.invalidValue(format: "GeoJSON", path: "properties.coordTimes", reason: "has 1 values for 2 positions")
+        ),
+        (
+            "{\"type\":\"Feature\",\"properties\":{\"coordTimes\":[\"2024-02-30T00:00:00Z\",null]},\"geometry\":{\"type\":\"LineString\",\"coordinates\":[[1,2],[3,4]]}}",
+            TrackFormatError.invalidValue(
+                format: "GeoJSON", path: "properties.coordTimes[0]",
+                reason: "is not a valid time: '2024-02-30T00:00:00Z' is not a real date or time of day")
+        ),
+        (
+            "{\"type\":\"FeatureCollection\",\"features\":[]}",
+            TrackFormatError.unsupported(format: "GeoJSON", reason: "no LineString, MultiLineString or Point geometry to import")
+        ),
         ("[1,2]", TrackFormatError.wrongType(format: "GeoJSON", path: "", expected: "an object, not an array")),
         ("{\"type\":\"Feature\",\"properties\":{}}", TrackFormatError.missingKey(format: "GeoJSON", path: "geometry")),
     ])

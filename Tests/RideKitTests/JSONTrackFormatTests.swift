@@ -5,12 +5,20 @@ import Testing
 
 /// DESIGN 2.3's structs, verbatim: what the brief's own app reads and writes.
 private enum Brief {
-    struct GPXPoint: Codable { var latitude: Double; var longitude: Double; var altitude: Double; var time: Date }
+    struct GPXPoint: Codable {
+        var latitude: Double
+        var longitude: Double
+        var altitude: Double
+        var time: Date
+    }
     struct GPXSegment: Codable { var coords: [GPXPoint] }
     struct GPXTrack: Codable {
-        var name: String; var link: String; var time: String
+        var name: String
+        var link: String
+        var time: String
         var segments: [GPXSegment] = []
-        var distance = "-"; var feetClimbed = "-"
+        var distance = "-"
+        var feetClimbed = "-"
     }
 }
 
@@ -27,7 +35,8 @@ private enum Brief {
             ]),
             Brief.GPXSegment(coords: []),
             Brief.GPXSegment(coords: [
-                Brief.GPXPoint(latitude: -33.5, longitude: 151.25, altitude: 12.345678, time: Date(timeIntervalSinceReferenceDate: 700_000_000.987654321)),
+                Brief.GPXPoint(
+                    latitude: -33.5, longitude: 151.25, altitude: 12.345678, time: Date(timeIntervalSinceReferenceDate: 700_000_000.987654321))
             ]),
         ],
         distance: "1.23 mi", feetClimbed: "45 ft")
@@ -54,9 +63,10 @@ private enum Brief {
             }
         }
         // Times come back with the digits a person would write.
-        #expect(track.segments[0].points.map { $0.time?.rfc3339 } == [
-            "2019-06-02T08:00:00Z", "2019-06-02T08:00:01.25Z", "2019-06-02T08:00:02.123Z",
-        ])
+        #expect(
+            track.segments[0].points.map { $0.time?.rfc3339 } == [
+                "2019-06-02T08:00:00Z", "2019-06-02T08:00:01.25Z", "2019-06-02T08:00:02.123Z",
+            ])
     }
 
     @Test func writesWhatTheBriefsStructsRead() throws {
@@ -93,10 +103,14 @@ private enum Brief {
     }
 
     @Test func pointsWithoutTimeAreWrittenAsTheEpochAndReadBackWithoutTime() throws {
-        let document = GPXDocument(tracks: [Track(segments: [TrackSegment(points: [
-            TrackPoint(latitude: 1, longitude: 2, elevation: 10, time: nil),
-            TrackPoint(latitude: 1.1, longitude: 2.1, elevation: 11, time: GPXTime(secondsSince1970: 1_600_000_000, offset: .minutes(120))),
-        ])])])
+        let document = GPXDocument(tracks: [
+            Track(segments: [
+                TrackSegment(points: [
+                    TrackPoint(latitude: 1, longitude: 2, elevation: 10, time: nil),
+                    TrackPoint(latitude: 1.1, longitude: 2.1, elevation: 11, time: GPXTime(secondsSince1970: 1_600_000_000, offset: .minutes(120))),
+                ])
+            ])
+        ])
         let data = try JSONTrackFormat.encode(document)
         let brief = try JSONDecoder().decode(Brief.GPXTrack.self, from: data)
         #expect(brief.segments[0].coords[0].time == Date(timeIntervalSinceReferenceDate: 0))
@@ -127,9 +141,10 @@ private enum Brief {
         let file = JSONTrackFormat.file(from: GPXDocument(tracks: [a, b]))
         #expect(file.name == "A")
         #expect(file.segments.map(\.coords.count) == [1, 0, 1])
-        let routes = JSONTrackFormat.file(from: GPXDocument(
-            metadata: GPXMetadata(name: "Plan"),
-            routes: [Route(name: "R", points: [TrackPoint(latitude: 3, longitude: 3)])]))
+        let routes = JSONTrackFormat.file(
+            from: GPXDocument(
+                metadata: GPXMetadata(name: "Plan"),
+                routes: [Route(name: "R", points: [TrackPoint(latitude: 3, longitude: 3)])]))
         #expect(routes.name == "Plan" && routes.segments.map(\.coords.count) == [1])
     }
 
@@ -171,24 +186,42 @@ private enum Brief {
     }
 
     @Test(arguments: [
-        ("{\"name\":\"x\",\"link\":\"\",\"time\":\"\",\"segments\":[],\"distance\":\"-\"}",
-         TrackFormatError.missingKey(format: format, path: "feetClimbed")),
-        ("{\"name\":\"x\",\"link\":\"\",\"time\":\"\",\"segments\":[{\"coords\":[{\"latitude\":1,\"longitude\":2,\"altitude\":3}]}],\"distance\":\"-\",\"feetClimbed\":\"-\"}",
-         TrackFormatError.missingKey(format: format, path: "segments[0].coords[0].time")),
-        ("{\"name\":5,\"link\":\"\",\"time\":\"\",\"segments\":[],\"distance\":\"-\",\"feetClimbed\":\"-\"}",
-         TrackFormatError.wrongType(format: format, path: "name", expected: "a string")),
-        ("{\"name\":\"x\",\"link\":\"\",\"time\":\"\",\"segments\":[{\"coords\":[{\"latitude\":\"1\",\"longitude\":2,\"altitude\":3,\"time\":0}]}],\"distance\":\"-\",\"feetClimbed\":\"-\"}",
-         TrackFormatError.wrongType(format: format, path: "segments[0].coords[0].latitude", expected: "a number")),
-        ("{\"name\":\"x\",\"link\":\"\",\"time\":\"\",\"segments\":[{\"coords\":[{\"latitude\":1,\"longitude\":2,\"altitude\":3,\"time\":\"2020-01-01T00:00:00Z\"}]}],\"distance\":\"-\",\"feetClimbed\":\"-\"}",
-         TrackFormatError.wrongType(format: format, path: "segments[0].coords[0].time", expected: "a number")),
-        ("{\"name\":\"x\",\"link\":\"\",\"time\":\"\",\"segments\":{},\"distance\":\"-\",\"feetClimbed\":\"-\"}",
-         TrackFormatError.wrongType(format: format, path: "segments", expected: "an array")),
-        ("{\"name\":null,\"link\":\"\",\"time\":\"\",\"segments\":[],\"distance\":\"-\",\"feetClimbed\":\"-\"}",
-         TrackFormatError.wrongType(format: format, path: "name", expected: "a string, not null")),
-        ("{\"name\":\"x\",\"link\":\"\",\"time\":\"\",\"segments\":[{\"coords\":[{\"latitude\":91,\"longitude\":2,\"altitude\":3,\"time\":1}]}],\"distance\":\"-\",\"feetClimbed\":\"-\"}",
-         TrackFormatError.invalidCoordinate(format: format, path: "segments[0].coords[0]", latitude: 91, longitude: 2)),
-        ("{\"name\":\"x\",\"link\":\"\",\"time\":\"\",\"segments\":[{\"coords\":[{\"latitude\":1,\"longitude\":-180.5,\"altitude\":3,\"time\":1}]}],\"distance\":\"-\",\"feetClimbed\":\"-\"}",
-         TrackFormatError.invalidCoordinate(format: format, path: "segments[0].coords[0]", latitude: 1, longitude: -180.5)),
+        (
+            "{\"name\":\"x\",\"link\":\"\",\"time\":\"\",\"segments\":[],\"distance\":\"-\"}",
+            TrackFormatError.missingKey(format: format, path: "feetClimbed")
+        ),
+        (
+            "{\"name\":\"x\",\"link\":\"\",\"time\":\"\",\"segments\":[{\"coords\":[{\"latitude\":1,\"longitude\":2,\"altitude\":3}]}],\"distance\":\"-\",\"feetClimbed\":\"-\"}",
+            TrackFormatError.missingKey(format: format, path: "segments[0].coords[0].time")
+        ),
+        (
+            "{\"name\":5,\"link\":\"\",\"time\":\"\",\"segments\":[],\"distance\":\"-\",\"feetClimbed\":\"-\"}",
+            TrackFormatError.wrongType(format: format, path: "name", expected: "a string")
+        ),
+        (
+            "{\"name\":\"x\",\"link\":\"\",\"time\":\"\",\"segments\":[{\"coords\":[{\"latitude\":\"1\",\"longitude\":2,\"altitude\":3,\"time\":0}]}],\"distance\":\"-\",\"feetClimbed\":\"-\"}",
+            TrackFormatError.wrongType(format: format, path: "segments[0].coords[0].latitude", expected: "a number")
+        ),
+        (
+            "{\"name\":\"x\",\"link\":\"\",\"time\":\"\",\"segments\":[{\"coords\":[{\"latitude\":1,\"longitude\":2,\"altitude\":3,\"time\":\"2020-01-01T00:00:00Z\"}]}],\"distance\":\"-\",\"feetClimbed\":\"-\"}",
+            TrackFormatError.wrongType(format: format, path: "segments[0].coords[0].time", expected: "a number")
+        ),
+        (
+            "{\"name\":\"x\",\"link\":\"\",\"time\":\"\",\"segments\":{},\"distance\":\"-\",\"feetClimbed\":\"-\"}",
+            TrackFormatError.wrongType(format: format, path: "segments", expected: "an array")
+        ),
+        (
+            "{\"name\":null,\"link\":\"\",\"time\":\"\",\"segments\":[],\"distance\":\"-\",\"feetClimbed\":\"-\"}",
+            TrackFormatError.wrongType(format: format, path: "name", expected: "a string, not null")
+        ),
+        (
+            "{\"name\":\"x\",\"link\":\"\",\"time\":\"\",\"segments\":[{\"coords\":[{\"latitude\":91,\"longitude\":2,\"altitude\":3,\"time\":1}]}],\"distance\":\"-\",\"feetClimbed\":\"-\"}",
+            TrackFormatError.invalidCoordinate(format: format, path: "segments[0].coords[0]", latitude: 91, longitude: 2)
+        ),
+        (
+            "{\"name\":\"x\",\"link\":\"\",\"time\":\"\",\"segments\":[{\"coords\":[{\"latitude\":1,\"longitude\":-180.5,\"altitude\":3,\"time\":1}]}],\"distance\":\"-\",\"feetClimbed\":\"-\"}",
+            TrackFormatError.invalidCoordinate(format: format, path: "segments[0].coords[0]", latitude: 1, longitude: -180.5)
+        ),
     ])
     func refusesBadFilesWithTheKeyPath(json: String, expected: TrackFormatError) {
         #expect(throws: expected) { try JSONTrackFormat.decode(Data(json.utf8)) }
@@ -211,7 +244,8 @@ private enum Brief {
     }
 
     @Test func refusesTimesOutsideTheYearsRFC3339CanWrite() {
-        let json = "{\"name\":\"x\",\"link\":\"\",\"time\":\"\",\"segments\":[{\"coords\":[{\"latitude\":1,\"longitude\":2,\"altitude\":3,\"time\":1e300}]}],\"distance\":\"-\",\"feetClimbed\":\"-\"}"
+        let json =
+            "{\"name\":\"x\",\"link\":\"\",\"time\":\"\",\"segments\":[{\"coords\":[{\"latitude\":1,\"longitude\":2,\"altitude\":3,\"time\":1e300}]}],\"distance\":\"-\",\"feetClimbed\":\"-\"}"
         #expect {
             try JSONTrackFormat.decode(Data(json.utf8))
         } throws: { error in

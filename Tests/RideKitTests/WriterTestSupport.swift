@@ -114,7 +114,8 @@ enum WriterTestXML {
 
     /// The GPX 1.1 schema in the shared fixtures (next to the repository, or BIKERIDE_FIXTURES).
     static var schemaPath: String {
-        let fixtures = ProcessInfo.processInfo.environment["BIKERIDE_FIXTURES"]
+        let fixtures =
+            ProcessInfo.processInfo.environment["BIKERIDE_FIXTURES"]
             ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/fixtures").path
         return fixtures + "/schema/gpx-1.1.xsd"

@@ -128,8 +128,9 @@ public struct GPXWriter: ~Copyable {
         sink: @escaping ([UInt8]) throws -> Void
     ) {
         let bindings = rootNamespaces.sorted { $0.key < $1.key }.map { (prefix: $0.key, uri: $0.value) }
-        self.init(creator: creator ?? Self.defaultCreator, metadata: metadata, bindings: bindings,
-                  chunkSize: chunkSize, sink: sink)
+        self.init(
+            creator: creator ?? Self.defaultCreator, metadata: metadata, bindings: bindings,
+            chunkSize: chunkSize, sink: sink)
     }
 
     /// Starts a file written to `fileHandle` in chunks; see `init(creator:metadata:rootNamespaces:chunkSize:sink:)`.
@@ -419,9 +420,10 @@ public struct GPXWriter: ~Copyable {
 
     private mutating func writeMetadata(_ metadata: GPXMetadata) {
         let bounds = metadata.bounds.flatMap(Self.writableBounds)
-        guard metadata.name != nil || metadata.description != nil || metadata.author != nil
-            || metadata.copyright != nil || !metadata.links.isEmpty || metadata.time != nil
-            || metadata.keywords != nil || bounds != nil || !metadata.extensions.isEmpty
+        guard
+            metadata.name != nil || metadata.description != nil || metadata.author != nil
+                || metadata.copyright != nil || !metadata.links.isEmpty || metadata.time != nil
+                || metadata.keywords != nil || bounds != nil || !metadata.extensions.isEmpty
         else { return }
         newline(1)
         raw("<metadata>")
@@ -693,13 +695,16 @@ public struct GPXWriter: ~Copyable {
             var children: [XMLNode] = []
             for (name, value) in fields {
                 guard let value, value.isFinite, let text = DecimalFormatting.string(value) else { continue }
-                children.append(.element(XMLElementNode(
-                    namespace: Self.trackPointExtensionNamespace, localName: name.description, prefix: "gpxtpx",
-                    children: [.text(text)])))
+                children.append(
+                    .element(
+                        XMLElementNode(
+                            namespace: Self.trackPointExtensionNamespace, localName: name.description, prefix: "gpxtpx",
+                            children: [.text(text)])))
             }
-            writeExtensionTree(XMLElementNode(
-                namespace: Self.trackPointExtensionNamespace, localName: "TrackPointExtension", prefix: "gpxtpx",
-                children: children))
+            writeExtensionTree(
+                XMLElementNode(
+                    namespace: Self.trackPointExtensionNamespace, localName: "TrackPointExtension", prefix: "gpxtpx",
+                    children: children))
         }
     }
 
@@ -713,8 +718,9 @@ public struct GPXWriter: ~Copyable {
         namespace: String, prefix: [UInt8]?, hint: String, localName: StaticString, _ text: String
     ) {
         guard let prefix else {
-            writeElementTree(XMLElementNode(
-                namespace: namespace, localName: localName.description, prefix: hint, children: [.text(text)]))
+            writeElementTree(
+                XMLElementNode(
+                    namespace: namespace, localName: localName.description, prefix: hint, children: [.text(text)]))
             return
         }
         buffer.append(UInt8(ascii: "<"))
@@ -748,9 +754,10 @@ public struct GPXWriter: ~Copyable {
     /// `bikeride:extension` wrapper, because the schema's `##other` wildcard admits neither.
     private mutating func writeExtensionTree(_ element: XMLElementNode) {
         if element.namespace.isEmpty || element.namespace == Self.gpxNamespace {
-            writeElementTree(XMLElementNode(
-                namespace: Self.bikerideNamespace, localName: "extension", prefix: "bikeride",
-                children: [.element(element)]))
+            writeElementTree(
+                XMLElementNode(
+                    namespace: Self.bikerideNamespace, localName: "extension", prefix: "bikeride",
+                    children: [.element(element)]))
         } else {
             writeElementTree(element)
         }

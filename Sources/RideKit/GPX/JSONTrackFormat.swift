@@ -119,9 +119,10 @@ public enum JSONTrackFormat {
                 case .success(let value): time = value
                 case .failure(let error): throw .invalidValue(format: formatName, path: path + ".time", reason: error.reason)
                 }
-                points.append(TrackPoint(
-                    latitude: coordinate.latitude, longitude: coordinate.longitude,
-                    elevation: hasElevation ? coordinate.altitude : nil, time: time))
+                points.append(
+                    TrackPoint(
+                        latitude: coordinate.latitude, longitude: coordinate.longitude,
+                        elevation: hasElevation ? coordinate.altitude : nil, time: time))
             }
             segments.append(TrackSegment(points: points))
         }
@@ -131,9 +132,10 @@ public enum JSONTrackFormat {
             if let time = try? GPXTime(parsing: file.time) {
                 metadata.time = time
             } else {
-                metadata.extensions.append(XMLElementNode(
-                    namespace: GPXWriter.bikerideNamespace, localName: timeTextElement, prefix: "bikeride",
-                    children: [.text(file.time)]))
+                metadata.extensions.append(
+                    XMLElementNode(
+                        namespace: GPXWriter.bikerideNamespace, localName: timeTextElement, prefix: "bikeride",
+                        children: [.text(file.time)]))
             }
         }
         let track = Track(
@@ -193,9 +195,10 @@ public enum JSONTrackFormat {
             coords.reserveCapacity(points.count)
             for point in points {
                 if firstTime == nil { firstTime = point.time }
-                coords.append(GPXPoint(
-                    latitude: point.latitude, longitude: point.longitude, altitude: filled[flatIndex],
-                    time: point.time.map(date) ?? Date(timeIntervalSinceReferenceDate: 0)))
+                coords.append(
+                    GPXPoint(
+                        latitude: point.latitude, longitude: point.longitude, altitude: filled[flatIndex],
+                        time: point.time.map(date) ?? Date(timeIntervalSinceReferenceDate: 0)))
                 flatIndex += 1
             }
             segments.append(GPXSegment(coords: coords))
@@ -268,9 +271,10 @@ public enum JSONTrackFormat {
             if Double(seconds) + Double(nanoseconds) * 1e-9 == interval { break }
             powerOfTen *= 10
         }
-        return .success(GPXTime(
-            secondsSince1970: best.seconds + epochOffset, nanoseconds: Int32(best.nanoseconds), offset: .utc,
-            fractionDigits: Int8(best.nanoseconds == 0 ? 0 : best.digits)))
+        return .success(
+            GPXTime(
+                secondsSince1970: best.seconds + epochOffset, nanoseconds: Int32(best.nanoseconds), offset: .utc,
+                fractionDigits: Int8(best.nanoseconds == 0 ? 0 : best.digits)))
     }
 
     private static func pow10(_ exponent: Int) -> Int64 {
