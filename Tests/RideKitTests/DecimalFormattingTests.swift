@@ -4,7 +4,7 @@ import Testing
 @testable import RideKit
 
 /// A small seeded generator (SplitMix64), so that failures reproduce.
-struct SeededGenerator: RandomNumberGenerator {
+struct WriterSeededGenerator: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
@@ -68,7 +68,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     @Test func randomBitPatternsRoundTripWithoutExponent() throws {
-        var generator = SeededGenerator(seed: 0x6269_6B65)
+        var generator = WriterSeededGenerator(seed: 0x6269_6B65)
         var checked = 0
         while checked < 20_000 {
             let value = Double(bitPattern: generator.next())
@@ -82,7 +82,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     @Test func randomCoordinatesRoundTripAndAreShortest() throws {
-        var generator = SeededGenerator(seed: 7)
+        var generator = WriterSeededGenerator(seed: 7)
         for _ in 0..<20_000 {
             let value = Double.random(in: -180...180, using: &generator)
             let text = try #require(DecimalFormatting.string(value))

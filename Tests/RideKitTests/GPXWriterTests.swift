@@ -143,9 +143,9 @@ enum WriterSamples {
         #expect(Self.text.contains("<desc>Quote \" and apostrophe '</desc>"))
         #expect(Self.text.contains("href=\"https://example.com/a?b=1&amp;c=2\""))
         let root = try WriterTestXML.parse(Self.output)
-        let metadata = try #require(root.elements("metadata").first)
-        #expect(metadata.elements("name").first?.text == "All <fields> & more")
-        let attribute = try #require(root.elements("metadata").first?.elements("extensions").first?.elementChildren.first?.attributes.first)
+        let metadata = try #require(root.writtenChildren("metadata").first)
+        #expect(metadata.writtenChildren("name").first?.text == "All <fields> & more")
+        let attribute = try #require(root.writtenChildren("metadata").first?.writtenChildren("extensions").first?.writtenElementChildren.first?.attributes.first)
         #expect(attribute.value == "k\"k<&>")
     }
 
@@ -155,44 +155,44 @@ enum WriterSamples {
             metadata: GPXMetadata(name: name, links: [GPXLink(href: "https://x/\t\n\r\"y")]))
         let output = GPXWriter.write(document)
         let root = try WriterTestXML.parse(output)  // still well-formed
-        let metadata = try #require(root.elements("metadata").first)
-        #expect(metadata.elements("name").first?.text == "a\u{FFFD}b\u{FFFD}c\u{FFFD}d\u{FFFD}e\r\nf\tg")
-        #expect(metadata.elements("link").first?.attributes.first?.value == "https://x/\t\n\r\"y")
+        let metadata = try #require(root.writtenChildren("metadata").first)
+        #expect(metadata.writtenChildren("name").first?.text == "a\u{FFFD}b\u{FFFD}c\u{FFFD}d\u{FFFD}e\r\nf\tg")
+        #expect(metadata.writtenChildren("link").first?.attributes.first?.value == "https://x/\t\n\r\"y")
     }
 
     @Test func elementsFollowTheSchemaOrder() throws {
         let root = try WriterTestXML.parse(Self.output)
-        #expect(root.elementChildren.map(\.localName) == ["metadata", "wpt", "wpt", "wpt", "rte", "rte", "trk", "trk", "trk", "extensions"])
-        let metadata = try #require(root.elements("metadata").first)
+        #expect(root.writtenElementChildren.map(\.localName) == ["metadata", "wpt", "wpt", "wpt", "rte", "rte", "trk", "trk", "trk", "extensions"])
+        let metadata = try #require(root.writtenChildren("metadata").first)
         #expect(
-            metadata.elementChildren.map(\.localName) == [
+            metadata.writtenElementChildren.map(\.localName) == [
                 "name", "desc", "author", "copyright", "link", "time", "keywords", "bounds", "extensions",
             ])
-        let waypoint = try #require(root.elements("wpt").first)
+        let waypoint = try #require(root.writtenChildren("wpt").first)
         #expect(
-            waypoint.elementChildren.map(\.localName) == [
+            waypoint.writtenElementChildren.map(\.localName) == [
                 "ele", "time", "magvar", "geoidheight", "name", "cmt", "desc", "src", "link", "link", "sym", "type", "fix",
                 "sat", "hdop", "vdop", "pdop", "ageofdgpsdata", "dgpsid", "extensions",
             ])
-        let route = try #require(root.elements("rte").first)
+        let route = try #require(root.writtenChildren("rte").first)
         #expect(
-            route.elementChildren.map(\.localName) == [
+            route.writtenElementChildren.map(\.localName) == [
                 "name", "cmt", "desc", "src", "link", "number", "type", "extensions", "rtept", "rtept",
             ])
-        let track = try #require(root.elements("trk").first)
+        let track = try #require(root.writtenChildren("trk").first)
         #expect(
-            track.elementChildren.map(\.localName) == [
+            track.writtenElementChildren.map(\.localName) == [
                 "name", "cmt", "desc", "src", "link", "number", "type", "extensions", "trkseg", "trkseg", "trkseg",
             ])
-        #expect(track.elements("trkseg")[0].elementChildren.map(\.localName) == ["trkpt", "trkpt", "trkpt", "extensions"])
+        #expect(track.writtenChildren("trkseg")[0].writtenElementChildren.map(\.localName) == ["trkpt", "trkpt", "trkpt", "extensions"])
     }
 
     @Test func emptySegmentsAndEmptyTracksAreWritten() throws {
         let root = try WriterTestXML.parse(Self.output)
-        let tracks = root.elements("trk")
-        #expect(tracks.map { $0.elements("trkseg").count } == [3, 1, 0])
-        #expect(tracks[0].elements("trkseg")[1].elementChildren.isEmpty)
-        #expect(tracks[1].elements("trkseg")[0].elementChildren.isEmpty)
+        let tracks = root.writtenChildren("trk")
+        #expect(tracks.map { $0.writtenChildren("trkseg").count } == [3, 1, 0])
+        #expect(tracks[0].writtenChildren("trkseg")[1].writtenElementChildren.isEmpty)
+        #expect(tracks[1].writtenChildren("trkseg")[0].writtenElementChildren.isEmpty)
     }
 
     @Test func timeOffsetsAndDigitsArePreservedTextually() {
@@ -226,9 +226,9 @@ enum WriterSamples {
             TrackPoint(latitude: 1, longitude: 2, elevation: .nan, heartRate: .infinity, powerWatts: .nan),
         ])
         let root = try WriterTestXML.parse(GPXWriter.write(document))
-        let waypoints = root.elements("wpt")
+        let waypoints = root.writtenChildren("wpt")
         #expect(waypoints.count == 1)
-        #expect(waypoints.first?.elementChildren.isEmpty == true)
+        #expect(waypoints.first?.writtenElementChildren.isEmpty == true)
     }
 
     @Test func emailIsSplitIntoIdAndDomain() throws {
@@ -245,26 +245,26 @@ enum WriterSamples {
 
     @Test func garminExtensionsUseTrackPointExtensionV2AndPowerExtension() throws {
         let root = try WriterTestXML.parse(Self.output)
-        let extensions = try #require(root.elements("wpt").first?.elements("extensions").first)
-        let trackPointExtension = try #require(extensions.elementChildren.first)
+        let extensions = try #require(root.writtenChildren("wpt").first?.writtenChildren("extensions").first)
+        let trackPointExtension = try #require(extensions.writtenElementChildren.first)
         #expect(trackPointExtension.namespace == GPXWriter.trackPointExtensionNamespace)
         #expect(trackPointExtension.localName == "TrackPointExtension")
-        #expect(trackPointExtension.elementChildren.map(\.localName) == ["atemp", "wtemp", "depth", "hr", "cad", "speed", "course"])
-        #expect(trackPointExtension.elementChildren.map(\.text) == ["-3.5", "11", "0.25", "142", "88", "4.25", "271.5"])
-        let power = extensions.elementChildren[1]
+        #expect(trackPointExtension.writtenElementChildren.map(\.localName) == ["atemp", "wtemp", "depth", "hr", "cad", "speed", "course"])
+        #expect(trackPointExtension.writtenElementChildren.map(\.text) == ["-3.5", "11", "0.25", "142", "88", "4.25", "271.5"])
+        let power = extensions.writtenElementChildren[1]
         #expect(power.namespace == GPXWriter.powerExtensionNamespace && power.localName == "PowerInWatts" && power.text == "251")
     }
 
     @Test func valuesTheSchemaCannotHoldGoToTheBikerideNamespace() throws {
         let root = try WriterTestXML.parse(Self.output)
-        let unlisted = root.elements("trk")[0].elements("trkseg")[0].elements("trkpt")[1]
-        #expect(!unlisted.elementChildren.map(\.localName).contains("fix"))
-        #expect(!unlisted.elementChildren.map(\.localName).contains("magvar"))
-        let extensions = try #require(unlisted.elements("extensions").first)
-        let bikeride = extensions.elementChildren.filter { $0.namespace == GPXWriter.bikerideNamespace }
+        let unlisted = root.writtenChildren("trk")[0].writtenChildren("trkseg")[0].writtenChildren("trkpt")[1]
+        #expect(!unlisted.writtenElementChildren.map(\.localName).contains("fix"))
+        #expect(!unlisted.writtenElementChildren.map(\.localName).contains("magvar"))
+        let extensions = try #require(unlisted.writtenChildren("extensions").first)
+        let bikeride = extensions.writtenElementChildren.filter { $0.namespace == GPXWriter.bikerideNamespace }
         #expect(bikeride.map(\.localName) == ["fix", "magvar", "sat", "dgpsid"])
         #expect(bikeride.map(\.text) == ["something_not_in_the_spec", "370", "-1", "2000"])
-        let negativeRoute = root.elements("rte")[1].elements("extensions").first?.elementChildren.first
+        let negativeRoute = root.writtenChildren("rte")[1].writtenChildren("extensions").first?.writtenElementChildren.first
         #expect(negativeRoute?.namespace == GPXWriter.bikerideNamespace && negativeRoute?.localName == "number")
         #expect(negativeRoute?.text == "-4")
         let emptyFix = GPXWriter.string(GPXDocument(waypoints: [TrackPoint(latitude: 1, longitude: 2, fix: "")]))
@@ -273,18 +273,18 @@ enum WriterSamples {
 
     @Test func extensionTreesKeepTheirNamespacesTextAndAttributes() throws {
         let root = try WriterTestXML.parse(Self.output)
-        let extensions = try #require(root.elements("wpt").first?.elements("extensions").first)
+        let extensions = try #require(root.writtenChildren("wpt").first?.writtenChildren("extensions").first)
         // After the two Garmin elements come the kept trees, each once.
-        var kept = Array(extensions.elementChildren.dropFirst(2))
+        var kept = Array(extensions.writtenElementChildren.dropFirst(2))
         // What the reader will do: unwrap bikeride:extension.
         kept = kept.map { element in
             if element.namespace == GPXWriter.bikerideNamespace && element.localName == "extension" {
-                #expect(element.elementChildren.count == 1)
-                return element.elementChildren[0]
+                #expect(element.writtenElementChildren.count == 1)
+                return element.writtenElementChildren[0]
             }
             return element
         }
-        #expect(kept == WriterSamples.extensionTrees.map(\.withoutPrefixes))
+        #expect(kept == WriterSamples.extensionTrees.map(\.withoutPrefixHints))
     }
 
     @Test func namespacesAreDeclaredOnTheRootWithTheFilePrefixWhenFree() {
@@ -343,13 +343,13 @@ enum WriterSamples {
         let output = Array(chunks.joined())
         #expect(try WriterTestXML.schemaErrors(output) == nil)
         let root = try WriterTestXML.parse(output)
-        let track = try #require(root.elements("trk").first)
-        #expect(track.elements("trkseg").map { $0.elements("trkpt").count } == [20, 20, 10])
+        let track = try #require(root.writtenChildren("trk").first)
+        #expect(track.writtenChildren("trkseg").map { $0.writtenChildren("trkpt").count } == [20, 20, 10])
         let text = String(decoding: output, as: UTF8.self)
         #expect(text.contains("<gpxtpx:TrackPointExtension xmlns:gpxtpx=\"http://www.garmin.com/xmlschemas/TrackPointExtension/v2\">"))
         #expect(text.contains("<bikeride:fix xmlns:bikeride=\"https://bikeride.dev/xmlns/gpx/1\">weird</bikeride:fix>"))
-        let point = try #require(track.elements("trkseg").first?.elements("trkpt").first?.elements("extensions").first)
-        #expect(Array(point.elementChildren.dropFirst(2)).count == WriterSamples.extensionTrees.count)
+        let point = try #require(track.writtenChildren("trkseg").first?.writtenChildren("trkpt").first?.writtenChildren("extensions").first)
+        #expect(Array(point.writtenElementChildren.dropFirst(2)).count == WriterSamples.extensionTrees.count)
     }
 
     @Test func sinkErrorsAreRethrownByFinishAndStopOutput() {

@@ -131,14 +131,14 @@ enum WriterTestXML {
 
 extension XMLElementNode {
     /// Element children with the given local name (any namespace).
-    func elements(_ localName: String) -> [XMLElementNode] {
+    func writtenChildren(_ localName: String) -> [XMLElementNode] {
         children.compactMap { child in
             if case .element(let element) = child, element.localName == localName { return element }
             return nil
         }
     }
 
-    var elementChildren: [XMLElementNode] {
+    var writtenElementChildren: [XMLElementNode] {
         children.compactMap { child in
             if case .element(let element) = child { return element }
             return nil
@@ -146,7 +146,7 @@ extension XMLElementNode {
     }
 
     /// The same tree without prefix hints, for comparing what a parser sees.
-    var withoutPrefixes: XMLElementNode {
+    var withoutPrefixHints: XMLElementNode {
         var copy = self
         copy.prefix = nil
         copy.attributes = attributes.map { attribute in
@@ -155,7 +155,7 @@ extension XMLElementNode {
             return attribute
         }
         copy.children = children.map { child in
-            if case .element(let element) = child { return .element(element.withoutPrefixes) }
+            if case .element(let element) = child { return .element(element.withoutPrefixHints) }
             return child
         }
         return copy
