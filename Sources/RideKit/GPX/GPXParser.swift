@@ -135,7 +135,7 @@ struct GPXParser<Handler: GPXContentHandler> {
         let start = scanner.currentTokenStart
         try readText(of: element)
         if text.allSatisfy(DecimalParser.isSpace) { return nil }
-        if let value = text.withUnsafeBufferPointer({ DecimalParser.parseInteger($0) }), value >= 0 { return value }
+        if let value = text.withUnsafeBufferPointer({ DecimalParser.parseInteger($0) }) { return value }
         return try invalidValue(element: element, expected: "a whole number", at: start)
     }
 
@@ -342,7 +342,7 @@ struct GPXParser<Handler: GPXContentHandler> {
                     let id = attributeString("id")
                     let domain = attributeString("domain")
                     try skipElement()
-                    if let id, let domain { person.email = "\(id)@\(domain)" }
+                    if let id, let domain { person.email = domain.isEmpty ? id : "\(id)@\(domain)" }
                 case .link: person.link = try parseLink()
                 default: try unexpected(parent: "author")
                 }
@@ -433,6 +433,7 @@ struct GPXParser<Handler: GPXContentHandler> {
             switch try scanner.next(skippingWhitespace: true) {
             case .text: continue
             case .endElement, .endOfDocument:
+                if let number = takeNumber(from: &track.extensions) { track.number = track.number ?? number }
                 handler.endTrack(track)
                 return
             case .startElement:
@@ -496,6 +497,7 @@ struct GPXParser<Handler: GPXContentHandler> {
             switch try scanner.next(skippingWhitespace: true) {
             case .text: continue
             case .endElement, .endOfDocument:
+                if let number = takeNumber(from: &route.extensions) { route.number = route.number ?? number }
                 handler.route(route)
                 return
             case .startElement:
@@ -585,7 +587,7 @@ struct GPXParser<Handler: GPXContentHandler> {
                 case .ele: point.elevation = try readNumber(of: "ele", range: -12_000...1_000_000)
                 case .time: point.time = try readTime(of: "time")
                 case .extensions: try parsePointExtensions(into: &point)
-                case .magvar: point.magneticVariation = try readNumber(of: "magvar", range: 0...360)
+                case .magvar: point.magneticVariation = try readNumber(of: "magvar")
                 case .geoidheight: point.geoidHeight = try readNumber(of: "geoidheight")
                 case .name: point.name = try readString(of: "name")
                 case .cmt: point.comment = try readString(of: "cmt")
@@ -627,12 +629,31 @@ struct GPXParser<Handler: GPXContentHandler> {
             case .endElement, .endOfDocument: return
             case .startElement:
                 if keepsExtensions {
-                    extensions.append(try readTree())
+                    extensions.append(contentsOf: unwrapped(try readTree()))
                 } else {
                     try skipElement()
                 }
             }
         }
+    }
+
+    /// The writer wraps extension elements in no namespace or in GPX's own (which the schema's `##other` refuses)
+    /// in `bikeride:extension`; reading unwraps them, so the document is as it was.
+    private func unwrapped(_ node: XMLElementNode) -> [XMLElementNode] {
+        guard node.namespace == NamespaceKind.bikerideNamespace, node.localName == "extension" else { return [node] }
+        return node.children.compactMap { child in
+            if case .element(let element) = child { return element }
+            return nil
+        }
+    }
+
+    /// `bikeride:number` in a track's or route's extensions: a number the schema's nonNegativeInteger cannot hold.
+    private func takeNumber(from extensions: inout [XMLElementNode]) -> Int? {
+        guard let index = extensions.firstIndex(where: { $0.namespace == NamespaceKind.bikerideNamespace && $0.localName == "number" }),
+            let number = Int(extensions[index].text.trimmingCharacters(in: .whitespacesAndNewlines))
+        else { return nil }
+        extensions.remove(at: index)
+        return number
     }
 
     /// A point's `<extensions>`: Garmin TrackPointExtension (v1 and v2, under any prefix), PowerExtension and the
@@ -649,12 +670,12 @@ struct GPXParser<Handler: GPXContentHandler> {
                 case (.trackPointExtension, .trackPointExtension), (.trackPointExtension, .powerExtension),
                     (.power, .powerExtension):
                     try parseTypedContainer(into: &point)
+                case (.bikeride, _):
+                    try readBikerideValue(into: &point)
                 case (.trackPointExtension, _), (.power, .powerInWatts), (.gpx, .speed), (.gpx, .course), (.gpx, .power):
-                    let node = keepsExtensions ? currentElementNode() : nil
-                    if try !readTypedValue(name, kind: namespaceKind, into: &point), var node {
-                        node.children = [.text(String(decoding: text, as: UTF8.self))]
-                        point.extensions.append(node)
-                    }
+                    var kept: [XMLElementNode] = []
+                    try readTypedValue(name, kind: namespaceKind, into: &point, keepingTo: &kept)
+                    if !kept.isEmpty { point.extensions.append(contentsOf: kept) }
                 default:
                     try keepForeign(in: &point.extensions)
                 }
@@ -686,11 +707,9 @@ struct GPXParser<Handler: GPXContentHandler> {
                     isTyped = false
                 }
                 if isTyped {
-                    let node = keepsExtensions ? currentElementNode() : nil
-                    if try !readTypedValue(name, kind: namespaceKind, into: &point), var kept = node {
-                        kept.children = [.text(String(decoding: text, as: UTF8.self))]
-                        container?.children.append(.element(kept))
-                    }
+                    var kept: [XMLElementNode] = []
+                    try readTypedValue(name, kind: namespaceKind, into: &point, keepingTo: &kept)
+                    container?.children.append(contentsOf: kept.map { .element($0) })
                 } else if keepsExtensions {
                     container?.children.append(.element(try readTree()))
                 } else {
@@ -700,31 +719,52 @@ struct GPXParser<Handler: GPXContentHandler> {
         }
     }
 
-    /// Reads a typed extension value. Returns false when the field was already set or the element is not one
-    /// bikeride types, so the caller keeps it as it was.
-    private mutating func readTypedValue(_ name: GPXName, kind: NamespaceKind, into point: inout TrackPoint) throws(GPXError) -> Bool {
-        let element = name.spelling
-        func assign(_ keyPath: WritableKeyPath<TrackPoint, Double?>, _ value: Double?) -> Bool {
-            guard point[keyPath: keyPath] == nil else { return false }
-            point[keyPath: keyPath] = value
-            return true
+    /// bikeride's own point extensions: GPX values the 1.1 schema cannot hold, written there by `GPXWriter`.
+    private mutating func readBikerideValue(into point: inout TrackPoint) throws(GPXError) {
+        let local = scanner.elementLocalName
+        func named(_ name: StaticString) -> Bool {
+            local.count == name.utf8CodeUnitCount && memcmp(local.baseAddress!, name.utf8Start, local.count) == 0
         }
+        if named("fix") {
+            point.fix = try readString(of: "fix")
+        } else if named("magvar") {
+            point.magneticVariation = try readNumber(of: "magvar")
+        } else if named("sat") {
+            point.satellites = try readInteger(of: "sat")
+        } else if named("dgpsid") {
+            point.dgpsStationID = try readInteger(of: "dgpsid")
+        } else if keepsExtensions {
+            point.extensions.append(contentsOf: unwrapped(try readTree()))
+        } else {
+            try skipElement()
+        }
+    }
+
+    /// Reads a typed extension value into its field. A value whose field is already set (a second `hr`, say),
+    /// or an element bikeride does not type, is kept as a tree in `kept` instead, so nothing is lost.
+    private mutating func readTypedValue(
+        _ name: GPXName, kind: NamespaceKind, into point: inout TrackPoint, keepingTo kept: inout [XMLElementNode]
+    ) throws(GPXError) {
+        let field: WritableKeyPath<TrackPoint, Double?>?
         switch name {
-        case .hr: return assign(\.heartRate, try readNumber(of: element))
-        case .cad: return assign(\.cadence, try readNumber(of: element))
-        case .atemp: return assign(\.temperatureCelsius, try readNumber(of: element))
-        case .wtemp: return assign(\.waterTemperatureCelsius, try readNumber(of: element))
-        case .depth: return assign(\.depthMeters, try readNumber(of: element))
-        case .speed: return assign(\.speedMetersPerSecond, try readSpeed(of: element))
-        case .course: return assign(\.courseDegrees, try readNumber(of: element))
-        case .powerInWatts, .power: return assign(\.powerWatts, try readNumber(of: element))
-        default:
+        case .hr: field = \.heartRate
+        case .cad: field = \.cadence
+        case .atemp: field = \.temperatureCelsius
+        case .wtemp: field = \.waterTemperatureCelsius
+        case .depth: field = \.depthMeters
+        case .speed: field = \.speedMetersPerSecond
+        case .course: field = \.courseDegrees
+        case .powerInWatts, .power: field = \.powerWatts
+        default: field = nil
+        }
+        guard let field, point[keyPath: field] == nil else {
             if keepsExtensions {
-                point.extensions.append(try readTree())
+                kept.append(contentsOf: unwrapped(try readTree()))
             } else {
                 try skipElement()
             }
-            return true
+            return
         }
+        point[keyPath: field] = name == .speed ? try readSpeed(of: name.spelling) : try readNumber(of: name.spelling)
     }
 }

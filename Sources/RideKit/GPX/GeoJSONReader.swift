@@ -122,10 +122,17 @@ public enum GeoJSONReader {
                     throw .missingKey(format: formatName, path: coordinatesPath)
                 }
                 var point = try readPosition(position, at: coordinatesPath)
+                // TrackPoint keeps these in a shared box (computed properties): fill locals, then assign.
                 var number: Int? = nil
-                try props.describe(
-                    &point.name, &point.comment, &point.description, &point.source, &number,
-                    &point.type, &point.links)
+                var name: String?, comment: String?, description: String?, source: String?, type: String?
+                var links: [GPXLink] = []
+                try props.describe(&name, &comment, &description, &source, &number, &type, &links)
+                point.name = name
+                point.comment = comment
+                point.description = description
+                point.source = source
+                point.type = type
+                point.links = links
                 point.symbol = try props.optionalString("sym")
                 if let time = try props.optionalString("time") {
                     point.time = try parseTime(time, at: join(propertiesPath, "time"))

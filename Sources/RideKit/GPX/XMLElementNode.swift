@@ -20,6 +20,20 @@ public struct XMLElementNode: Sendable, Hashable {
         self.children = children
     }
 
+    /// Equal when the names (namespace and local name), attributes and children are: the prefix is only
+    /// spelling, and two files that bind different prefixes to the same namespace say the same thing.
+    public static func == (lhs: XMLElementNode, rhs: XMLElementNode) -> Bool {
+        lhs.namespace == rhs.namespace && lhs.localName == rhs.localName && lhs.attributes == rhs.attributes
+            && lhs.children == rhs.children
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(namespace)
+        hasher.combine(localName)
+        hasher.combine(attributes)
+        hasher.combine(children)
+    }
+
     /// The concatenated text of this element's direct text children.
     public var text: String {
         children.reduce(into: "") { result, child in
@@ -35,6 +49,17 @@ public struct XMLAttribute: Sendable, Hashable {
     public var localName: String
     public var prefix: String?
     public var value: String
+
+    /// Equal when namespace, local name and value are; the prefix is only spelling.
+    public static func == (lhs: XMLAttribute, rhs: XMLAttribute) -> Bool {
+        lhs.namespace == rhs.namespace && lhs.localName == rhs.localName && lhs.value == rhs.value
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(namespace)
+        hasher.combine(localName)
+        hasher.combine(value)
+    }
 
     public init(namespace: String = "", localName: String, prefix: String? = nil, value: String) {
         self.namespace = namespace
