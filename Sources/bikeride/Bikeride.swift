@@ -1,16 +1,22 @@
 import ArgumentParser
-import Foundation
 
+/// The `bikeride` command: wiring only; the work is done in RideKit.
 @main
 struct Bikeride: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bikeride",
         abstract: "A self-hosted GPS tracker for rides, runs and places.",
-        subcommands: [Probe.self]
+        discussion: """
+            Reads and writes GPX 1.0/1.1, the JSON track format (.gpx436) and GeoJSON, and computes distance, climb, \
+            moving time and speed that you can trust.
+            """,
+        version: "0.1.0",
+        subcommands: [Stats.self, Convert.self]
     )
 }
 
-struct Probe: ParsableCommand {
-    @Argument var path: String
-    func run() throws { try perfProbe(path) }
+/// Options shared by the commands that read track files.
+struct ReadOptions: ParsableArguments {
+    @Flag(help: "Drop points with missing or invalid positions (and invalid values), skip unknown elements, and say how many, instead of refusing the file. Broken XML is refused either way.")
+    var lenient = false
 }

@@ -308,7 +308,8 @@ struct XMLScanner {
                     position = tokenStart
                     continue
                 }
-                throw error(.truncated(truncationMessage()), at: tokenStart)
+                let inMarkup = tokenStart < end && base[tokenStart] == UInt8(ascii: "<")
+                throw error(.truncated((inMarkup ? "it stops inside a tag or comment; " : "") + truncationMessage()), at: tokenStart)
             }
         }
     }
@@ -322,7 +323,7 @@ struct XMLScanner {
     private func truncationMessage() -> String {
         if let open = openElements.last {
             let name = String(decoding: UnsafeBufferPointer(start: names.pointer + open.nameStart, count: open.nameLength), as: UTF8.self)
-            return "<\(name)> is not closed"
+            return "<\(name)> is never closed"
         }
         return "a tag or comment is not finished"
     }
@@ -501,19 +502,19 @@ struct XMLScanner {
             length = 4
             scalar = UInt32(lead & 0x07)
         default:
-            throw malformed("invalid UTF-8 (byte 0x\(hex(UInt32(lead))))", at: p)
+            throw malformed("invalid UTF-8 (byte 0x\(String(lead, radix: 16, uppercase: true)))", at: p)
         }
         if p + length > end {
             // Check the bytes we have, so that a bad sequence at the very end is reported as bad, not as truncated.
             for index in 1..<(end - p) where base[p + index] & 0xC0 != 0x80 {
-                throw malformed("invalid UTF-8 (byte 0x\(hex(UInt32(base[p + index]))))", at: p)
+                throw malformed("invalid UTF-8 (byte 0x\(String(base[p + index], radix: 16, uppercase: true)))", at: p)
             }
             if atEndOfInput { throw malformed("invalid UTF-8 at the end of the file", at: p) }
             return nil
         }
         for index in 1..<length {
             let byte = base[p + index]
-            guard byte & 0xC0 == 0x80 else { throw malformed("invalid UTF-8 (byte 0x\(hex(UInt32(byte))))", at: p) }
+            guard byte & 0xC0 == 0x80 else { throw malformed("invalid UTF-8 (byte 0x\(String(byte, radix: 16, uppercase: true)))", at: p) }
             scalar = scalar << 6 | UInt32(byte & 0x3F)
         }
         let minimum: UInt32 = length == 2 ? 0x80 : (length == 3 ? 0x800 : 0x10000)

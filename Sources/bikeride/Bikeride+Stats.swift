@@ -1,0 +1,167 @@
+import ArgumentParser
+import Foundation
+import RideKit
+
+extension Bikeride {
+    /// `bikeride stats FILE...`
+    struct Stats: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Distance, climb, time and speed of GPX (and .gpx436, GeoJSON) files.",
+            discussion: """
+                GPX files are streamed: a file of any size is summarised in a few MiB of memory. A file that cannot be \
+                read is reported as FILE:LINE:COLUMN: problem; the other files are still summarised, and the exit \
+                code is 1.
+                """
+        )
+
+        @Argument(help: "Files to summarise; - reads standard input.")
+        var files: [String]
+
+        @Flag(help: "Print one JSON object per file, one per line.")
+        var json = false
+
+        @Option(help: "The kind of activity, which sets the speed below which the rider counts as stopped (ride, run, walk).")
+        var activity: ActivityKind = .ride
+
+        @Option(help: "Units of the table: metric or imperial.")
+        var units: Units = .metric
+
+        @OptionGroup var read: ReadOptions
+
+        func validate() throws {
+            if files.filter({ $0 == "-" }).count > 1 { throw ValidationError("standard input (-) can be read only once") }
+        }
+
+        func run() throws {
+            var failed = false
+            var rows: [(String, GPXSummary)] = []
+            for path in files {
+                do {
+                    let summary = try summarize(path)
+                    if json {
+                        print(StatsJSON.line(file: path, summary: summary))
+                    } else {
+                        rows.append((path, summary))
+                    }
+                    if !summary.report.isClean {
+                        let report = summary.report
+                        printError(
+                            "\(TrackFileReader.displayName(path)): lenient reading dropped \(report.droppedPoints) points and \(report.droppedValues) values, skipped \(report.skippedElements) elements")
+                    }
+                } catch {
+                    failed = true
+                    printError("bikeride: \(error)")
+                }
+            }
+            if !json && !rows.isEmpty { print(StatsTable(units: units).render(rows)) }
+            if failed { throw ExitCode.failure }
+        }
+
+        private func summarize(_ path: String) throws(FileError) -> GPXSummary {
+            var handler = GPXSummaryHandler(activity: activity)
+            let format = path == "-" ? nil : TrackFileFormat(fileName: path)
+            if format == .gpx || (format == nil && path == "-") {
+                let report = try TrackFileReader.stream(path, into: &handler, lenient: read.lenient)
+                return handler.summary(report: report)
+            }
+            let (document, report) = try TrackFileReader.document(at: path, format: format, lenient: read.lenient)
+            document.replay(into: &handler)
+            return handler.summary(report: report)
+        }
+    }
+}
+
+extension ActivityKind: ExpressibleByArgument {}
+
+/// Units for people: metric (km, m, km/h) or imperial (mi, ft, mph).
+enum Units: String, ExpressibleByArgument, CaseIterable {
+    case metric
+    case imperial
+}
+
+/// The `--json` line of `bikeride stats`.
+enum StatsJSON {
+    static func line(file: String, summary: GPXSummary) -> String {
+        let stats = summary.stats
+        var object: [String: Any] = [
+            "file": file,
+            "tracks": summary.tracks,
+            "segments": summary.segments,
+            "points": summary.points,
+            "waypoints": summary.waypoints,
+            "routes": summary.routes,
+            "routePoints": summary.routePoints,
+            "distanceMeters": stats.distanceMeters,
+            "ascentMeters": stats.ascentMeters,
+            "descentMeters": stats.descentMeters,
+            "elapsedSeconds": stats.elapsedSeconds,
+            "movingSeconds": stats.movingSeconds,
+            "stoppedSeconds": stats.stoppedSeconds,
+            "maxSpeedMetersPerSecond": stats.maxSpeedMetersPerSecond,
+            "averageSpeedMetersPerSecond": stats.averageSpeedMetersPerSecond,
+            "activity": stats.activity.rawValue,
+            "startTime": stats.startTime.map { $0.rfc3339 as Any } ?? NSNull(),
+            "endTime": stats.endTime.map { $0.rfc3339 as Any } ?? NSNull(),
+            "minElevationMeters": stats.minElevationMeters.map { $0 as Any } ?? NSNull(),
+            "maxElevationMeters": stats.maxElevationMeters.map { $0 as Any } ?? NSNull(),
+            "droppedPoints": summary.report.droppedPoints,
+        ]
+        if let bounds = stats.bounds {
+            object["bounds"] = [
+                "minLatitude": bounds.minLatitude, "minLongitude": bounds.minLongitude,
+                "maxLatitude": bounds.maxLatitude, "maxLongitude": bounds.maxLongitude,
+            ]
+        } else {
+            object["bounds"] = NSNull()
+        }
+        if let pace = stats.averageMovingPaceSecondsPerKilometer { object["averagePaceSecondsPerKilometer"] = pace }
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// The human-readable table of `bikeride stats`.
+struct StatsTable {
+    var units: Units
+
+    func render(_ rows: [(String, GPXSummary)]) -> String {
+        let header = ["FILE", "TRACKS", "POINTS", "DISTANCE", "CLIMB", "DESCENT", "MOVING", "ELAPSED", "AVG", "MAX", "START"]
+        var table = [header]
+        for (file, summary) in rows {
+            let stats = summary.stats
+            table.append([
+                TrackFileReader.displayName(file), "\(summary.tracks)", "\(summary.points + summary.routePoints)",
+                distance(stats.distanceMeters), height(stats.ascentMeters), height(stats.descentMeters),
+                duration(stats.movingSeconds), duration(stats.elapsedSeconds), speed(stats.averageSpeedMetersPerSecond),
+                speed(stats.maxSpeedMetersPerSecond), stats.startTime?.rfc3339 ?? "-",
+            ])
+        }
+        let widths = header.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
+        return table.map { row in
+            row.enumerated().map { column, cell in
+                // Text left, figures right.
+                let padding = String(repeating: " ", count: widths[column] - cell.count)
+                return column == 0 || column == row.count - 1 ? cell + padding : padding + cell
+            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+        }.joined(separator: "\n")
+    }
+
+    func distance(_ meters: Double) -> String {
+        units == .metric ? String(format: "%.2f km", meters / 1000) : String(format: "%.2f mi", meters / 1609.344)
+    }
+
+    func height(_ meters: Double) -> String {
+        units == .metric ? String(format: "%.0f m", meters) : String(format: "%.0f ft", meters / 0.3048)
+    }
+
+    func speed(_ metersPerSecond: Double) -> String {
+        guard metersPerSecond.isFinite, metersPerSecond > 0 else { return "-" }
+        return units == .metric ? String(format: "%.1f km/h", metersPerSecond * 3.6) : String(format: "%.1f mph", metersPerSecond * 3600 / 1609.344)
+    }
+
+    func duration(_ seconds: Double) -> String {
+        guard seconds.isFinite, seconds > 0 else { return "-" }
+        let total = Int(seconds.rounded())
+        return String(format: "%d:%02d:%02d", total / 3600, total / 60 % 60, total % 60)
+    }
+}
