@@ -29,6 +29,20 @@ import RideKit
         #expect(relativeError(result.distanceMeters, 5_000) < 0.01)
     }
 
+    @Test func jumpOfKilometresInSecondsIsNoSpeed() {
+        // After a tunnel the receiver reports a fix 2 km on, 15 s later, then carries on at 5 m/s: no rider
+        // did 130 m/s, so the maximum stays the riding speed (the 2 km still count as distance).
+        let before = SyntheticRide(path: SyntheticRide.line(from: Self.lyon, bearingDegrees: 90), lengthMeters: 1_000, horizontalJitterMeters: 3).points()
+        let resumeAt = Self.lyon.destination(distanceMeters: 3_000, bearingDegrees: 90)
+        let after = SyntheticRide(
+            path: SyntheticRide.line(from: resumeAt, bearingDegrees: 90), lengthMeters: 1_000, horizontalJitterMeters: 3,
+            startSeconds: 1_700_000_000 + 215, seed: 2
+        ).points()
+        let result = stats(of: before + after)
+        #expect(result.maxSpeedMetersPerSecond < 5.5)
+        #expect(relativeError(result.distanceMeters, 4_000) < 0.01)
+    }
+
     @Test func fastStretchSetsMaxSpeed() {
         // 2 km at 5 m/s, 1.2 km at 12 m/s (100 s), 2 km at 5 m/s: the fastest 10 s are 12 m/s.
         let start = Self.lyon

@@ -21,7 +21,8 @@ public enum ActivityKind: String, CaseIterable, Sendable, Codable {
     }
 
     /// A single fix that implies more than this speed both to reach it and to leave it, while its neighbours
-    /// are consistent with each other, is a bad fix and is ignored.
+    /// are consistent with each other, is a bad fix and is ignored; and no faster speed is reported as the
+    /// maximum (a jump of kilometres in seconds, as after a tunnel, is a data error).
     ///
     /// - ride, 40 m/s (144 km/h): over the fastest descents amateurs ride (≈ 25–30 m/s).
     /// - run, 12.5 m/s: the top speed of the fastest sprinter ever timed.

@@ -1,17 +1,23 @@
-/// The fastest speed held over `seconds` of recorded time, from the distance accrued at each step.
+/// The fastest speed held over `seconds` of recorded time, from the positions at each step.
 ///
-/// A window of 10 s rather than one fix-to-fix interval: the distance between two fixes a second apart
-/// carries the scatter of both, so the fastest single interval of an hour's ride is mostly noise; over 10 s
-/// the same scatter is a tenth of the speed. The maximum is then taken over the median of five successive
-/// windows, so that a speed must last a few steps to count (with ±3 m independent scatter at 1 Hz the
-/// maximum of a steady 5 m/s ride comes out 4–6 % high, against 7–11 % without the median and 40 % fix to
-/// fix). Memory: a ring of `capacity` steps (64 steps of at least 5 m
-/// cover 10 s up to 32 m/s; faster than that, the window is the last 64 steps, still over 320 m).
+/// - A window of 10 s rather than one fix-to-fix interval: the distance between two fixes a second apart
+///   carries the scatter of both, so the fastest single interval of an hour's ride is mostly noise; over
+///   10 s the same scatter is a tenth of the speed.
+/// - The straight-line distance between the window's ends, not the path: a burst of bad fixes that jumps
+///   hundreds of metres away and back (real files have them, several in a row, with repeated times)
+///   lengthens the path but not the chord. A bend of 100 m radius taken at 10 m/s reads 4 % slow; straights,
+///   where top speeds happen, read true.
+/// - The maximum of the median of five successive windows, so that a speed must last a few steps to count.
+/// - Windows faster than the activity's plausible speed are data errors, not speed: a receiver that
+///   reacquires after a tunnel may put the next fix kilometres on within seconds.
+/// With ±3 m independent scatter at 1 Hz the maximum of a steady 5 m/s ride comes out about 5 % high
+/// (40 % fix to fix). Memory: a ring of `capacity` steps (64 steps of at least 5 m cover 10 s up to
+/// 32 m/s; faster than that, the window is the last 64 steps, still over 320 m).
 struct SpeedWindow {
     static let seconds = 10.0
     private static let capacity = 64
 
-    private var distances: [Double]
+    private var points: [StatsPoint]
     private var clocks: [Double]
     private var count = 0
     private var next = 0
@@ -23,8 +29,12 @@ struct SpeedWindow {
     /// Best speed over whatever history there was, for tracks too short for a full window.
     private(set) var shortWindowMax = 0.0
 
-    init() {
-        distances = Array(repeating: 0, count: Self.capacity)
+    /// Window speeds above this are ignored.
+    let plausibleSpeedMetersPerSecond: Double
+
+    init(plausibleSpeedMetersPerSecond: Double) {
+        self.plausibleSpeedMetersPerSecond = plausibleSpeedMetersPerSecond
+        points = Array(repeating: StatsPoint(latitude: 0, longitude: 0, elevationMeters: nil, time: nil), count: Self.capacity)
         clocks = Array(repeating: 0, count: Self.capacity)
     }
 
@@ -40,6 +50,7 @@ struct SpeedWindow {
     /// Takes the median of the last five full-window speeds as a candidate: a speed that only one or two
     /// windows show is scatter, a real one lasts.
     private mutating func addFullWindow(_ speed: Double) {
+        guard speed <= plausibleSpeedMetersPerSecond else { return }
         recent = (recent.1, recent.2, recent.3, recent.4, speed)
         recentCount = min(recentCount + 1, 5)
         guard recentCount == 5 else { return }
@@ -60,8 +71,8 @@ struct SpeedWindow {
         fullWindowMax = max(fullWindowMax, values.2)
     }
 
-    /// Records the cumulative distance at a recorded-clock reading.
-    mutating func add(distanceMeters: Double, clock: Double) {
+    /// Records the position reached at a recorded-clock reading.
+    mutating func add(_ point: StatsPoint, clock: Double) {
         if count > 0 {
             var found = false
             var oldest = 0
@@ -70,7 +81,7 @@ struct SpeedWindow {
                 oldest = slot
                 let age = clock - clocks[slot]
                 if age >= Self.seconds {
-                    addFullWindow((distanceMeters - distances[slot]) / age)
+                    addFullWindow(point.distanceMeters(to: points[slot]) / age)
                     found = true
                     break
                 }
@@ -78,16 +89,16 @@ struct SpeedWindow {
             if !found {
                 let age = clock - clocks[oldest]
                 if age > 0 {
-                    let speed = (distanceMeters - distances[oldest]) / age
+                    let speed = point.distanceMeters(to: points[oldest]) / age
                     if count == Self.capacity {
                         addFullWindow(speed)
-                    } else {
+                    } else if speed <= plausibleSpeedMetersPerSecond {
                         shortWindowMax = max(shortWindowMax, speed)
                     }
                 }
             }
         }
-        distances[next] = distanceMeters
+        points[next] = point
         clocks[next] = clock
         next = (next + 1) % Self.capacity
         count = min(count + 1, Self.capacity)

@@ -26,8 +26,8 @@ public struct TrackStats: Sendable, Hashable {
     public var stoppedSeconds: Double
     /// Time between the end of one segment and the start of the next (Pause/Resume), seconds.
     public var pausedSeconds: Double
-    /// Fastest speed held over 10 seconds of recorded time (the median of five successive 10 s windows),
-    /// metres per second (0 without times).
+    /// Fastest speed held over 10 seconds of recorded time, in a straight line (the median of five successive
+    /// 10 s windows), metres per second (0 without times).
     public var maxSpeedMetersPerSecond: Double
     /// `distanceMeters / movingSeconds`, metres per second (0 without moving time).
     public var averageSpeedMetersPerSecond: Double

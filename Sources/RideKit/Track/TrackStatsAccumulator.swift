@@ -23,7 +23,8 @@
 ///   speeds), and points without a time take part in distance only. The time between segments is paused.
 ///   `elapsedSeconds = moving + stopped + paused`, which is last − first whenever times run forward.
 /// - **Climb.** Smoothed elevations through `ElevationHysteresis` (5 m), per segment.
-/// - **Max speed.** The fastest 10 s, as the median of five successive windows (`SpeedWindow`).
+/// - **Max speed.** The fastest 10 s in a straight line, as the median of five successive windows
+///   (`SpeedWindow`).
 ///
 /// `add` is the hot path (a million calls for a big file): no allocation, a few square roots and one
 /// `sin`/`cos` pair per point.
@@ -88,7 +89,7 @@ public struct TrackStatsAccumulator: Sendable {
     private var maxElevation = -Double.infinity
     private var lastElevation: Double?
     private var hysteresis = ElevationHysteresis()
-    private var speedWindow = SpeedWindow()
+    private var speedWindow: SpeedWindow
     private var kilometerSplits = SplitTracker(lengthMeters: Split.kilometerMeters)
     private var mileSplits = SplitTracker(lengthMeters: Split.mileMeters)
 
@@ -96,6 +97,7 @@ public struct TrackStatsAccumulator: Sendable {
         self.activity = activity
         stoppedSpeed = activity.stoppedSpeedMetersPerSecond
         plausibleSpeed = activity.maxPlausibleSpeedMetersPerSecond
+        speedWindow = SpeedWindow(plausibleSpeedMetersPerSecond: plausibleSpeed)
     }
 
     /// Starts a new segment (a `trkseg`, or Resume after Pause). Adding a point without one starts one.
@@ -203,7 +205,7 @@ public struct TrackStatsAccumulator: Sendable {
                 segmentClock = time
                 lastStepClock = time
                 pendingMeters = 0
-                speedWindow.add(distanceMeters: distanceMeters, clock: recordedSeconds)
+                speedWindow.add(point, clock: recordedSeconds)
             }
         }
         lastPoint = point
@@ -216,6 +218,7 @@ public struct TrackStatsAccumulator: Sendable {
             advance(by: step)
             if point.time != nil {
                 classifyInterval(extraMeters: step)
+                speedWindow.add(point, clock: recordedSeconds)
             } else {
                 pendingMeters += step
             }
@@ -256,7 +259,6 @@ public struct TrackStatsAccumulator: Sendable {
         }
         lastStepClock = now
         pendingMeters = 0
-        speedWindow.add(distanceMeters: distanceMeters, clock: recordedSeconds)
     }
 
     /// The stretch after the last anchor: counted unless it was covered at drift speed; its time classified
@@ -268,6 +270,7 @@ public struct TrackStatsAccumulator: Sendable {
             let travelled = (pendingMeters + tail) / (now - since) >= Self.driftSpeedMetersPerSecond
             if travelled { advance(by: tail) }
             classifyInterval(extraMeters: travelled ? tail : 0)
+            speedWindow.add(last, clock: recordedSeconds)
         } else if tail > 0 {
             advance(by: tail)
         }
