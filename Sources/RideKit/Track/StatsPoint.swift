@@ -1,0 +1,44 @@
+import Foundation
+
+/// A point as the stats pipeline carries it: latitude in radians with its local scale computed once, and
+/// optional elevation and time (seconds since 1970).
+struct StatsPoint {
+    var latitudeRadians: Double
+    var longitudeDegrees: Double
+    var scale: LocalScale
+    var elevationMeters: Double?
+    var time: Double?
+
+    init(latitude: Double, longitude: Double, elevationMeters: Double?, time: Double?) {
+        latitudeRadians = latitude * (.pi / 180)
+        longitudeDegrees = longitude
+        scale = LocalScale(latitudeRadians: latitudeRadians)
+        self.elevationMeters = elevationMeters
+        self.time = time
+    }
+
+    /// Offset of `other` from this point in metres east and north, on this point's tangent plane
+    /// (for neighbours a few tens of metres away).
+    @inline(__always)
+    func offset(of other: StatsPoint) -> (east: Double, north: Double) {
+        let dλ = EllipsoidalDistance.longitudeDifferenceRadians(from: longitudeDegrees, to: other.longitudeDegrees)
+        return (dλ * scale.metersPerRadianEast, (other.latitudeRadians - latitudeRadians) * scale.metersPerRadianNorth)
+    }
+
+    /// `EllipsoidalDistance` between two points, reusing their precomputed scales.
+    @inline(__always)
+    func distanceMeters(to other: StatsPoint) -> Double {
+        let dφ = other.latitudeRadians - latitudeRadians
+        let dλ = EllipsoidalDistance.longitudeDifferenceRadians(from: longitudeDegrees, to: other.longitudeDegrees)
+        let limit = EllipsoidalDistance.localLimitRadians
+        if abs(dφ) <= limit && abs(dλ) <= limit {
+            // The mean of the two scales equals the scale at the mid-latitude to second order in dφ.
+            let north = 0.5 * (scale.metersPerRadianNorth + other.scale.metersPerRadianNorth) * dφ
+            let east = 0.5 * (scale.metersPerRadianEast + other.scale.metersPerRadianEast) * dλ
+            return (north * north + east * east).squareRoot()
+        }
+        return Vincenty.inverse(from: coordinate, to: other.coordinate).distanceMeters
+    }
+
+    var coordinate: Coordinate { Coordinate(latitude: latitudeRadians * 180 / .pi, longitude: longitudeDegrees) }
+}

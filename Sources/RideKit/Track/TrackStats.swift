@@ -1,0 +1,152 @@
+/// The figures of a track that people compare and trust: distance, climb, time, speed, splits.
+///
+/// Made by `TrackStatsAccumulator` (or `Track.stats(activity:)`, `GPXDocument.stats(activity:)`); each
+/// figure's definition is on its property. Stored with the track (DESIGN 5), so that lists never recompute.
+public struct TrackStats: Sendable, Hashable {
+    /// The activity whose thresholds were used.
+    public var activity: ActivityKind
+    /// Points with a valid position (bad fixes included; invalid coordinates are not counted).
+    public var pointCount: Int
+    /// Segments, empty ones included.
+    public var segmentCount: Int
+    /// Single bad fixes that were ignored (see `ActivityKind.maxPlausibleSpeedMetersPerSecond`).
+    public var ignoredOutlierCount: Int
+    /// Distance travelled on WGS-84, metres: jitter at a standstill and the gaps between segments excluded.
+    public var distanceMeters: Double
+    /// Elevation gained, metres, after smoothing and a 5 m hysteresis (0 without elevations).
+    public var ascentMeters: Double
+    /// Elevation lost, metres, likewise.
+    public var descentMeters: Double
+    /// `movingSeconds + stoppedSeconds + pausedSeconds`: the last time minus the first whenever times run
+    /// forward; never negative.
+    public var elapsedSeconds: Double
+    /// Time spent in intervals faster than the activity's stopped speed, seconds.
+    public var movingSeconds: Double
+    /// Time within segments spent slower than that, seconds.
+    public var stoppedSeconds: Double
+    /// Time between the end of one segment and the start of the next (Pause/Resume), seconds.
+    public var pausedSeconds: Double
+    /// Fastest speed held over 10 seconds of recorded time, in a straight line (the median of five successive
+    /// 10 s windows), metres per second (0 without times).
+    public var maxSpeedMetersPerSecond: Double
+    /// `distanceMeters / movingSeconds`, metres per second (0 without moving time).
+    public var averageSpeedMetersPerSecond: Double
+    /// Moving time per kilometre, seconds (the pace runners read); nil without distance or moving time.
+    public var averageMovingPaceSecondsPerKilometer: Double?
+    /// Lowest and highest smoothed elevation, metres; nil without elevations.
+    public var minElevationMeters: Double?
+    public var maxElevationMeters: Double?
+    /// Time of the first and of the last point that has one, as written (offset and precision kept).
+    public var startTime: GPXTime?
+    public var endTime: GPXTime?
+    /// First and last position.
+    public var start: Coordinate?
+    public var end: Coordinate?
+    /// Smallest box holding every point, or nil without points.
+    public var bounds: GPXBounds?
+    /// Splits of one kilometre, the last one possibly partial.
+    public var kilometerSplits: [Split]
+    /// Splits of one mile, the last one possibly partial.
+    public var mileSplits: [Split]
+
+    /// Stats of an empty track; the store fills the fields it keeps.
+    public init(activity: ActivityKind = .ride) {
+        self.activity = activity
+        pointCount = 0
+        segmentCount = 0
+        ignoredOutlierCount = 0
+        distanceMeters = 0
+        ascentMeters = 0
+        descentMeters = 0
+        elapsedSeconds = 0
+        movingSeconds = 0
+        stoppedSeconds = 0
+        pausedSeconds = 0
+        maxSpeedMetersPerSecond = 0
+        averageSpeedMetersPerSecond = 0
+        kilometerSplits = []
+        mileSplits = []
+    }
+}
+
+extension TrackStats: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case activity, pointCount, segmentCount, ignoredOutlierCount, distanceMeters, ascentMeters, descentMeters
+        case elapsedSeconds, movingSeconds, stoppedSeconds, pausedSeconds, maxSpeedMetersPerSecond
+        case averageSpeedMetersPerSecond, averageMovingPaceSecondsPerKilometer, minElevationMeters, maxElevationMeters
+        case startTime, endTime, start, end, bounds, kilometerSplits, mileSplits
+    }
+
+    /// `GPXBounds` as JSON, with the key names of GPX and of `bikeride stats --json`.
+    private struct BoundsBox: Codable {
+        var minLatitude: Double, minLongitude: Double, maxLatitude: Double, maxLongitude: Double
+    }
+
+    /// Times are encoded as RFC 3339 text in the offset they were written with, so they decode unchanged.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(activity, forKey: .activity)
+        try container.encode(pointCount, forKey: .pointCount)
+        try container.encode(segmentCount, forKey: .segmentCount)
+        try container.encode(ignoredOutlierCount, forKey: .ignoredOutlierCount)
+        try container.encode(distanceMeters, forKey: .distanceMeters)
+        try container.encode(ascentMeters, forKey: .ascentMeters)
+        try container.encode(descentMeters, forKey: .descentMeters)
+        try container.encode(elapsedSeconds, forKey: .elapsedSeconds)
+        try container.encode(movingSeconds, forKey: .movingSeconds)
+        try container.encode(stoppedSeconds, forKey: .stoppedSeconds)
+        try container.encode(pausedSeconds, forKey: .pausedSeconds)
+        try container.encode(maxSpeedMetersPerSecond, forKey: .maxSpeedMetersPerSecond)
+        try container.encode(averageSpeedMetersPerSecond, forKey: .averageSpeedMetersPerSecond)
+        try container.encodeIfPresent(averageMovingPaceSecondsPerKilometer, forKey: .averageMovingPaceSecondsPerKilometer)
+        try container.encodeIfPresent(minElevationMeters, forKey: .minElevationMeters)
+        try container.encodeIfPresent(maxElevationMeters, forKey: .maxElevationMeters)
+        try container.encodeIfPresent(startTime?.rfc3339, forKey: .startTime)
+        try container.encodeIfPresent(endTime?.rfc3339, forKey: .endTime)
+        try container.encodeIfPresent(start, forKey: .start)
+        try container.encodeIfPresent(end, forKey: .end)
+        try container.encodeIfPresent(
+            bounds.map { BoundsBox(minLatitude: $0.minLatitude, minLongitude: $0.minLongitude, maxLatitude: $0.maxLatitude, maxLongitude: $0.maxLongitude) },
+            forKey: .bounds
+        )
+        try container.encode(kilometerSplits, forKey: .kilometerSplits)
+        try container.encode(mileSplits, forKey: .mileSplits)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(activity: try container.decode(ActivityKind.self, forKey: .activity))
+        pointCount = try container.decode(Int.self, forKey: .pointCount)
+        segmentCount = try container.decode(Int.self, forKey: .segmentCount)
+        ignoredOutlierCount = try container.decode(Int.self, forKey: .ignoredOutlierCount)
+        distanceMeters = try container.decode(Double.self, forKey: .distanceMeters)
+        ascentMeters = try container.decode(Double.self, forKey: .ascentMeters)
+        descentMeters = try container.decode(Double.self, forKey: .descentMeters)
+        elapsedSeconds = try container.decode(Double.self, forKey: .elapsedSeconds)
+        movingSeconds = try container.decode(Double.self, forKey: .movingSeconds)
+        stoppedSeconds = try container.decode(Double.self, forKey: .stoppedSeconds)
+        pausedSeconds = try container.decode(Double.self, forKey: .pausedSeconds)
+        maxSpeedMetersPerSecond = try container.decode(Double.self, forKey: .maxSpeedMetersPerSecond)
+        averageSpeedMetersPerSecond = try container.decode(Double.self, forKey: .averageSpeedMetersPerSecond)
+        averageMovingPaceSecondsPerKilometer = try container.decodeIfPresent(Double.self, forKey: .averageMovingPaceSecondsPerKilometer)
+        minElevationMeters = try container.decodeIfPresent(Double.self, forKey: .minElevationMeters)
+        maxElevationMeters = try container.decodeIfPresent(Double.self, forKey: .maxElevationMeters)
+        func time(_ key: CodingKeys) throws -> GPXTime? {
+            guard let text = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
+            do {
+                return try GPXTime(parsing: text)
+            } catch {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: error.description)
+            }
+        }
+        startTime = try time(.startTime)
+        endTime = try time(.endTime)
+        start = try container.decodeIfPresent(Coordinate.self, forKey: .start)
+        end = try container.decodeIfPresent(Coordinate.self, forKey: .end)
+        bounds = try container.decodeIfPresent(BoundsBox.self, forKey: .bounds).map {
+            GPXBounds(minLatitude: $0.minLatitude, minLongitude: $0.minLongitude, maxLatitude: $0.maxLatitude, maxLongitude: $0.maxLongitude)
+        }
+        kilometerSplits = try container.decode([Split].self, forKey: .kilometerSplits)
+        mileSplits = try container.decode([Split].self, forKey: .mileSplits)
+    }
+}

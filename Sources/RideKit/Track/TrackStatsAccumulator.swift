@@ -1,0 +1,313 @@
+/// Computes `TrackStats` from a stream of points, in constant memory (apart from the splits).
+///
+///     var accumulator = TrackStatsAccumulator(activity: .ride)
+///     accumulator.beginSegment()
+///     for point in points { accumulator.add(latitude: point.latitude, longitude: point.longitude,
+///                                           elevation: point.elevation, time: point.time) }
+///     let stats = accumulator.finish()   // distance, climb, moving time, max speed, splits…
+///
+/// What each figure means, and why:
+/// - **Bad fixes.** A single fix that implies an impossible speed both to reach it and to leave it, while
+///   its neighbours agree with each other, is dropped (`ActivityKind.maxPlausibleSpeedMetersPerSecond`, plus
+///   20 m of slack for scatter). It needs times; without them every fix is kept.
+/// - **Scatter.** Fixes are smoothed by `PositionSmoother`, by no more than the noise the track shows.
+/// - **Distance.** Accrues from an anchor: only once a smoothed fix lies `noiseRadiusMeters` (5 m) or more
+///   from the last anchor is that distance added and the fix made the new anchor. Standing still, the
+///   smoothed fixes stay within a metre or two of each other, so jitter adds nothing; moving, the steps are
+///   chords of at least 5 m, which follow any real path closely. At the end of a segment the last stretch
+///   (under 5 m) counts unless it was covered at under 0.2 m/s (a receiver lying still drifts). Segments are measured apart:
+///   the gap between one's end and the next one's start is not distance.
+/// - **Moving and stopped time.** Each step's interval (from the previous step's time) is moving when the
+///   step's distance over its duration reaches the activity's stopped speed, stopped otherwise. Time only
+///   runs forward: a time earlier than one already seen counts as that one (no negative or infinite
+///   speeds), and points without a time take part in distance only. The time between segments is paused.
+///   `elapsedSeconds = moving + stopped + paused`, which is last − first whenever times run forward.
+/// - **Climb.** Smoothed elevations through `ElevationHysteresis` (5 m), per segment.
+/// - **Max speed.** The fastest 10 s in a straight line, as the median of five successive windows
+///   (`SpeedWindow`).
+///
+/// `add` is the hot path (a million calls for a big file): no allocation, a few square roots and one
+/// `sin`/`cos` pair per point.
+public struct TrackStatsAccumulator: Sendable {
+    /// Distance accrues only in steps of at least this many metres: over the scatter that smoothing leaves
+    /// of fixes at a standstill (≈ 1–2 m), under the spacing of fixes at riding speed.
+    public static let noiseRadiusMeters = 5.0
+    /// The last stretch of a segment (under `noiseRadiusMeters`) is travel only if covered faster than this;
+    /// slower, it is the drift of a receiver lying still.
+    static let driftSpeedMetersPerSecond = 0.2
+    /// Scatter allowed on top of the plausible speed before a fix counts as bad.
+    static let outlierSlackMeters = 20.0
+
+    /// The activity whose thresholds are used.
+    public let activity: ActivityKind
+    private let stoppedSpeed: Double
+    private let plausibleSpeed: Double
+
+    private var pointCount = 0
+    private var segmentCount = 0
+    private var outlierCount = 0
+    private var segmentOpen = false
+
+    // As written: bounds, first and last position and time.
+    private var minLatitude = Double.infinity
+    private var maxLatitude = -Double.infinity
+    private var minLongitude = Double.infinity
+    private var maxLongitude = -Double.infinity
+    private var startCoordinate: Coordinate?
+    private var endCoordinate: Coordinate?
+    private var startTime: GPXTime?
+    private var endTime: GPXTime?
+
+    // Bad-fix gate: the last accepted fix and the one waiting for its successor.
+    private var gateLast: StatsPoint?
+    private var gateCandidate: StatsPoint?
+
+    private var smoother = PositionSmoother()
+
+    // Motion within the current segment.
+    private var anchor: StatsPoint?
+    private var anchorClock = 0.0
+    private var anchorElevation: Double?
+    private var lastPoint: StatsPoint?
+    /// Latest time seen in the segment (seconds since 1970): the clock that only runs forward.
+    private var segmentClock: Double?
+    /// `segmentClock` at the last step with a time.
+    private var lastStepClock: Double?
+    /// Distance of steps taken at points without a time since `lastStepClock`.
+    private var pendingMeters = 0.0
+    private var previousSegmentEndClock: Double?
+
+    // Totals.
+    /// Recorded seconds so far (moving + stopped, classified or not yet): the clock of splits and max speed.
+    private var recordedSeconds = 0.0
+    private var distanceMeters = 0.0
+    private var movingSeconds = 0.0
+    private var stoppedSeconds = 0.0
+    private var pausedSeconds = 0.0
+    private var hasTime = false
+    private var minElevation = Double.infinity
+    private var maxElevation = -Double.infinity
+    private var lastElevation: Double?
+    private var hysteresis = ElevationHysteresis()
+    private var speedWindow: SpeedWindow
+    private var kilometerSplits = SplitTracker(lengthMeters: Split.kilometerMeters)
+    private var mileSplits = SplitTracker(lengthMeters: Split.mileMeters)
+
+    public init(activity: ActivityKind = .ride) {
+        self.activity = activity
+        stoppedSpeed = activity.stoppedSpeedMetersPerSecond
+        plausibleSpeed = activity.maxPlausibleSpeedMetersPerSecond
+        speedWindow = SpeedWindow(plausibleSpeedMetersPerSecond: plausibleSpeed)
+    }
+
+    /// Starts a new segment (a `trkseg`, or Resume after Pause). Adding a point without one starts one.
+    public mutating func beginSegment() {
+        if segmentOpen { endSegment() }
+        segmentOpen = true
+        segmentCount += 1
+    }
+
+    /// Adds the next point of the current segment. Points with a non-finite or out-of-range position are
+    /// ignored; a non-finite elevation counts as none.
+    public mutating func add(latitude: Double, longitude: Double, elevation: Double?, time: GPXTime?) {
+        guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 180 else { return }
+        if !segmentOpen { beginSegment() }
+        pointCount += 1
+        minLatitude = min(minLatitude, latitude)
+        maxLatitude = max(maxLatitude, latitude)
+        minLongitude = min(minLongitude, longitude)
+        maxLongitude = max(maxLongitude, longitude)
+        let coordinate = Coordinate(latitude: latitude, longitude: longitude)
+        if startCoordinate == nil { startCoordinate = coordinate }
+        endCoordinate = coordinate
+        if let time {
+            if startTime == nil { startTime = time }
+            endTime = time
+        }
+
+        let point = StatsPoint(
+            latitude: latitude, longitude: longitude, elevationMeters: elevation.flatMap { $0.isFinite ? $0 : nil },
+            time: time?.timeIntervalSince1970
+        )
+        if let candidate = gateCandidate {
+            if let last = gateLast, isBadFix(candidate, after: last, before: point) {
+                outlierCount += 1
+            } else {
+                accept(candidate)
+            }
+        }
+        gateCandidate = point
+    }
+
+    /// Adds a track point.
+    public mutating func add(_ point: TrackPoint) {
+        add(latitude: point.latitude, longitude: point.longitude, elevation: point.elevation, time: point.time)
+    }
+
+    /// The stats of everything added so far. Does not change the accumulator: it finishes a copy, so a
+    /// recording can show live figures and go on.
+    public func finish() -> TrackStats {
+        var copy = self
+        if copy.segmentOpen { copy.endSegment() }
+        return copy.makeStats()
+    }
+
+    // MARK: - Pipeline
+
+    private func isBadFix(_ point: StatsPoint, after previous: StatsPoint, before next: StatsPoint) -> Bool {
+        guard let t0 = previous.time, let t1 = point.time, let t2 = next.time else { return false }
+        func implausible(_ a: StatsPoint, _ b: StatsPoint, _ seconds: Double) -> Bool {
+            a.distanceMeters(to: b) > plausibleSpeed * max(0, seconds) + Self.outlierSlackMeters
+        }
+        return implausible(previous, point, t1 - t0) && implausible(point, next, t2 - t1)
+            && !implausible(previous, next, t2 - t0)
+    }
+
+    private mutating func accept(_ point: StatsPoint) {
+        gateLast = point
+        if let smoothed = smoother.push(point) { consume(smoothed) }
+    }
+
+    private mutating func endSegment() {
+        if let candidate = gateCandidate { accept(candidate) }
+        while let smoothed = smoother.drain() { consume(smoothed) }
+        finishMotion()
+        hysteresis.endSegment()
+        if let clock = segmentClock { previousSegmentEndClock = clock }
+        gateLast = nil
+        gateCandidate = nil
+        smoother.beginSegment()
+        anchor = nil
+        lastPoint = nil
+        segmentClock = nil
+        lastStepClock = nil
+        pendingMeters = 0
+        speedWindow.reset()
+        segmentOpen = false
+    }
+
+    private mutating func consume(_ point: StatsPoint) {
+        if let elevation = point.elevationMeters {
+            minElevation = min(minElevation, elevation)
+            maxElevation = max(maxElevation, elevation)
+            hysteresis.add(elevation)
+            lastElevation = elevation
+        }
+        if let time = point.time {
+            hasTime = true
+            if let clock = segmentClock {
+                if time > clock {
+                    recordedSeconds += time - clock
+                    segmentClock = time
+                }
+            } else {
+                if let previousEnd = previousSegmentEndClock, time > previousEnd { pausedSeconds += time - previousEnd }
+                segmentClock = time
+                lastStepClock = time
+                pendingMeters = 0
+                speedWindow.add(point, clock: recordedSeconds)
+            }
+        }
+        lastPoint = point
+        guard let anchor else {
+            setAnchor(point)
+            return
+        }
+        let step = anchor.distanceMeters(to: point)
+        if step >= Self.noiseRadiusMeters {
+            advance(by: step)
+            if point.time != nil {
+                classifyInterval(extraMeters: step)
+                speedWindow.add(point, clock: recordedSeconds)
+            } else {
+                pendingMeters += step
+            }
+            setAnchor(point)
+        }
+    }
+
+    private mutating func setAnchor(_ point: StatsPoint) {
+        anchor = point
+        anchorClock = recordedSeconds
+        anchorElevation = lastElevation
+    }
+
+    /// Adds a step's distance and cuts splits along it.
+    private mutating func advance(by meters: Double) {
+        let from = distanceMeters
+        distanceMeters += meters
+        kilometerSplits.advance(
+            fromMeters: from, stepMeters: meters, clock0: anchorClock, clock1: recordedSeconds,
+            elevation0: anchorElevation, elevation1: lastElevation
+        )
+        mileSplits.advance(
+            fromMeters: from, stepMeters: meters, clock0: anchorClock, clock1: recordedSeconds,
+            elevation0: anchorElevation, elevation1: lastElevation
+        )
+    }
+
+    /// Classifies the time since the last timed step as moving or stopped by the speed over it.
+    private mutating func classifyInterval(extraMeters: Double) {
+        guard let now = segmentClock, let since = lastStepClock else { return }
+        let seconds = now - since
+        if seconds > 0 {
+            if (pendingMeters + extraMeters) / seconds >= stoppedSpeed {
+                movingSeconds += seconds
+            } else {
+                stoppedSeconds += seconds
+            }
+        }
+        lastStepClock = now
+        pendingMeters = 0
+    }
+
+    /// The stretch after the last anchor: counted unless it was covered at drift speed; its time classified
+    /// either way.
+    private mutating func finishMotion() {
+        guard let anchor, let last = lastPoint else { return }
+        let tail = anchor.distanceMeters(to: last)
+        if let now = segmentClock, let since = lastStepClock, now > since {
+            let travelled = (pendingMeters + tail) / (now - since) >= Self.driftSpeedMetersPerSecond
+            if travelled { advance(by: tail) }
+            classifyInterval(extraMeters: travelled ? tail : 0)
+            speedWindow.add(last, clock: recordedSeconds)
+        } else if tail > 0 {
+            advance(by: tail)
+        }
+    }
+
+    private func makeStats() -> TrackStats {
+        var stats = TrackStats(activity: activity)
+        stats.pointCount = pointCount
+        stats.segmentCount = segmentCount
+        stats.ignoredOutlierCount = outlierCount
+        stats.distanceMeters = distanceMeters
+        stats.ascentMeters = hysteresis.ascentMeters
+        stats.descentMeters = hysteresis.descentMeters
+        stats.movingSeconds = movingSeconds
+        stats.stoppedSeconds = stoppedSeconds
+        stats.pausedSeconds = pausedSeconds
+        stats.elapsedSeconds = movingSeconds + stoppedSeconds + pausedSeconds
+        stats.maxSpeedMetersPerSecond = speedWindow.maxSpeedMetersPerSecond
+        stats.averageSpeedMetersPerSecond = movingSeconds > 0 ? distanceMeters / movingSeconds : 0
+        if movingSeconds > 0 && distanceMeters > 0 {
+            stats.averageMovingPaceSecondsPerKilometer = movingSeconds / (distanceMeters / 1000)
+        }
+        if minElevation <= maxElevation {
+            stats.minElevationMeters = minElevation
+            stats.maxElevationMeters = maxElevation
+        }
+        stats.startTime = startTime
+        stats.endTime = endTime
+        stats.start = startCoordinate
+        stats.end = endCoordinate
+        if pointCount > 0 {
+            stats.bounds = GPXBounds(minLatitude: minLatitude, minLongitude: minLongitude, maxLatitude: maxLatitude, maxLongitude: maxLongitude)
+        }
+        stats.kilometerSplits = kilometerSplits.finished(
+            totalMeters: distanceMeters, clock: recordedSeconds, elevation: lastElevation, hasTime: hasTime
+        )
+        stats.mileSplits = mileSplits.finished(totalMeters: distanceMeters, clock: recordedSeconds, elevation: lastElevation, hasTime: hasTime)
+        return stats
+    }
+}

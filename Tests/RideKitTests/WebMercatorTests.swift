@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+import RideKit
+
+@Suite struct WebMercatorTests {
+    @Test func worldTileCoversTheWholeMap() {
+        let tile = MapTile(containing: Coordinate(latitude: 10, longitude: 10), zoom: 0)
+        #expect(tile == MapTile(x: 0, y: 0, zoom: 0))
+        #expect(abs(tile.bounds.maxLatitude - 85.0511287798066) < 1e-9)
+        #expect(abs(tile.bounds.minLatitude + 85.0511287798066) < 1e-9)
+        #expect(tile.bounds.minLongitude == -180)
+        #expect(tile.bounds.maxLongitude == 180)
+    }
+
+    @Test func londonAtZoomTenIsTheKnownTile() {
+        // Trafalgar Square on the OpenStreetMap tile grid: 10/511/340.
+        #expect(MapTile(containing: Coordinate(latitude: 51.508, longitude: -0.128), zoom: 10) == MapTile(x: 511, y: 340, zoom: 10))
+    }
+
+    @Test func tileBoundsContainThePointAndTileAgain() {
+        var random = SeededGenerator(seed: 5)
+        for _ in 0..<1_000 {
+            let point = Coordinate(latitude: random.symmetric(85), longitude: random.symmetric(179.999))
+            let zoom = Int(random.unit() * 19)
+            let bounds = MapTile(containing: point, zoom: zoom).bounds
+            #expect(bounds.minLatitude <= point.latitude && point.latitude <= bounds.maxLatitude)
+            #expect(bounds.minLongitude <= point.longitude && point.longitude <= bounds.maxLongitude)
+        }
+    }
+
+    @Test func tileCoordinatesRoundTrip() {
+        let point = Coordinate(latitude: -33.8688, longitude: 151.2093)
+        let (x, y) = WebMercator.tileCoordinates(of: point, zoom: 15)
+        let back = WebMercator.coordinate(tileX: x, tileY: y, zoom: 15)
+        #expect(abs(back.latitude - point.latitude) < 1e-10)
+        #expect(abs(back.longitude - point.longitude) < 1e-10)
+    }
+
+    @Test func polesAreClampedToTheMapEdge() {
+        #expect(MapTile(containing: Coordinate(latitude: 90, longitude: 0), zoom: 3).y == 0)
+        #expect(MapTile(containing: Coordinate(latitude: -90, longitude: 0), zoom: 3).y == 7)
+        #expect(MapTile(containing: Coordinate(latitude: 0, longitude: 180), zoom: 3).x == 7)
+    }
+
+    @Test func metersPerPixelFollowsTheEquatorAndTheCosine() {
+        // 2π·6378137 / 256 = 156,543.034 m per pixel at zoom 0 on the equator, halving with every zoom level.
+        #expect(abs(WebMercator.metersPerPixel(latitudeDegrees: 0, zoom: 0) - 156_543.033_928) < 1e-5)
+        #expect(abs(WebMercator.metersPerPixel(latitudeDegrees: 60, zoom: 10) - 156_543.033_928 / 2 / 1024) < 1e-6)
+        #expect(abs(WebMercator.metersPerPixel(latitudeDegrees: 0, zoom: 1, tileSizePixels: 512) - 156_543.033_928 / 4) < 1e-6)
+    }
+}
