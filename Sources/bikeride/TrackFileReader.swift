@@ -59,11 +59,11 @@ enum TrackFileReader {
     /// Streams a GPX file into `handler` (memory stays flat, whatever the file's size).
     static func stream<Handler: GPXContentHandler>(_ path: String, into handler: inout Handler, lenient: Bool) throws(FileError) -> GPXReadReport {
         let options = GPXReadOptions(lenient: lenient)
+        if path != "-" { try checkReadable(path) }
         do {
             if path == "-" {
                 return try GPXReader.parse(fileHandle: FileHandle.standardInput, into: &handler, options: options)
             }
-            try checkReadable(path)
             return try GPXReader.parse(contentsOf: URL(filePath: path), into: &handler, options: options)
         } catch {
             throw FileError(file: displayName(path), error)
