@@ -41,9 +41,6 @@ enum GPXName: UInt8 {
         }
     }
 
-    /// Names longer than eight bytes, compared in full.
-    private static let longNames: [([UInt8], GPXName)] = spellings.filter { $0.0.utf8.count > 8 }.map { (Array($0.0.utf8), $0.1) }
-
     /// The name for a local name's bytes. Names of up to eight bytes are packed into an integer and matched
     /// by one switch: this runs for every element of every file.
     static func lookup(_ bytes: UnsafeBufferPointer<UInt8>) -> GPXName {
@@ -53,10 +50,16 @@ enum GPXName: UInt8 {
             for index in 0..<count { key |= UInt64(bytes[index]) << (8 * UInt64(index)) }
             return lookup(packed: key)
         }
-        for (spelling, name) in longNames where spelling.count == count {
-            if spelling.withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress!, count) }) == 0 { return name }
+        switch count {
+        case 10 where sameBytes(bytes.baseAddress!, "extensions"): return .extensions
+        case 19 where sameBytes(bytes.baseAddress!, "TrackPointExtension"): return .trackPointExtension
+        case 9 where sameBytes(bytes.baseAddress!, "copyright"): return .copyright
+        case 11 where sameBytes(bytes.baseAddress!, "geoidheight"): return .geoidheight
+        case 13 where sameBytes(bytes.baseAddress!, "ageofdgpsdata"): return .ageofdgpsdata
+        case 14 where sameBytes(bytes.baseAddress!, "PowerExtension"): return .powerExtension
+        case 12 where sameBytes(bytes.baseAddress!, "PowerInWatts"): return .powerInWatts
+        default: return .unknown
         }
-        return .unknown
     }
 
     // Generated from `spellings`: each name's bytes, little-endian.

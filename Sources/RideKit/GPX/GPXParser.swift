@@ -230,7 +230,7 @@ struct GPXParser<Handler: GPXContentHandler> {
         for index in 0..<scanner.attributeCount {
             let attribute = scanner.attributes[index]
             guard attribute.namespace == XMLScanner.noNamespace, attribute.localLength == name.utf8CodeUnitCount else { continue }
-            if memcmp(scanner.base + attribute.localStart, name.utf8Start, name.utf8CodeUnitCount) == 0 { return attribute }
+            if sameBytes(scanner.base + attribute.localStart, name) { return attribute }
         }
         return nil
     }
@@ -745,19 +745,20 @@ struct GPXParser<Handler: GPXContentHandler> {
     private mutating func readTypedValue(
         _ name: GPXName, kind: NamespaceKind, into point: inout TrackPoint, keepingTo kept: inout [XMLElementNode]
     ) throws(GPXError) {
-        let field: WritableKeyPath<TrackPoint, Double?>?
+        // A switch, not key paths: this runs for every hr and cad of every point.
+        let isFree: Bool
         switch name {
-        case .hr: field = \.heartRate
-        case .cad: field = \.cadence
-        case .atemp: field = \.temperatureCelsius
-        case .wtemp: field = \.waterTemperatureCelsius
-        case .depth: field = \.depthMeters
-        case .speed: field = \.speedMetersPerSecond
-        case .course: field = \.courseDegrees
-        case .powerInWatts, .power: field = \.powerWatts
-        default: field = nil
+        case .hr: isFree = point.heartRate == nil
+        case .cad: isFree = point.cadence == nil
+        case .atemp: isFree = point.temperatureCelsius == nil
+        case .wtemp: isFree = point.waterTemperatureCelsius == nil
+        case .depth: isFree = point.depthMeters == nil
+        case .speed: isFree = point.speedMetersPerSecond == nil
+        case .course: isFree = point.courseDegrees == nil
+        case .powerInWatts, .power: isFree = point.powerWatts == nil
+        default: isFree = false
         }
-        guard let field, point[keyPath: field] == nil else {
+        guard isFree else {
             if keepsExtensions {
                 kept.append(contentsOf: unwrapped(try readTree()))
             } else {
@@ -765,6 +766,15 @@ struct GPXParser<Handler: GPXContentHandler> {
             }
             return
         }
-        point[keyPath: field] = name == .speed ? try readSpeed(of: name.spelling) : try readNumber(of: name.spelling)
+        switch name {
+        case .hr: point.heartRate = try readNumber(of: "hr")
+        case .cad: point.cadence = try readNumber(of: "cad")
+        case .atemp: point.temperatureCelsius = try readNumber(of: "atemp")
+        case .wtemp: point.waterTemperatureCelsius = try readNumber(of: "wtemp")
+        case .depth: point.depthMeters = try readNumber(of: "depth")
+        case .speed: point.speedMetersPerSecond = try readSpeed(of: "speed")
+        case .course: point.courseDegrees = try readNumber(of: "course")
+        default: point.powerWatts = try readNumber(of: name.spelling)
+        }
     }
 }

@@ -344,7 +344,12 @@ struct XMLScanner {
     private mutating func scanText(skippingWhitespace: Bool) throws(GPXError) -> Step {
         var p = position
         if skippingWhitespace {
-            while p < end, case let byte = base[p], byte == 32 || byte == 10 || byte == 9 { p += 1 }
+            // Indentation: a line end, then runs of spaces, skipped eight at a time.
+            while true {
+                while p + 8 <= end && UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020 { p += 8 }
+                guard p < end, case let byte = base[p], byte == 32 || byte == 10 || byte == 9 else { break }
+                p += 1
+            }
             if p < end && base[p] == UInt8(ascii: "<") {
                 position = p
                 return .skipped
@@ -729,11 +734,11 @@ struct XMLScanner {
                 let earlier = attributes[other]
                 let sameRaw =
                     earlier.qnameLength == attribute.qnameLength
-                    && memcmp(base + earlier.qnameStart, base + attribute.qnameStart, attribute.qnameLength) == 0
+                    && sameBytes(base + earlier.qnameStart, base + attribute.qnameStart, attribute.qnameLength)
                 let sameExpanded =
                     earlier.namespace == attribute.namespace && attribute.namespace != XMLScanner.xmlnsNamespace
                     && earlier.localLength == attribute.localLength
-                    && memcmp(base + earlier.localStart, base + attribute.localStart, attribute.localLength) == 0
+                    && sameBytes(base + earlier.localStart, base + attribute.localStart, attribute.localLength)
                 if sameRaw || sameExpanded {
                     throw malformed("duplicate attribute", at: attribute.qnameStart)
                 }
@@ -785,7 +790,7 @@ struct XMLScanner {
     }
 
     private func bytesEqual(_ offset: Int, _ text: StaticString) -> Bool {
-        memcmp(base + offset, text.utf8Start, text.utf8CodeUnitCount) == 0
+        sameBytes(base + offset, text)
     }
 
     private mutating func closeElement() {
@@ -845,7 +850,7 @@ struct XMLScanner {
             throw malformed("end tag without a start tag", at: position)
         }
         let length = nameEnd - nameStart
-        let matches = length == open.nameLength && memcmp(names.pointer + open.nameStart, base + nameStart, length) == 0
+        let matches = length == open.nameLength && sameBytes(names.pointer + open.nameStart, base + nameStart, length)
         guard matches else {
             let expected = String(decoding: UnsafeBufferPointer(start: names.pointer + open.nameStart, count: open.nameLength), as: UTF8.self)
             let found = String(decoding: UnsafeBufferPointer(start: base + nameStart, count: length), as: UTF8.self)
@@ -1167,6 +1172,11 @@ final class ScanBuffer {
     }
 
     deinit { pointer.deallocate() }
+}
+
+/// Compares bytes with a static string of the same length.
+@inline(__always) func sameBytes(_ bytes: UnsafePointer<UInt8>, _ text: StaticString) -> Bool {
+    sameBytes(bytes, text.utf8Start, text.utf8CodeUnitCount)
 }
 
 /// Compares short byte runs without a call: names are a few bytes long.
