@@ -27,7 +27,8 @@
 //        Set FUZZ_GPX_NO_POINT_COUNT=1 to turn this off.
 //      - Optional (FUZZ_GPX_FALSE_REJECTS=1): TRAP when expat accepts and our strict reader calls the
 //        input not well-formed XML (GPXError.Reason.notWellFormed / .truncated). Off by default: the
-//        reader may legitimately be stricter than expat in places (see the message when it fires).
+//        reader may legitimately be stricter than expat. Known case: expat accepts UTF-16 with an
+//        unpaired surrogate, which is not an XML Char (the reader is right to refuse it).
 //
 // A trap prints both verdicts first, so the crash file in Benchmarks/fuzz/artifacts/ explains itself.
 
