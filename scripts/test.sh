@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The one command that runs every test of bikeride, on a fresh Debian machine with Swift installed:
+#
+#   bash scripts/test.sh
+#
+# It installs what is missing first (system packages with apt-get, Python packages with pip), then
+# builds and runs the Swift tests. Any failing step or test makes it exit non-zero. CI runs exactly
+# this (.ci/run). Benchmarks and the fuzzer are not part of it (see Benchmarks/README.md).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+as_root() {
+    if [ "$(id -u)" = 0 ]; then
+        "$@"
+    elif command -v sudo >/dev/null; then
+        sudo "$@"
+    else
+        echo "scripts/test.sh: need root or sudo to run: $*" >&2
+        exit 1
+    fi
+}
+
+# --- system packages ----------------------------------------------------------------------------
+#   libexpat1-dev  libexpat, the reference the GPX tokenizer is checked against (CExpat target)
+#   libxml2-utils  xmllint, to validate written GPX against the official schema
+#   pkg-config     how SwiftPM finds expat
+#   python3, python3-pip  for gpxpy, the stats comparison in the tests (when missing)
+system_packages=(libexpat1-dev libxml2-utils pkg-config)
+command -v python3 >/dev/null || system_packages+=(python3)
+if ! python3 -m pip --version >/dev/null 2>&1; then system_packages+=(python3-pip); fi
+
+missing=()
+for package in "${system_packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$package")
+    fi
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+    step "installing system packages: ${missing[*]}"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# --- Python packages ----------------------------------------------------------------------------
+#   gpxpy          the reference the stats are compared against
+python_packages=(gpxpy)
+missing=()
+for package in "${python_packages[@]}"; do
+    python3 -c "import $package" 2>/dev/null || missing+=("$package")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+    step "installing Python packages: ${missing[*]}"
+    # Debian's own python3 refuses pip installs outside a venv (PEP 668) unless told otherwise.
+    python3 -m pip install --quiet --disable-pip-version-check "${missing[@]}" \
+        || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "${missing[@]}"
+fi
+
+# --- Swift --------------------------------------------------------------------------------------
+step "swift build --build-tests"
+swift build --build-tests
+
+step "swift test"
+swift test
+
+# --- browser tests ------------------------------------------------------------------------------
+# The web app's browser tests (DESIGN 8: Playwright for Python driving Debian's chromium with an
+# emulated GPS) go here when the web app lands: install `chromium` with apt-get and `playwright`
+# with pip in the sections above, then run them, e.g.
+#   step "browser tests"
+#   python3 -m pytest Tests/browser
+if [ -e Tests/browser/run.sh ]; then
+    step "browser tests"
+    bash Tests/browser/run.sh
+fi
+
+step "all tests passed"
