@@ -25,6 +25,24 @@ enum GPXName: UInt8 {
         ("PowerInWatts", .powerInWatts), ("power", .power),
     ]
 
+    /// The children of a point that hold only text.
+    var isSimplePointField: Bool {
+        switch self {
+        case .ele, .time, .magvar, .geoidheight, .name, .cmt, .desc, .src, .sym, .type, .fix, .sat, .hdop, .vdop, .pdop,
+            .ageofdgpsdata, .dgpsid, .speed, .course:
+            return true
+        default: return false
+        }
+    }
+
+    /// The TrackPointExtension / PowerExtension values read as typed fields.
+    var isTypedExtensionValue: Bool {
+        switch self {
+        case .hr, .cad, .atemp, .wtemp, .depth, .speed, .course, .powerInWatts: return true
+        default: return false
+        }
+    }
+
     /// The name as written in files, for messages about typed extension values.
     var spelling: StaticString {
         switch self {

@@ -22,6 +22,9 @@ struct GPXParser<Handler: GPXContentHandler> {
     private var namespaceKinds: [NamespaceKind] = []
     /// Scratch for element text, reused.
     private var text: [UInt8] = []
+    /// The current element was found by `XMLScanner.peekSimpleElement()` and not yet consumed: its value is
+    /// `scanner.rawText`, and the value readers take it from there.
+    private var peeked = false
 
     init(scanner: XMLScanner, handler: Handler, lenient: Bool) {
         self.scanner = scanner
@@ -52,6 +55,7 @@ struct GPXParser<Handler: GPXContentHandler> {
 
     /// Consumes the rest of the current element, checking it.
     private mutating func skipElement() throws(GPXError) {
+        try dropPeek()
         var depth = 1
         while depth > 0 {
             switch try scanner.next(skippingWhitespace: true) {
@@ -73,7 +77,21 @@ struct GPXParser<Handler: GPXContentHandler> {
     /// Reads an element with text content into `text` (decoded), consuming its end tag.
     private mutating func readText(of element: StaticString) throws(GPXError) {
         text.removeAll(keepingCapacity: true)
+        if peeked {
+            peeked = false
+            scanner.acceptSimpleElement()
+            text.append(contentsOf: scanner.rawText)
+            return
+        }
         try readRestOfText(of: element)
+    }
+
+    /// Gives up a peeked element: the scanner reads its start tag again the general way, for code that walks
+    /// the element's events (trees, skipping).
+    private mutating func dropPeek() throws(GPXError) {
+        guard peeked else { return }
+        peeked = false
+        _ = try scanner.next(skippingWhitespace: true)
     }
 
     private mutating func readRestOfText(of element: StaticString) throws(GPXError) {
@@ -95,6 +113,11 @@ struct GPXParser<Handler: GPXContentHandler> {
     /// Reads a simple element's value and hands its bytes to `body`: straight from the scanner's buffer when the
     /// element is one plain text run (nearly always), else from `text`.
     private mutating func withValueBytes<T>(of element: StaticString, _ body: (UnsafeBufferPointer<UInt8>) -> T) throws(GPXError) -> T {
+        if peeked {
+            peeked = false
+            scanner.acceptSimpleElement()
+            return body(scanner.rawText)
+        }
         switch try scanner.next() {
         case .endElement:
             return body(UnsafeBufferPointer(start: nil, count: 0))
@@ -141,17 +164,22 @@ struct GPXParser<Handler: GPXContentHandler> {
 
     private mutating func readTime(of element: StaticString) throws(GPXError) -> GPXTime? {
         let start = scanner.currentTokenStart
-        try readText(of: element)
-        var first = 0
-        var last = text.count
-        while first < last && DecimalParser.isSpace(text[first]) { first += 1 }
-        while last > first && DecimalParser.isSpace(text[last - 1]) { last -= 1 }
-        if first == last { return nil }
-        let result = text.withUnsafeBytes { GPXTime.parse(UnsafeRawBufferPointer(rebasing: $0[first..<last])) }
-        switch result {
-        case .success(let time): return time
-        case .failure:
-            return try invalidValue(element: element, expected: "an RFC 3339 time such as 2024-05-01T08:00:00Z", at: start)
+        let parsed = try withValueBytes(of: element) { bytes -> ParsedValue<GPXTime> in
+            var first = 0
+            var last = bytes.count
+            while first < last && DecimalParser.isSpace(bytes[first]) { first += 1 }
+            while last > first && DecimalParser.isSpace(bytes[last - 1]) { last -= 1 }
+            if first == last { return .empty }
+            switch GPXTime.parse(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[first..<last])) {
+            case .success(let time): return .value(time)
+            case .failure: return .invalid(String(decoding: bytes.prefix(80), as: UTF8.self))
+            }
+        }
+        switch parsed {
+        case .empty: return nil
+        case .value(let time): return time
+        case .invalid(let written):
+            return try invalidValue(element: element, value: written, expected: "an RFC 3339 time such as 2024-05-01T08:00:00Z", at: start)
         }
     }
 
@@ -170,6 +198,7 @@ struct GPXParser<Handler: GPXContentHandler> {
 
     /// A whole element kept as a tree (for extensions), built without recursion so depth cannot hurt.
     private mutating func readTree() throws(GPXError) -> XMLElementNode {
+        try dropPeek()
         var stack: [XMLElementNode] = [currentElementNode()]
         while true {
             switch try scanner.next() {
@@ -578,40 +607,61 @@ struct GPXParser<Handler: GPXContentHandler> {
         var point = TrackPoint(latitude: latitude, longitude: longitude)
         var pendingURLName: String?
         while true {
+            // The plain children (ele, time …) take the fast path; anything else is read the general way.
+            if scanner.peekSimpleElement() {
+                let name = gpxName()
+                if name.isSimplePointField {
+                    peeked = true
+                    try readSimplePointField(name, element: element, into: &point)
+                    continue
+                }
+            }
             switch try scanner.next(skippingWhitespace: true) {
             case .text: continue
             case .endElement, .endOfDocument:
                 return point
             case .startElement:
-                switch gpxName() {
-                case .ele: point.elevation = try readNumber(of: "ele", range: -12_000...1_000_000)
-                case .time: point.time = try readTime(of: "time")
+                let name = gpxName()
+                if name.isSimplePointField {
+                    try readSimplePointField(name, element: element, into: &point)
+                    continue
+                }
+                switch name {
                 case .extensions: try parsePointExtensions(into: &point)
-                case .magvar: point.magneticVariation = try readNumber(of: "magvar")
-                case .geoidheight: point.geoidHeight = try readNumber(of: "geoidheight")
-                case .name: point.name = try readString(of: "name")
-                case .cmt: point.comment = try readString(of: "cmt")
-                case .desc: point.description = try readString(of: "desc")
-                case .src: point.source = try readString(of: "src")
                 case .link: if let link = try parseLink() { point.links.append(link) }
                 case .url: try readURL(into: &point.links, pendingName: &pendingURLName)
                 case .urlname: try readURLName(into: &point.links, pendingName: &pendingURLName)
-                case .sym: point.symbol = try readString(of: "sym")
-                case .type: point.type = try readString(of: "type")
-                case .fix: point.fix = try readString(of: "fix")
-                case .sat: point.satellites = try readInteger(of: "sat")
-                case .hdop: point.horizontalDilution = try readNumber(of: "hdop")
-                case .vdop: point.verticalDilution = try readNumber(of: "vdop")
-                case .pdop: point.positionDilution = try readNumber(of: "pdop")
-                case .ageofdgpsdata: point.ageOfDGPSDataSeconds = try readNumber(of: "ageofdgpsdata")
-                case .dgpsid: point.dgpsStationID = try readInteger(of: "dgpsid")
-                // GPX 1.0 only, but found in 1.1 files too.
-                case .speed: point.speedMetersPerSecond = try readSpeed(of: "speed")
-                case .course: point.courseDegrees = try readNumber(of: "course")
                 case .unknown where kind(scanner.elementNamespace) != .gpx: try keepForeign(in: &point.extensions)
                 default: try unexpected(parent: element)
                 }
             }
+        }
+    }
+
+    /// A point's child with text content.
+    private mutating func readSimplePointField(_ name: GPXName, element: StaticString, into point: inout TrackPoint) throws(GPXError) {
+        switch name {
+        case .ele: point.elevation = try readNumber(of: "ele", range: -12_000...1_000_000)
+        case .time: point.time = try readTime(of: "time")
+        case .magvar: point.magneticVariation = try readNumber(of: "magvar")
+        case .geoidheight: point.geoidHeight = try readNumber(of: "geoidheight")
+        case .name: point.name = try readString(of: "name")
+        case .cmt: point.comment = try readString(of: "cmt")
+        case .desc: point.description = try readString(of: "desc")
+        case .src: point.source = try readString(of: "src")
+        case .sym: point.symbol = try readString(of: "sym")
+        case .type: point.type = try readString(of: "type")
+        case .fix: point.fix = try readString(of: "fix")
+        case .sat: point.satellites = try readInteger(of: "sat")
+        case .hdop: point.horizontalDilution = try readNumber(of: "hdop")
+        case .vdop: point.verticalDilution = try readNumber(of: "vdop")
+        case .pdop: point.positionDilution = try readNumber(of: "pdop")
+        case .ageofdgpsdata: point.ageOfDGPSDataSeconds = try readNumber(of: "ageofdgpsdata")
+        case .dgpsid: point.dgpsStationID = try readInteger(of: "dgpsid")
+        // GPX 1.0 only, but found in 1.1 files too.
+        case .speed: point.speedMetersPerSecond = try readSpeed(of: "speed")
+        case .course: point.courseDegrees = try readNumber(of: "course")
+        default: try unexpected(parent: element)
         }
     }
 
@@ -687,6 +737,18 @@ struct GPXParser<Handler: GPXContentHandler> {
     private mutating func parseTypedContainer(into point: inout TrackPoint) throws(GPXError) {
         var container = keepsExtensions ? currentElementNode() : nil
         while true {
+            if scanner.peekSimpleElement(), case let namespaceKind = kind(scanner.elementNamespace),
+                namespaceKind == .trackPointExtension || namespaceKind == .power
+            {
+                let name = GPXName.lookup(scanner.elementLocalName)
+                if name.isTypedExtensionValue && (namespaceKind == .trackPointExtension || name == .powerInWatts) {
+                    peeked = true
+                    var kept: [XMLElementNode] = []
+                    try readTypedValue(name, kind: namespaceKind, into: &point, keepingTo: &kept)
+                    container?.children.append(contentsOf: kept.map { .element($0) })
+                    continue
+                }
+            }
             switch try scanner.next(skippingWhitespace: true) {
             case .text: continue
             case .endElement, .endOfDocument:
