@@ -38,6 +38,109 @@ struct FileSource: ByteSource {
     }
 }
 
+/// A file read ahead on a thread of its own: while the tokenizer works through one chunk, the next is read
+/// from the disk (or the page cache), so the two overlap on two cores.
+final class ReadAheadSource: ByteSource, @unchecked Sendable {
+    private static let chunkBytes = 1 << 20
+    private static let chunksAhead = 3
+
+    private let handle: FileHandle
+    private let condition = NSCondition()
+    private var ready: [[UInt8]] = []
+    private var finished = false
+    private var failure: (any Error)?
+    private var current: [UInt8] = []
+    private var offset = 0
+    private var started = false
+    private var threadEnded = false
+
+    init(handle: FileHandle) {
+        self.handle = handle
+    }
+
+    /// Stops reading ahead (the file is done with, or the reader gave up on it) and waits for the thread to
+    /// end, so that the file can be closed safely afterwards. Only for regular files, whose reads return promptly.
+    func stop() {
+        condition.lock()
+        finished = true
+        ready = []
+        condition.broadcast()
+        while started && !threadEnded { condition.wait() }
+        condition.unlock()
+    }
+
+    private func endThread() {
+        condition.lock()
+        threadEnded = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func readLoop() {
+        defer { endThread() }
+        var source = FileSource(handle: handle)
+        while true {
+            var chunk = [UInt8](repeating: 0, count: Self.chunkBytes)
+            let count: Int
+            do {
+                count = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
+            } catch {
+                condition.lock()
+                failure = error
+                finished = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            condition.lock()
+            if finished {
+                condition.unlock()
+                return
+            }
+            if count == 0 {
+                finished = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            chunk.removeSubrange(count...)
+            while ready.count >= Self.chunksAhead && !finished { condition.wait() }
+            ready.append(chunk)
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if !started {
+            started = true
+            let thread = Thread { [self] in readLoop() }
+            thread.name = "bikeride read-ahead"
+            thread.start()
+        }
+        if offset == current.count {
+            condition.lock()
+            while ready.isEmpty && !finished { condition.wait() }
+            if ready.isEmpty {
+                let error = failure
+                condition.unlock()
+                if let error { throw error }
+                return 0
+            }
+            current = ready.removeFirst()
+            offset = 0
+            condition.broadcast()
+            condition.unlock()
+        }
+        let count = min(buffer.count, current.count - offset)
+        current.withUnsafeBytes { source in
+            buffer.baseAddress!.copyMemory(from: source.baseAddress! + offset, byteCount: count)
+        }
+        offset += count
+        return count
+    }
+}
+
 /// The encodings GPX files come in, as found from the byte order mark and the XML declaration.
 enum SourceEncoding: Equatable {
     case utf8

@@ -38,20 +38,20 @@ enum DecimalParser {
             negative = bytes[index] == UInt8(ascii: "-")
             index += 1
         }
+        // Digits go into the mantissa while it has room (19 digits always fit in 64 bits); leading zeros take
+        // room too, which only sends rare inputs such as 0.0000000000000000001 to the slow path below.
         var mantissa: UInt64 = 0
-        var significantDigits = 0
+        var digitCount = 0
+        var storedDigits = 0
         var droppedDigits = false
         var exponent = 0
-        var digitCount = 0
         while index < stop, case let digit = bytes[index] &- 48, digit < 10 {
-            if mantissa != 0 || digit != 0 {
-                if significantDigits < 19 {
-                    mantissa = mantissa &* 10 &+ UInt64(digit)
-                    significantDigits += 1
-                } else {
-                    exponent += 1
-                    if digit != 0 { droppedDigits = true }
-                }
+            if storedDigits < 19 {
+                mantissa = mantissa &* 10 &+ UInt64(digit)
+                storedDigits += 1
+            } else {
+                exponent += 1
+                droppedDigits = droppedDigits || digit != 0
             }
             digitCount += 1
             index += 1
@@ -59,16 +59,12 @@ enum DecimalParser {
         if index < stop && bytes[index] == UInt8(ascii: ".") {
             index += 1
             while index < stop, case let digit = bytes[index] &- 48, digit < 10 {
-                if mantissa != 0 || digit != 0 {
-                    if significantDigits < 19 {
-                        mantissa = mantissa &* 10 &+ UInt64(digit)
-                        significantDigits += 1
-                        exponent -= 1
-                    } else if digit != 0 {
-                        droppedDigits = true
-                    }
-                } else {
+                if storedDigits < 19 {
+                    mantissa = mantissa &* 10 &+ UInt64(digit)
+                    storedDigits += 1
                     exponent -= 1
+                } else {
+                    droppedDigits = droppedDigits || digit != 0
                 }
                 digitCount += 1
                 index += 1

@@ -63,8 +63,13 @@ public enum GPXReader {
         } catch {
             throw GPXError(.io("cannot open \(url.path): \(describe(error))"), line: 0, column: 0)
         }
-        defer { try? handle.close() }
-        return try parse(source: FileSource(handle: handle), into: &handler, options: options)
+        let source = ReadAheadSource(handle: handle)
+        // The read-ahead thread must stop before the file is closed, whether the parse finished or failed.
+        defer {
+            source.stop()
+            try? handle.close()
+        }
+        return try parse(source: source, into: &handler, options: options)
     }
 
     /// Streams an open file or pipe (standard input) into `handler`.

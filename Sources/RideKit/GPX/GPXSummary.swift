@@ -13,13 +13,16 @@ public struct GPXSummary: Sendable, Hashable {
 }
 
 /// A `GPXContentHandler` that keeps nothing but counts and running figures.
+///
+/// The track figures are computed on a second thread while the reader goes on (`BackgroundStatsAccumulator`);
+/// `summary()` waits for them. A handler is for one file.
 public struct GPXSummaryHandler: GPXContentHandler {
-    private var trackStats: TrackStatsAccumulator
+    private let trackStats: BackgroundStatsAccumulator
     private var routeStats: TrackStatsAccumulator
     private var counts: (tracks: Int, segments: Int, points: Int, waypoints: Int, routes: Int, routePoints: Int) = (0, 0, 0, 0, 0, 0)
 
     public init(activity: ActivityKind = .ride) {
-        trackStats = TrackStatsAccumulator(activity: activity)
+        trackStats = BackgroundStatsAccumulator(activity: activity)
         routeStats = TrackStatsAccumulator(activity: activity)
     }
 

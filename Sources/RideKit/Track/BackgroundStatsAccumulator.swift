@@ -1,0 +1,107 @@
+import Foundation
+
+/// A `TrackStatsAccumulator` that runs on a thread of its own, fed in chunks, so that reading a big file and
+/// computing its figures use two cores instead of one. The figures are exactly those of the plain
+/// accumulator: the same points in the same order reach it.
+final class BackgroundStatsAccumulator: @unchecked Sendable {
+    /// One call to the accumulator, queued.
+    enum Step {
+        case beginSegment
+        case point(latitude: Double, longitude: Double, elevation: Double?, time: GPXTime?)
+    }
+
+    /// 16k steps a chunk: large enough that handing one over costs nothing, small enough to stay in cache.
+    private static let chunkSize = 16_384
+    /// Chunks waiting at most: the reader blocks beyond that, so memory stays bounded whatever the file.
+    private static let queueLimit = 4
+
+    private var accumulator: TrackStatsAccumulator
+    private let condition = NSCondition()
+    private var queue: [[Step]] = []
+    private var closed = false
+    private var done = false
+    private var pending: [Step] = []
+    private var thread: Thread?
+    private var result: TrackStats?
+
+    init(activity: ActivityKind) {
+        accumulator = TrackStatsAccumulator(activity: activity)
+        pending.reserveCapacity(Self.chunkSize)
+    }
+
+    func beginSegment() { append(.beginSegment) }
+
+    func add(latitude: Double, longitude: Double, elevation: Double?, time: GPXTime?) {
+        append(.point(latitude: latitude, longitude: longitude, elevation: elevation, time: time))
+    }
+
+    private func append(_ step: Step) {
+        pending.append(step)
+        if pending.count >= Self.chunkSize { hand(over: false) }
+    }
+
+    /// Queues the pending steps; starts the worker on first use.
+    private func hand(over closing: Bool) {
+        condition.lock()
+        if thread == nil && !pending.isEmpty {
+            let worker = Thread { [self] in work() }
+            worker.name = "bikeride stats"
+            thread = worker
+            worker.start()
+        }
+        while queue.count >= Self.queueLimit { condition.wait() }
+        if !pending.isEmpty { queue.append(pending) }
+        if closing { closed = true }
+        condition.broadcast()
+        condition.unlock()
+        pending = []
+        pending.reserveCapacity(Self.chunkSize)
+    }
+
+    private func work() {
+        while true {
+            condition.lock()
+            while queue.isEmpty && !closed { condition.wait() }
+            if queue.isEmpty && closed {
+                done = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            let chunk = queue.removeFirst()
+            condition.broadcast()
+            condition.unlock()
+            for step in chunk {
+                switch step {
+                case .beginSegment: accumulator.beginSegment()
+                case .point(let latitude, let longitude, let elevation, let time):
+                    accumulator.add(latitude: latitude, longitude: longitude, elevation: elevation, time: time)
+                }
+            }
+        }
+    }
+
+    /// Waits for every queued point and returns the figures. Later calls return the same figures.
+    func finish() -> TrackStats {
+        if let result { return result }
+        if thread == nil {
+            // Few points: not worth a thread.
+            for step in pending {
+                switch step {
+                case .beginSegment: accumulator.beginSegment()
+                case .point(let latitude, let longitude, let elevation, let time):
+                    accumulator.add(latitude: latitude, longitude: longitude, elevation: elevation, time: time)
+                }
+            }
+            pending = []
+        } else {
+            hand(over: true)
+            condition.lock()
+            while !done { condition.wait() }
+            condition.unlock()
+        }
+        let stats = accumulator.finish()
+        result = stats
+        return stats
+    }
+}
