@@ -480,6 +480,16 @@ struct XMLScanner {
         }
     }
 
+    /// The length of the character at `p` once checked to be one XML allows, or nil to read more.
+    @inline(__always) private func characterLength(at p: Int) throws(GPXError) -> Int? {
+        let byte = base[p]
+        if byte >= 0x80 { return try scanUTF8(at: p, inName: false) }
+        if byte < 0x20 && byte != 9 && byte != 10 && byte != 13 {
+            throw malformed("character U+\(hex(UInt32(byte))) is not allowed in XML", at: p)
+        }
+        return 1
+    }
+
     /// Validates one UTF-8 sequence at `p` (first byte ≥ 0x80). Returns its length, or nil to read more.
     private func scanUTF8(at p: Int, inName: Bool) throws(GPXError) -> Int? {
         guard let (scalar, length) = try decodeUTF8(at: p) else { return nil }
@@ -948,13 +958,9 @@ struct XMLScanner {
                 guard p + 1 < end else { return .needMore }
                 if base[p + 1] == UInt8(ascii: ">") { break }
                 p += 1
-            } else if byte >= 0x80 {
-                guard let length = try scanUTF8(at: p, inName: false) else { return .needMore }
-                p += length
-            } else if byte < 0x20 && byte != 9 && byte != 10 && byte != 13 {
-                throw malformed("character U+\(hex(UInt32(byte))) is not allowed in XML", at: p)
             } else {
-                p += 1
+                guard let length = try characterLength(at: p) else { return .needMore }
+                p += length
             }
         }
         if dataStart < p && !isWhitespace(base[dataStart]) {
@@ -1042,14 +1048,8 @@ struct XMLScanner {
                     guard base[p + 2] == UInt8(ascii: ">") else { throw malformed("'--' is not allowed inside a comment", at: p) }
                     break
                 }
-                if byte >= 0x80 {
-                    guard let length = try scanUTF8(at: p, inName: false) else { return .needMore }
-                    p += length
-                } else if byte < 0x20 && byte != 9 && byte != 10 && byte != 13 {
-                    throw malformed("character U+\(hex(UInt32(byte))) is not allowed in XML", at: p)
-                } else {
-                    p += 1
-                }
+                guard let length = try characterLength(at: p) else { return .needMore }
+                p += length
             }
             position = p + 3
             return .skipped
