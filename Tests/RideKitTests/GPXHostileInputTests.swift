@@ -119,6 +119,19 @@ import Testing
         #expect(document.tracks[0].points[1].time == nil)
     }
 
+    @Test func brokenUTF16IsReportedWhereItBreaks() {
+        let before = "<gpx version=\"1.1\">\n<trk>\n<name>a"
+        let bytes: [UInt8] = [0xFF, 0xFE] + before.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] } + [0x00, 0xD8]
+            + "x</name></trk></gpx>".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        do {
+            _ = try GPXReader.read(bytes: bytes)
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.line == 3 && error.column == 8, "\(error)")
+            #expect(error.message.contains("surrogate"))
+        }
+    }
+
     @Test func lenientModeStillRefusesBrokenXML() {
         #expect(throws: GPXError.self) {
             try GPXReader.read(bytes: Array("\(Self.gpxOpen)<trk></gpx>".utf8), options: GPXReadOptions(lenient: true))

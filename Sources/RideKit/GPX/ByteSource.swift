@@ -290,7 +290,18 @@ struct DecodingSource: ByteSource {
         }
     }
 
+    /// An error found while transcoding, held back until the text before it has been handed over, so that the
+    /// tokenizer reports it at the right line and column.
+    private var heldError: GPXError?
+
+    private mutating func stop(at written: Int, _ error: GPXError) throws -> Int {
+        guard written > 0 else { throw error }
+        heldError = error
+        return written
+    }
+
     private mutating func readUTF16(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if let heldError { throw heldError }
         // One code unit (2 bytes) becomes at most 3 UTF-8 bytes; a pair (4 bytes) becomes 4.
         let room = max(4, (buffer.count / 3 * 2 - 2) & ~1)
         var raw = [UInt8](repeating: 0, count: room)
@@ -325,7 +336,7 @@ struct DecodingSource: ByteSource {
             var scalar: UInt32
             if let high = highSurrogate {
                 guard (0xDC00...0xDFFF).contains(unit) else {
-                    throw GPXError(.notWellFormed("UTF-16 high surrogate without its low half"), line: 0, column: 0)
+                    return try stop(at: written, GPXError(.notWellFormed("UTF-16 high surrogate without its low half"), line: 0, column: 0))
                 }
                 scalar = 0x10000 + (UInt32(high - 0xD800) << 10 | UInt32(unit - 0xDC00))
                 highSurrogate = nil
@@ -333,7 +344,7 @@ struct DecodingSource: ByteSource {
                 highSurrogate = unit
                 continue
             } else if (0xDC00...0xDFFF).contains(unit) {
-                throw GPXError(.notWellFormed("UTF-16 low surrogate without its high half"), line: 0, column: 0)
+                return try stop(at: written, GPXError(.notWellFormed("UTF-16 low surrogate without its high half"), line: 0, column: 0))
             } else {
                 scalar = UInt32(unit)
             }
