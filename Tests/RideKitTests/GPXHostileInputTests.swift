@@ -120,9 +120,11 @@ import Testing
     }
 
     @Test func brokenUTF16IsReportedWhereItBreaks() {
-        let before = "<gpx version=\"1.1\">\n<trk>\n<name>a"
-        let bytes: [UInt8] = [0xFF, 0xFE] + before.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] } + [0x00, 0xD8]
-            + "x</name></trk></gpx>".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        func littleEndian(_ text: String) -> [UInt8] { text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] } }
+        var bytes: [UInt8] = [0xFF, 0xFE]
+        bytes += littleEndian("<gpx version=\"1.1\">\n<trk>\n<name>a")
+        bytes += [0x00, 0xD8]  // a high surrogate with no low half after it
+        bytes += littleEndian("x</name></trk></gpx>")
         do {
             _ = try GPXReader.read(bytes: bytes)
             Issue.record("expected an error")
