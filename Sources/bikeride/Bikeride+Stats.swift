@@ -96,6 +96,7 @@ enum StatsJSON {
             "descentMeters": stats.descentMeters,
             "elapsedSeconds": stats.elapsedSeconds,
             "movingSeconds": stats.movingSeconds,
+            "movingDistanceMeters": stats.movingDistanceMeters,
             "stoppedSeconds": stats.stoppedSeconds,
             "maxSpeedMetersPerSecond": stats.maxSpeedMetersPerSecond,
             "averageSpeedMetersPerSecond": stats.averageSpeedMetersPerSecond,

@@ -158,4 +158,28 @@ import RideKit
         #expect(whole == stats(of: points))
         #expect(halfway.distanceMeters < whole.distanceMeters)
     }
+
+    @Test func aFewLeftoverTimesAreNoTimes() {
+        // 6 of 401 fixes keep a time (an export that stripped the rest): the 5 s they span say nothing about
+        // a 2 km ride, so no time figure is given; distance and start time stay.
+        var points = Self.ride()
+        for index in points.indices where !(200..<206).contains(index) { points[index].time = nil }
+        let result = stats(of: points)
+        #expect(relativeError(result.distanceMeters, 2_000) < 0.01)
+        #expect(result.elapsedSeconds == 0 && result.movingSeconds == 0 && result.stoppedSeconds == 0)
+        #expect(result.movingDistanceMeters == 0)
+        #expect(result.averageSpeedMetersPerSecond == 0 && result.averageMovingPaceSecondsPerKilometer == nil)
+        #expect(result.maxSpeedMetersPerSecond == 0)
+        #expect(result.kilometerSplits.allSatisfy { $0.durationSeconds == nil })
+        #expect(result.startTime == points[200].time)
+    }
+
+    @Test func timesOnAQuarterOfThePointsCount() {
+        var points = Self.ride()
+        let timed = Int((Double(points.count) * TrackStatsAccumulator.minimumTimedFraction).rounded(.up))
+        for index in points.indices.dropFirst(timed) { points[index].time = nil }
+        let result = stats(of: points)
+        #expect(result.movingSeconds > 0)
+        #expect(relativeError(result.averageSpeedMetersPerSecond, 5) < 0.02)
+    }
 }

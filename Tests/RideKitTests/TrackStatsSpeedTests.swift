@@ -79,4 +79,123 @@ import RideKit
         #expect(relativeError(asRide.distanceMeters, 480) < 1e-6)
         #expect(relativeError(asWalk.distanceMeters, 480) < 1e-6)
     }
+
+    // MARK: Average over timed distance
+
+    /// Where the points without a time lie in a ride whose other half has times.
+    enum UntimedHalf: String, CaseIterable {
+        case secondHalf, firstHalf, everyOtherPoint
+    }
+
+    @Test(arguments: UntimedHalf.allCases)
+    func averageSpeedDividesOnlyTimedDistanceByMovingTime(_ untimed: UntimedHalf) {
+        // 2 km at 5 m/s, half of the fixes without a time: the average is still 5 m/s. Dividing all 2 km by
+        // the timed 200 s would say 10 m/s.
+        var points = SyntheticRide(
+            path: SyntheticRide.line(from: Self.lyon, bearingDegrees: 45), lengthMeters: 2_000, horizontalJitterMeters: 3
+        ).points()
+        let half = points.count / 2
+        for index in points.indices {
+            switch untimed {
+            case .secondHalf: if index > half { points[index].time = nil }
+            case .firstHalf: if index < half { points[index].time = nil }
+            case .everyOtherPoint: if index % 2 == 1 { points[index].time = nil }
+            }
+        }
+        let result = stats(of: points)
+        #expect(relativeError(result.distanceMeters, 2_000) < 0.01)
+        #expect(relativeError(result.averageSpeedMetersPerSecond, 5) < 0.02)
+        #expect(relativeError(result.averageMovingPaceSecondsPerKilometer ?? 0, 200) < 0.02)
+        let timedMeters = untimed == .everyOtherPoint ? 2_000.0 : 1_000
+        #expect(relativeError(result.movingDistanceMeters, timedMeters) < 0.02)
+        #expect(relativeError(result.movingSeconds, timedMeters / 5) < 0.01)
+    }
+
+    @Test func stoppedStretchesAreNotMovingDistance() {
+        // 1 km at 5 m/s, 500 m pushed at 0.5 m/s (stopped for a ride), 1 km at 5 m/s: the average is the
+        // riding speed, over the riding distance.
+        let start = Self.lyon
+        var points: [TrackPoint] = []
+        var meters = 0.0, seconds = 1_700_000_000.0
+        while meters <= 2_500 {
+            let p = start.destination(distanceMeters: meters, bearingDegrees: 0)
+            points.append(TrackPoint(latitude: p.latitude, longitude: p.longitude, time: gpxTime(seconds)))
+            // 5 m a step: 1 s riding, 10 s pushing.
+            seconds += (1_000..<1_500).contains(meters) ? 10 : 1
+            meters += 5
+        }
+        let result = stats(of: points)
+        #expect(relativeError(result.distanceMeters, 2_500) < 0.01)
+        #expect(relativeError(result.movingDistanceMeters, 2_000) < 0.01)
+        #expect(relativeError(result.averageSpeedMetersPerSecond, 5) < 0.01)
+        #expect(abs(result.stoppedSeconds - 1_000) < 11)
+    }
+
+    // MARK: Max speed on sparse tracks
+
+    /// Fixes `intervalSeconds` apart, each leg at the given speed, due east, without scatter.
+    static func sparseRide(legSpeeds: [Double], intervalSeconds: Double = 60) -> [TrackPoint] {
+        var points = [TrackPoint(latitude: Self.lyon.latitude, longitude: Self.lyon.longitude, time: gpxTime(1_700_000_000))]
+        var meters = 0.0
+        for (index, speed) in legSpeeds.enumerated() {
+            meters += speed * intervalSeconds
+            let p = Self.lyon.destination(distanceMeters: meters, bearingDegrees: 90)
+            let seconds = 1_700_000_000 + Double(index + 1) * intervalSeconds
+            points.append(TrackPoint(latitude: p.latitude, longitude: p.longitude, time: gpxTime(seconds)))
+        }
+        return points
+    }
+
+    @Test(arguments: [1, 2, 3, 4, 8])
+    func fewFixesMinutesApartStillHaveAMaxSpeed(_ legs: Int) {
+        let result = stats(of: Self.sparseRide(legSpeeds: Array(repeating: 8, count: legs)))
+        #expect(relativeError(result.maxSpeedMetersPerSecond, 8) < 1e-6)
+    }
+
+    @Test(arguments: [3, 4, 6])
+    func oneFastLegAmongFewDoesNotSetTheMaximum(_ legs: Int) {
+        // One leg at 20 m/s (a bad fix at its end, or a lift in a car: either way not the ride's speed) among
+        // legs at 8 m/s: with three windows or more, the median ignores it.
+        var speeds = Array(repeating: 8.0, count: legs)
+        speeds[legs / 2] = 20
+        let result = stats(of: Self.sparseRide(legSpeeds: speeds))
+        #expect(relativeError(result.maxSpeedMetersPerSecond, 8) < 1e-6)
+    }
+
+    @Test func fastLegsOverThePlausibleSpeedAreIgnoredOnSparseTracksToo() {
+        // A car on the motorway recorded as a ride: legs at 50 m/s are over a ride's 40 m/s and do not
+        // count; the one town leg at 10 m/s is the maximum, while the distance keeps every leg.
+        let result = stats(of: Self.sparseRide(legSpeeds: [10, 50, 50, 50]))
+        #expect(relativeError(result.maxSpeedMetersPerSecond, 10) < 1e-6)
+        #expect(relativeError(result.distanceMeters, 160 * 60) < 1e-3)
+    }
+
+    // MARK: Recorded speeds
+
+    static func rideWithRecordedSpeeds(_ speed: (Int) -> Double?) -> [TrackPoint] {
+        var points = SyntheticRide(
+            path: SyntheticRide.line(from: Self.lyon, bearingDegrees: 45), lengthMeters: 3_000, horizontalJitterMeters: 3
+        ).points()
+        for index in points.indices { points[index].speedMetersPerSecond = speed(index) }
+        return points
+    }
+
+    @Test func recordedSpeedsSetTheMaximumAndOneSpikeDoesNot() {
+        // The positions say 5 m/s; the device measured 6 m/s, with one reading of 25 m/s.
+        let result = stats(of: Self.rideWithRecordedSpeeds { $0 == 300 ? 25 : 6 })
+        #expect(result.maxSpeedMetersPerSecond == 6)
+        // Distance and the average still come from the positions.
+        #expect(relativeError(result.averageSpeedMetersPerSecond, 5) < 0.01)
+    }
+
+    @Test func aFewRecordedSpeedsLeaveTheMaximumToThePositions() {
+        // Speeds on one point in ten: not enough to stand for the ride.
+        let result = stats(of: Self.rideWithRecordedSpeeds { $0 % 10 == 0 ? 9 : nil })
+        #expect(relativeError(result.maxSpeedMetersPerSecond, 5) < 0.1)
+    }
+
+    @Test func recordedSpeedsOverThePlausibleSpeedAreIgnored() {
+        let result = stats(of: Self.rideWithRecordedSpeeds { (100..<110).contains($0) ? 60 : 6 })
+        #expect(result.maxSpeedMetersPerSecond == 6)
+    }
 }

@@ -8,8 +8,12 @@ gpxpy's get_uphill_downhill, which smooths elevations but has no hysteresis), mo
 (seconds), moving_distance, stopped_distance (metres), max_speed (metres per second; gpxpy drops the fastest
 5 % of intervals as outliers), all from get_moving_data with gpxpy's default stopped-speed threshold of
 1 km/h unless told otherwise; duration (seconds, gpxpy's sum of per-segment durations); bounds
-(min_latitude, min_longitude, max_latitude, max_longitude). A file gpxpy cannot read gives {"file", "error"}.
-Needs gpxpy (`pip install gpxpy`).
+(min_latitude, min_longitude, max_latitude, max_longitude); route_points, route_length_2d and route_uphill
+(gpxpy's length_2d and get_uphill_downhill count tracks only, so for a file of routes alone these are what
+compares: gpxpy's route length and its uphill formula applied to each route's elevations). A file gpxpy
+cannot read gives {"file", "error"}.
+Exit status: 0, or 1 if gpxpy rejected a file, or 3 if gpxpy is not installed (scripts/test.sh installs it).
+Used by Tests/RideKitTests/GPXPYComparisonTests.swift.
 """
 import argparse
 import json
@@ -17,8 +21,11 @@ import sys
 
 try:
     import gpxpy
+    import gpxpy.geo
 except ImportError:
-    sys.exit("gpxpy is missing: pip install gpxpy")
+    # A distinct status, so that the Swift test can tell a machine without gpxpy from a file gpxpy rejects.
+    print("gpxpy is missing: run scripts/test.sh, which installs it (or pip install gpxpy)", file=sys.stderr)
+    sys.exit(3)
 
 
 def stats(path, stopped_speed_kmh):
@@ -27,6 +34,9 @@ def stats(path, stopped_speed_kmh):
     moving = gpx.get_moving_data(stopped_speed_threshold=stopped_speed_kmh)
     uphill, downhill = gpx.get_uphill_downhill()
     bounds = gpx.get_bounds()
+    route_uphill = sum(
+        gpxpy.geo.calculate_uphill_downhill([point.elevation for point in route.points])[0] for route in gpx.routes
+    )
     return {
         "file": path,
         "points": gpx.get_points_no(),
@@ -42,6 +52,9 @@ def stats(path, stopped_speed_kmh):
         "stopped_distance": moving.stopped_distance if moving else 0.0,
         "max_speed": moving.max_speed if moving else 0.0,
         "duration": gpx.get_duration() or 0.0,
+        "route_points": sum(len(route.points) for route in gpx.routes),
+        "route_length_2d": sum(route.length() for route in gpx.routes),
+        "route_uphill": route_uphill,
         "bounds": None
         if bounds is None or bounds.min_latitude is None
         else {

@@ -37,7 +37,7 @@ public struct GPXSummaryHandler: GPXContentHandler {
         counts.routePoints += route.points.count
         routeStats.beginSegment()
         for point in route.points {
-            routeStats.add(latitude: point.latitude, longitude: point.longitude, elevation: point.elevation, time: point.time)
+            routeStats.add(point)
         }
     }
 
@@ -50,7 +50,7 @@ public struct GPXSummaryHandler: GPXContentHandler {
 
     public mutating func trackPoint(_ point: TrackPoint) {
         counts.points += 1
-        trackStats.add(latitude: point.latitude, longitude: point.longitude, elevation: point.elevation, time: point.time)
+        trackStats.add(point)
     }
 
     public mutating func endSegment(extensions: [XMLElementNode]) {}

@@ -7,9 +7,15 @@
 ///   hundreds of metres away and back (real files have them, several in a row, with repeated times)
 ///   lengthens the path but not the chord. A bend of 100 m radius taken at 10 m/s reads 4 % slow; straights,
 ///   where top speeds happen, read true.
-/// - The maximum of the median of five successive windows, so that a speed must last a few steps to count.
+/// - A speed must last: the maximum of the median of five successive windows, or of three in a segment
+///   with only three or four windows (fixes minutes apart), or the best single window in a segment with one
+///   or two, used only when no segment has three (`RobustMaximum`).
 /// - Windows faster than the activity's plausible speed are data errors, not speed: a receiver that
-///   reacquires after a tunnel may put the next fix kilometres on within seconds.
+///   reacquires after a tunnel may put the next fix kilometres on within seconds. The price: a car drive
+///   recorded as a ride (cap 40 m/s, 144 km/h) loses every motorway window, and its maximum is the fastest
+///   stretch under the cap — `first_and_last_elevation.gpx`, 196 km/h between fixes 7 minutes apart, reads
+///   6.3 m/s, from its one slow leg — while distance and average speed keep the whole drive, so the average
+///   can exceed the maximum. Such a file needs an activity with a higher cap.
 /// With ±3 m independent scatter at 1 Hz the maximum of a steady 5 m/s ride comes out about 5 % high
 /// (40 % fix to fix). Memory: a ring of `capacity` steps (64 steps of at least 5 m cover 10 s up to
 /// 32 m/s; faster than that, the window is the last 64 steps, still over 320 m).
@@ -21,11 +27,8 @@ struct SpeedWindow {
     private var clocks: [Double]
     private var count = 0
     private var next = 0
-    /// The last few full-window speeds, whose median is the candidate for the maximum.
-    private var recent = (0.0, 0.0, 0.0, 0.0, 0.0)
-    private var recentCount = 0
-    /// Best speed over a full window.
-    private(set) var fullWindowMax = 0.0
+    /// Speeds over full windows.
+    private var fullWindows = RobustMaximum()
     /// Best speed over whatever history there was, for tracks too short for a full window.
     private(set) var shortWindowMax = 0.0
 
@@ -38,37 +41,21 @@ struct SpeedWindow {
         clocks = Array(repeating: 0, count: Self.capacity)
     }
 
-    var maxSpeedMetersPerSecond: Double { fullWindowMax > 0 ? fullWindowMax : shortWindowMax }
+    var maxSpeedMetersPerSecond: Double {
+        let full = fullWindows.value
+        return full > 0 ? full : shortWindowMax
+    }
 
     /// Forgets the history (a new segment: no window spans a pause).
     mutating func reset() {
         count = 0
         next = 0
-        recentCount = 0
+        fullWindows.endSegment()
     }
 
-    /// Takes the median of the last five full-window speeds as a candidate: a speed that only one or two
-    /// windows show is scatter, a real one lasts.
     private mutating func addFullWindow(_ speed: Double) {
         guard speed <= plausibleSpeedMetersPerSecond else { return }
-        recent = (recent.1, recent.2, recent.3, recent.4, speed)
-        recentCount = min(recentCount + 1, 5)
-        guard recentCount == 5 else { return }
-        var values = recent
-        // Sort five values in place with a fixed network; the median is the middle one.
-        func order(_ a: inout Double, _ b: inout Double) {
-            if a > b { swap(&a, &b) }
-        }
-        order(&values.0, &values.1)
-        order(&values.3, &values.4)
-        order(&values.2, &values.4)
-        order(&values.2, &values.3)
-        order(&values.0, &values.3)
-        order(&values.0, &values.2)
-        order(&values.1, &values.4)
-        order(&values.1, &values.3)
-        order(&values.1, &values.2)
-        fullWindowMax = max(fullWindowMax, values.2)
+        fullWindows.add(speed)
     }
 
     /// Records the position reached at a recorded-clock reading.

@@ -20,18 +20,24 @@ public struct TrackStats: Sendable, Hashable {
     /// `movingSeconds + stoppedSeconds + pausedSeconds`: the last time minus the first whenever times run
     /// forward; never negative.
     public var elapsedSeconds: Double
-    /// Time spent in intervals faster than the activity's stopped speed, seconds.
+    /// Time spent in intervals faster than the activity's stopped speed, seconds (0 when fewer than a quarter
+    /// of the points have a time, see `TrackStatsAccumulator.minimumTimedFraction`).
     public var movingSeconds: Double
+    /// Distance covered in those intervals, metres: `distanceMeters` less what was covered while stopped and
+    /// what lies before the first or after the last time of a segment.
+    public var movingDistanceMeters: Double
     /// Time within segments spent slower than that, seconds.
     public var stoppedSeconds: Double
     /// Time between the end of one segment and the start of the next (Pause/Resume), seconds.
     public var pausedSeconds: Double
-    /// Fastest speed held over 10 seconds of recorded time, in a straight line (the median of five successive
-    /// 10 s windows), metres per second (0 without times).
+    /// Fastest speed that lasted, metres per second: from the recorded speeds when at least half the points
+    /// carry one, otherwise over 10 seconds of recorded time in a straight line (0 without times); the median
+    /// of five successive values, of three on sparse tracks (see `TrackStatsAccumulator`).
     public var maxSpeedMetersPerSecond: Double
-    /// `distanceMeters / movingSeconds`, metres per second (0 without moving time).
+    /// `movingDistanceMeters / movingSeconds`, metres per second (0 without moving time).
     public var averageSpeedMetersPerSecond: Double
-    /// Moving time per kilometre, seconds (the pace runners read); nil without distance or moving time.
+    /// Moving time per kilometre of moving distance, seconds (the pace runners read); nil without moving
+    /// distance or moving time.
     public var averageMovingPaceSecondsPerKilometer: Double?
     /// Lowest and highest smoothed elevation, metres; nil without elevations.
     public var minElevationMeters: Double?
@@ -60,6 +66,7 @@ public struct TrackStats: Sendable, Hashable {
         descentMeters = 0
         elapsedSeconds = 0
         movingSeconds = 0
+        movingDistanceMeters = 0
         stoppedSeconds = 0
         pausedSeconds = 0
         maxSpeedMetersPerSecond = 0
@@ -72,7 +79,7 @@ public struct TrackStats: Sendable, Hashable {
 extension TrackStats: Codable {
     private enum CodingKeys: String, CodingKey {
         case activity, pointCount, segmentCount, ignoredOutlierCount, distanceMeters, ascentMeters, descentMeters
-        case elapsedSeconds, movingSeconds, stoppedSeconds, pausedSeconds, maxSpeedMetersPerSecond
+        case elapsedSeconds, movingSeconds, movingDistanceMeters, stoppedSeconds, pausedSeconds, maxSpeedMetersPerSecond
         case averageSpeedMetersPerSecond, averageMovingPaceSecondsPerKilometer, minElevationMeters, maxElevationMeters
         case startTime, endTime, start, end, bounds, kilometerSplits, mileSplits
     }
@@ -94,6 +101,7 @@ extension TrackStats: Codable {
         try container.encode(descentMeters, forKey: .descentMeters)
         try container.encode(elapsedSeconds, forKey: .elapsedSeconds)
         try container.encode(movingSeconds, forKey: .movingSeconds)
+        try container.encode(movingDistanceMeters, forKey: .movingDistanceMeters)
         try container.encode(stoppedSeconds, forKey: .stoppedSeconds)
         try container.encode(pausedSeconds, forKey: .pausedSeconds)
         try container.encode(maxSpeedMetersPerSecond, forKey: .maxSpeedMetersPerSecond)
@@ -124,6 +132,8 @@ extension TrackStats: Codable {
         descentMeters = try container.decode(Double.self, forKey: .descentMeters)
         elapsedSeconds = try container.decode(Double.self, forKey: .elapsedSeconds)
         movingSeconds = try container.decode(Double.self, forKey: .movingSeconds)
+        // Absent from stats stored before it existed.
+        movingDistanceMeters = try container.decodeIfPresent(Double.self, forKey: .movingDistanceMeters) ?? 0
         stoppedSeconds = try container.decode(Double.self, forKey: .stoppedSeconds)
         pausedSeconds = try container.decode(Double.self, forKey: .pausedSeconds)
         maxSpeedMetersPerSecond = try container.decode(Double.self, forKey: .maxSpeedMetersPerSecond)

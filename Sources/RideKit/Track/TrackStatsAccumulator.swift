@@ -20,11 +20,20 @@
 /// - **Moving and stopped time.** Each step's interval (from the previous step's time) is moving when the
 ///   step's distance over its duration reaches the activity's stopped speed, stopped otherwise. Time only
 ///   runs forward: a time earlier than one already seen counts as that one (no negative or infinite
-///   speeds), and points without a time take part in distance only. The time between segments is paused.
+///   speeds). The time between segments is paused.
 ///   `elapsedSeconds = moving + stopped + paused`, which is last − first whenever times run forward.
+/// - **Missing times.** Points without a time count for distance; a stretch between two timed points
+///   belongs to their interval. Distance before a segment's first time or after its last is in no interval:
+///   it counts in `distanceMeters` but not in `movingDistanceMeters`, so the average speed
+///   (`movingDistanceMeters / movingSeconds`) only divides distance by the time it took. When fewer than a
+///   quarter of the points have a time (`minimumTimedFraction`), the times are leftovers that say nothing
+///   about the track (gpxpy's `cerknicko-without-times.gpx`: 6 of 296 points, 57 s on a 4.6 km ride), and
+///   no time figure is reported.
 /// - **Climb.** Smoothed elevations through `ElevationHysteresis` (5 m), per segment.
-/// - **Max speed.** The fastest 10 s in a straight line, as the median of five successive windows
-///   (`SpeedWindow`).
+/// - **Max speed.** From the speeds the device recorded (`<speed>`, measured by Doppler, steadier than
+///   positions) when at least half the points carry one; otherwise the fastest 10 s in a straight line
+///   (`SpeedWindow`). Either way a speed must last (`RobustMaximum`: median of five successive values, of
+///   three on sparse tracks), and speeds over the activity's plausible speed are ignored.
 ///
 /// `add` is the hot path (a million calls for a big file): no allocation, a few square roots and one
 /// `sin`/`cos` pair per point.
@@ -37,6 +46,12 @@ public struct TrackStatsAccumulator: Sendable {
     static let driftSpeedMetersPerSecond = 0.2
     /// Scatter allowed on top of the plausible speed before a fix counts as bad.
     static let outlierSlackMeters = 20.0
+    /// With times on fewer than this share of its points, a track is reported as having none: a quarter is
+    /// under any logger that drops times now and then (half the points still make a timed track), over the
+    /// odd stamp that survives an export that strips them.
+    public static let minimumTimedFraction = 0.25
+    /// Recorded speeds set the maximum when at least this share of the points carry one.
+    static let recordedSpeedFraction = 0.5
 
     /// The activity whose thresholds are used.
     public let activity: ActivityKind
@@ -44,6 +59,7 @@ public struct TrackStatsAccumulator: Sendable {
     private let plausibleSpeed: Double
 
     private var pointCount = 0
+    private var timedPointCount = 0
     private var segmentCount = 0
     private var outlierCount = 0
     private var segmentOpen = false
@@ -82,6 +98,7 @@ public struct TrackStatsAccumulator: Sendable {
     private var recordedSeconds = 0.0
     private var distanceMeters = 0.0
     private var movingSeconds = 0.0
+    private var movingDistanceMeters = 0.0
     private var stoppedSeconds = 0.0
     private var pausedSeconds = 0.0
     private var hasTime = false
@@ -90,6 +107,8 @@ public struct TrackStatsAccumulator: Sendable {
     private var lastElevation: Double?
     private var hysteresis = ElevationHysteresis()
     private var speedWindow: SpeedWindow
+    private var recordedSpeeds = RobustMaximum()
+    private var recordedSpeedCount = 0
     private var kilometerSplits = SplitTracker(lengthMeters: Split.kilometerMeters)
     private var mileSplits = SplitTracker(lengthMeters: Split.mileMeters)
 
@@ -108,8 +127,9 @@ public struct TrackStatsAccumulator: Sendable {
     }
 
     /// Adds the next point of the current segment. Points with a non-finite or out-of-range position are
-    /// ignored; a non-finite elevation counts as none.
-    public mutating func add(latitude: Double, longitude: Double, elevation: Double?, time: GPXTime?) {
+    /// ignored; a non-finite elevation counts as none. `speed` is the speed the device recorded, metres per
+    /// second, if any.
+    public mutating func add(latitude: Double, longitude: Double, elevation: Double?, time: GPXTime?, speed: Double? = nil) {
         guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 180 else { return }
         if !segmentOpen { beginSegment() }
         pointCount += 1
@@ -121,8 +141,13 @@ public struct TrackStatsAccumulator: Sendable {
         if startCoordinate == nil { startCoordinate = coordinate }
         endCoordinate = coordinate
         if let time {
+            timedPointCount += 1
             if startTime == nil { startTime = time }
             endTime = time
+        }
+        if let speed, speed.isFinite, speed >= 0 {
+            recordedSpeedCount += 1
+            if speed <= plausibleSpeed { recordedSpeeds.add(speed) }
         }
 
         let point = StatsPoint(
@@ -141,7 +166,7 @@ public struct TrackStatsAccumulator: Sendable {
 
     /// Adds a track point.
     public mutating func add(_ point: TrackPoint) {
-        add(latitude: point.latitude, longitude: point.longitude, elevation: point.elevation, time: point.time)
+        add(latitude: point.latitude, longitude: point.longitude, elevation: point.elevation, time: point.time, speed: point.speedMetersPerSecond)
     }
 
     /// The stats of everything added so far. Does not change the accumulator: it finishes a copy, so a
@@ -183,6 +208,7 @@ public struct TrackStatsAccumulator: Sendable {
         lastStepClock = nil
         pendingMeters = 0
         speedWindow.reset()
+        recordedSpeeds.endSegment()
         segmentOpen = false
     }
 
@@ -253,6 +279,7 @@ public struct TrackStatsAccumulator: Sendable {
         if seconds > 0 {
             if (pendingMeters + extraMeters) / seconds >= stoppedSpeed {
                 movingSeconds += seconds
+                movingDistanceMeters += pendingMeters + extraMeters
             } else {
                 stoppedSeconds += seconds
             }
@@ -284,14 +311,21 @@ public struct TrackStatsAccumulator: Sendable {
         stats.distanceMeters = distanceMeters
         stats.ascentMeters = hysteresis.ascentMeters
         stats.descentMeters = hysteresis.descentMeters
-        stats.movingSeconds = movingSeconds
-        stats.stoppedSeconds = stoppedSeconds
-        stats.pausedSeconds = pausedSeconds
-        stats.elapsedSeconds = movingSeconds + stoppedSeconds + pausedSeconds
-        stats.maxSpeedMetersPerSecond = speedWindow.maxSpeedMetersPerSecond
-        stats.averageSpeedMetersPerSecond = movingSeconds > 0 ? distanceMeters / movingSeconds : 0
-        if movingSeconds > 0 && distanceMeters > 0 {
-            stats.averageMovingPaceSecondsPerKilometer = movingSeconds / (distanceMeters / 1000)
+        let timed = hasTime && Double(timedPointCount) >= Self.minimumTimedFraction * Double(pointCount)
+        if timed {
+            stats.movingSeconds = movingSeconds
+            stats.movingDistanceMeters = movingDistanceMeters
+            stats.stoppedSeconds = stoppedSeconds
+            stats.pausedSeconds = pausedSeconds
+            stats.elapsedSeconds = movingSeconds + stoppedSeconds + pausedSeconds
+            stats.maxSpeedMetersPerSecond = speedWindow.maxSpeedMetersPerSecond
+        }
+        if recordedSpeedCount > 0 && Double(recordedSpeedCount) >= Self.recordedSpeedFraction * Double(pointCount) {
+            stats.maxSpeedMetersPerSecond = recordedSpeeds.value
+        }
+        if stats.movingSeconds > 0 && stats.movingDistanceMeters > 0 {
+            stats.averageSpeedMetersPerSecond = stats.movingDistanceMeters / stats.movingSeconds
+            stats.averageMovingPaceSecondsPerKilometer = stats.movingSeconds / (stats.movingDistanceMeters / 1000)
         }
         if minElevation <= maxElevation {
             stats.minElevationMeters = minElevation
@@ -305,9 +339,9 @@ public struct TrackStatsAccumulator: Sendable {
             stats.bounds = GPXBounds(minLatitude: minLatitude, minLongitude: minLongitude, maxLatitude: maxLatitude, maxLongitude: maxLongitude)
         }
         stats.kilometerSplits = kilometerSplits.finished(
-            totalMeters: distanceMeters, clock: recordedSeconds, elevation: lastElevation, hasTime: hasTime
+            totalMeters: distanceMeters, clock: recordedSeconds, elevation: lastElevation, hasTime: timed
         )
-        stats.mileSplits = mileSplits.finished(totalMeters: distanceMeters, clock: recordedSeconds, elevation: lastElevation, hasTime: hasTime)
+        stats.mileSplits = mileSplits.finished(totalMeters: distanceMeters, clock: recordedSeconds, elevation: lastElevation, hasTime: timed)
         return stats
     }
 }
