@@ -52,4 +52,22 @@ import Testing
         try Data(broken).write(to: url)
         #expect(throws: GPXError.self) { try GPXReader.read(contentsOf: url) }
     }
+
+    @Test func timeBetweenTracksIsNotCountedButTimeBetweenSegmentsIsPaused() throws {
+        func point(_ latitude: Double, _ time: String) -> String {
+            "<trkpt lat=\"\(latitude)\" lon=\"8\"><time>\(time)</time></trkpt>"
+        }
+        // Track 1: 10 minutes, a 5-minute pause, 10 minutes. Track 2, a day later: 10 minutes.
+        let text = "<gpx version=\"1.1\"><trk><trkseg>" + point(46, "2024-05-01T08:00:00Z") + point(46.01, "2024-05-01T08:10:00Z")
+            + "</trkseg><trkseg>" + point(46.01, "2024-05-01T08:15:00Z") + point(46.02, "2024-05-01T08:25:00Z")
+            + "</trkseg></trk><trk><trkseg>" + point(46.02, "2024-05-02T08:00:00Z") + point(46.03, "2024-05-02T08:10:00Z")
+            + "</trkseg></trk></gpx>"
+        let bytes = Array(text.utf8)
+        var handler = GPXSummaryHandler(activity: .ride)
+        _ = try GPXReader.parse(bytes: bytes, into: &handler)
+        let stats = handler.summary().stats
+        #expect(stats.pausedSeconds == 300)
+        #expect(stats.elapsedSeconds == 35 * 60)
+        #expect(try GPXReader.read(bytes: bytes).stats(activity: .ride).elapsedSeconds == 35 * 60)
+    }
 }

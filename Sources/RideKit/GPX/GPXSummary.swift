@@ -41,7 +41,10 @@ public struct GPXSummaryHandler: GPXContentHandler {
         }
     }
 
-    public mutating func beginTrack() { counts.tracks += 1 }
+    public mutating func beginTrack() {
+        counts.tracks += 1
+        trackStats.beginTrack()
+    }
 
     public mutating func beginSegment() {
         counts.segments += 1

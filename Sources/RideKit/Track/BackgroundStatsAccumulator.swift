@@ -6,8 +6,9 @@ import Foundation
 final class BackgroundStatsAccumulator: @unchecked Sendable {
     /// One call to the accumulator, queued.
     enum Step {
+        case beginTrack
         case beginSegment
-        case point(latitude: Double, longitude: Double, elevation: Double?, time: GPXTime?)
+        case point(latitude: Double, longitude: Double, elevation: Double?, time: GPXTime?, speed: Double?)
     }
 
     /// 16k steps a chunk: large enough that handing one over costs nothing, small enough to stay in cache.
@@ -29,10 +30,17 @@ final class BackgroundStatsAccumulator: @unchecked Sendable {
         pending.reserveCapacity(Self.chunkSize)
     }
 
+    func beginTrack() { append(.beginTrack) }
+
     func beginSegment() { append(.beginSegment) }
 
-    func add(latitude: Double, longitude: Double, elevation: Double?, time: GPXTime?) {
-        append(.point(latitude: latitude, longitude: longitude, elevation: elevation, time: time))
+    func add(latitude: Double, longitude: Double, elevation: Double?, time: GPXTime?, speed: Double? = nil) {
+        append(.point(latitude: latitude, longitude: longitude, elevation: elevation, time: time, speed: speed))
+    }
+
+    /// Adds a track point (its position, elevation, time and recorded speed).
+    func add(_ point: TrackPoint) {
+        add(latitude: point.latitude, longitude: point.longitude, elevation: point.elevation, time: point.time, speed: point.speedMetersPerSecond)
     }
 
     private func append(_ step: Step) {
@@ -73,9 +81,10 @@ final class BackgroundStatsAccumulator: @unchecked Sendable {
             condition.unlock()
             for step in chunk {
                 switch step {
+                case .beginTrack: accumulator.beginTrack()
                 case .beginSegment: accumulator.beginSegment()
-                case .point(let latitude, let longitude, let elevation, let time):
-                    accumulator.add(latitude: latitude, longitude: longitude, elevation: elevation, time: time)
+                case .point(let latitude, let longitude, let elevation, let time, let speed):
+                    accumulator.add(latitude: latitude, longitude: longitude, elevation: elevation, time: time, speed: speed)
                 }
             }
         }
@@ -88,9 +97,10 @@ final class BackgroundStatsAccumulator: @unchecked Sendable {
             // Few points: not worth a thread.
             for step in pending {
                 switch step {
+                case .beginTrack: accumulator.beginTrack()
                 case .beginSegment: accumulator.beginSegment()
-                case .point(let latitude, let longitude, let elevation, let time):
-                    accumulator.add(latitude: latitude, longitude: longitude, elevation: elevation, time: time)
+                case .point(let latitude, let longitude, let elevation, let time, let speed):
+                    accumulator.add(latitude: latitude, longitude: longitude, elevation: elevation, time: time, speed: speed)
                 }
             }
             pending = []

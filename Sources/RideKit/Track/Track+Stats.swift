@@ -41,6 +41,7 @@ extension GPXDocument {
 extension TrackStatsAccumulator {
     /// Adds every segment of `track`, empty ones included.
     public mutating func add(_ track: Track) {
+        beginTrack()
         for segment in track.segments {
             beginSegment()
             for point in segment.points { add(point) }

@@ -20,7 +20,7 @@
 /// - **Moving and stopped time.** Each step's interval (from the previous step's time) is moving when the
 ///   step's distance over its duration reaches the activity's stopped speed, stopped otherwise. Time only
 ///   runs forward: a time earlier than one already seen counts as that one (no negative or infinite
-///   speeds). The time between segments is paused.
+///   speeds). The time between segments of a track is paused; the time between tracks is not counted.
 ///   `elapsedSeconds = moving + stopped + paused`, which is last − first whenever times run forward.
 /// - **Missing times.** Points without a time count for distance; a stretch between two timed points
 ///   belongs to their interval. Distance before a segment's first time or after its last is in no interval:
@@ -117,6 +117,16 @@ public struct TrackStatsAccumulator: Sendable {
         stoppedSpeed = activity.stoppedSpeedMetersPerSecond
         plausibleSpeed = activity.maxPlausibleSpeedMetersPerSecond
         speedWindow = SpeedWindow(plausibleSpeedMetersPerSecond: plausibleSpeed)
+    }
+
+    /// Starts a new track: the time between the previous track and this one is not counted at all (two tracks
+    /// in one file are often days apart), where the time between segments of one track is paused time.
+    public mutating func beginTrack() {
+        if segmentOpen {
+            endSegment()
+            segmentOpen = false
+        }
+        previousSegmentEndClock = nil
     }
 
     /// Starts a new segment (a `trkseg`, or Resume after Pause). Adding a point without one starts one.
