@@ -64,6 +64,9 @@ func tokenizerAccepts(_ bytes: [UInt8]) -> (Bool, String) {
         [0xFF, 0xFE] + Array("<gpx/>".utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] },  // UTF-16LE with BOM
         [0xFE, 0xFF] + Array("<gpx>é</gpx>".utf16).flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] },  // UTF-16BE with BOM
         Array("<?xml version='1.0' encoding='ISO-8859-1'?><gpx>".utf8) + [0xE9] + Array("</gpx>".utf8),
+        // Found by the fuzzer: a processing instruction whose target starts with "xml" is no declaration, so
+        // its "encoding" does not apply and the byte 0xFC is invalid UTF-8.
+        Array("<?xmlsevo irn=\"1.0\" encoding=\"ISO-8859-1\"?><gpx><name>Z".utf8) + [0xFC] + Array("rich</name></gpx>".utf8),
     ]
 
     @Test(arguments: invalidBytes.indices)

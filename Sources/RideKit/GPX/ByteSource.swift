@@ -234,7 +234,9 @@ struct DecodingSource: ByteSource {
 
     /// The `encoding` pseudo-attribute of an XML declaration at the very start, if any.
     static func declaredEncoding(in head: [UInt8]) -> String? {
-        guard head.starts(with: Array("<?xml".utf8)) else { return nil }
+        // `<?xml` then white space: `<?xml-stylesheet …?>` or `<?xmlfoo …?>` is a processing instruction, not
+        // the declaration, and says nothing about the encoding (the fuzzer found this one).
+        guard head.starts(with: Array("<?xml".utf8)), head.count > 5, [0x20, 0x09, 0x0A, 0x0D].contains(head[5]) else { return nil }
         let end = head.firstIndex(of: UInt8(ascii: ">")) ?? head.count
         let declaration = String(decoding: head[..<end], as: UTF8.self)
         guard let range = declaration.range(of: "encoding") else { return nil }
