@@ -1,0 +1,2 @@
+import RideStore
+print("placeholder")

@@ -1,0 +1,3 @@
+import Testing
+@testable import RideStore
+@Test func placeholder() {}
