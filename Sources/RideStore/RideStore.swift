@@ -33,6 +33,9 @@ public protocol RideStore: Sendable {
     /// Saves every track (and place) of one file in one transaction, unless the same content was imported
     /// before and some of its tracks remain (`.duplicate`), or replaces one track's content (`replacing`).
     func saveImport(_ batch: TrackImport, userID: UserID) async throws -> TrackImportResult
+    /// The undeleted tracks of earlier imports of a file with this SHA-256 (lower-case hex), in file order:
+    /// what `saveImport` would call a duplicate, asked before reading a big file.
+    func importedTracks(contentHash: String, userID: UserID) async throws -> [TrackID]
     /// One page of tracks, newest first (by start time, else save time), optionally filtered.
     func tracks(_ query: TrackQuery, userID: UserID) async throws -> TrackPage
     /// How many complete, undeleted tracks the user has.
@@ -47,6 +50,8 @@ public protocol RideStore: Sendable {
     func restoreTracks(ids: [TrackID], userID: UserID) async throws -> [TrackID]
     /// Removes for good the tracks deleted before `date` (of every user); returns them as they were.
     func purgeDeletedTracks(deletedBefore date: Date) async throws -> [TrackSummary]
+    /// Removes tracks for good at once, deleted or not (no undo); returns them as they were.
+    func purgeTracks(ids: [TrackID], userID: UserID) async throws -> [TrackSummary]
 
     // MARK: Recordings
 

@@ -10,6 +10,10 @@ public enum RideStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case damaged(String)
     /// The database failed (disk full, locked by another program, unreadable file …).
     case database(String)
+    /// A file to import is not a track file bikeride can read; `reason` says where and why.
+    case invalidFile(path: String, reason: String)
+    /// A file or folder could not be read or written.
+    case io(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -18,6 +22,8 @@ public enum RideStoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .conflict(let reason): return reason
         case .damaged(let reason): return "stored data is damaged: \(reason)"
         case .database(let reason): return "database error: \(reason)"
+        case .invalidFile(let path, let reason): return "\(path): \(reason)"
+        case .io(let path, let reason): return "\(path): \(reason)"
         }
     }
 }

@@ -13,14 +13,7 @@ extension SQLiteRideStore {
         return try await write { db in
             try Self.requireUser(db, userID)
             if batch.replacing == nil, !batch.allowsDuplicate {
-                let existing = try TrackID.fetchAll(
-                    db,
-                    sql: """
-                        SELECT track.id FROM track JOIN trackImport ON track.importId = trackImport.id
-                        WHERE trackImport.userId = ? AND trackImport.contentHash = ? AND track.deletedAt IS NULL
-                        ORDER BY track.createdAt, track.importPosition
-                        """,
-                    arguments: [userID, batch.source.contentHash])
+                let existing = try Self.importedTracks(db, contentHash: batch.source.contentHash, userID: userID)
                 if !existing.isEmpty { return .duplicate(of: existing) }
             }
             let now = Date()
@@ -55,6 +48,21 @@ extension SQLiteRideStore {
             for place in batch.places { placeIDs.append(try Self.insertPlace(place, userID: userID, now: now, db).id) }
             return .imported(importRecord.id, tracks: summaries, places: placeIDs)
         }
+    }
+
+    public func importedTracks(contentHash: String, userID: UserID) async throws -> [TrackID] {
+        try await read { db in try Self.importedTracks(db, contentHash: contentHash, userID: userID) }
+    }
+
+    static func importedTracks(_ db: Database, contentHash: String, userID: UserID) throws -> [TrackID] {
+        try TrackID.fetchAll(
+            db,
+            sql: """
+                SELECT track.id FROM track JOIN trackImport ON track.importId = trackImport.id
+                WHERE trackImport.userId = ? AND trackImport.contentHash = ? AND track.deletedAt IS NULL
+                ORDER BY track.createdAt, track.importPosition
+                """,
+            arguments: [userID, contentHash])
     }
 
     public func tracks(_ query: TrackQuery, userID: UserID) async throws -> TrackPage {
@@ -163,6 +171,15 @@ extension SQLiteRideStore {
             let rows = try TrackSummaryRow.filter(TrackRecord.Columns.deletedAt != nil && TrackRecord.Columns.deletedAt < date).fetchAll(db)
             try TrackRecord.filter(keys: rows.map(\.id)).deleteAll(db)
             // Imports that lost their last track are forgotten, so that the file can be imported again.
+            try db.execute(sql: "DELETE FROM trackImport WHERE NOT EXISTS (SELECT 1 FROM track WHERE track.importId = trackImport.id)")
+            return rows.map(\.summary)
+        }
+    }
+
+    public func purgeTracks(ids: [TrackID], userID: UserID) async throws -> [TrackSummary] {
+        try await write { db in
+            let rows = try TrackSummaryRow.filter(keys: ids).filter(TrackRecord.Columns.userId == userID).fetchAll(db)
+            try TrackRecord.filter(keys: rows.map(\.id)).deleteAll(db)
             try db.execute(sql: "DELETE FROM trackImport WHERE NOT EXISTS (SELECT 1 FROM track WHERE track.importId = trackImport.id)")
             return rows.map(\.summary)
         }
