@@ -10,7 +10,7 @@ extension SQLiteRideStore {
         try Self.validate(place)
         return try await write { db in
             try Self.requireUser(db, userID)
-            let record = try Self.insertPlace(place, userID: userID, now: Date(), db)
+            let record = try Self.insertPlace(place, userID: userID, now: Self.now(), db)
             return try Self.place(db, record)
         }
     }
@@ -66,7 +66,7 @@ extension SQLiteRideStore {
             if let longitude = changes.longitude { record.longitude = longitude }
             if let address = changes.address { record.address = address.isEmpty ? nil : address }
             try Self.validate(NewPlace(latitude: record.latitude, longitude: record.longitude, name: record.name))
-            record.updatedAt = Date()
+            record.updatedAt = Self.now()
             try record.update(db)
             return try Self.place(db, record)
         }
@@ -113,7 +113,7 @@ extension SQLiteRideStore {
             guard try Self.placeRecord(db, id: placeID, userID: userID) != nil else {
                 throw RideStoreError.notFound(kind: "place", id: placeID.rawValue)
             }
-            let now = Date()
+            let now = Self.now()
             let record = NoteRecord(id: try Self.freshID(db, table: "note"), placeId: placeID, body: body, createdAt: now, updatedAt: now)
             try record.insert(db)
             try Self.touchPlace(db, placeID, now)
@@ -127,7 +127,7 @@ extension SQLiteRideStore {
                 throw RideStoreError.notFound(kind: "note", id: id.rawValue)
             }
             record.body = body
-            record.updatedAt = Date()
+            record.updatedAt = Self.now()
             try record.update(db)
             try Self.touchPlace(db, record.placeId, record.updatedAt)
             let photos = try PhotoRecord.select(
@@ -143,7 +143,7 @@ extension SQLiteRideStore {
         try await write { db in
             guard let record = try Self.noteRecord(db, id: id, userID: userID) else { return false }
             try record.delete(db)
-            try Self.touchPlace(db, record.placeId, Date())
+            try Self.touchPlace(db, record.placeId, Self.now())
             return true
         }
     }
@@ -162,7 +162,7 @@ extension SQLiteRideStore {
             }
             let record = PhotoRecord(
                 id: try Self.freshID(db, table: "photo"), noteId: noteID, mediaType: mediaType, byteCount: bytes.count,
-                bytes: bytes, createdAt: Date())
+                bytes: bytes, createdAt: Self.now())
             try record.insert(db)
             try Self.touchPlace(db, note.placeId, record.createdAt)
             return record.info
@@ -258,7 +258,7 @@ extension SQLiteRideStore {
                 throw RideStoreError.notFound(kind: "place", id: placeID.rawValue)
             }
             try Self.attachLabels(labelIDs, placeID: placeID, userID: userID, replacing: true, db)
-            record.updatedAt = Date()
+            record.updatedAt = Self.now()
             try record.update(db)
             return try Self.place(db, record)
         }
@@ -276,7 +276,7 @@ extension SQLiteRideStore {
     }
 
     static func insertPlace(_ place: NewPlace, userID: UserID, now: Date, _ db: Database) throws -> PlaceRecord {
-        let created = place.createdAt ?? now
+        let created = place.createdAt.map(rounded) ?? now
         let record = PlaceRecord(
             id: try freshID(db, table: "place"), userId: userID, latitude: place.latitude, longitude: place.longitude,
             name: place.name.trimmingCharacters(in: .whitespacesAndNewlines), address: place.address.flatMap { $0.isEmpty ? nil : $0 },
@@ -310,7 +310,7 @@ extension SQLiteRideStore {
     }
 
     static func touchPlace(_ db: Database, _ placeID: PlaceID, _ date: Date) throws {
-        try PlaceRecord.filter(key: placeID).updateAll(db, Column("updatedAt").set(to: date))
+        try PlaceRecord.filter(key: placeID).updateAll(db, Column("updatedAt").set(to: milliseconds(date)))
     }
 
     static func place(_ db: Database, _ record: PlaceRecord) throws -> Place {

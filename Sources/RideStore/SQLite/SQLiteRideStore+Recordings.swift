@@ -15,7 +15,7 @@ extension SQLiteRideStore {
             {
                 throw RideStoreError.notFound(kind: "device", id: device.rawValue)
             }
-            let now = Date()
+            let now = Self.now()
             let trackID = try Self.freshID(db, table: "track")
             var record = Self.emptyRecord(id: trackID, userID: userID, name: request.name, kind: request.kind, source: request.source, now: now)
             let content = TrackContent(creator: GPXWriter.defaultCreator, tracks: [PackedTrack(header: Track(name: Self.cleanName(request.name)), segments: [PackedSegment()])])
@@ -73,7 +73,7 @@ extension SQLiteRideStore {
                 try Self.appendPoints(points, trackID: record.trackId, db)
                 record.lastClientSequence = last
             }
-            record.updatedAt = Date()
+            record.updatedAt = Self.now()
             try record.update(db)
             return FixAppendResult(recording: try Self.recording(db, record), appended: points, replayedCount: fixes.count - points.count)
         }
@@ -87,7 +87,7 @@ extension SQLiteRideStore {
             guard record.state != .stopped else { throw RideStoreError.conflict("recording \(id) is stopped") }
             if record.state == .recording {
                 record.state = .paused
-                record.updatedAt = Date()
+                record.updatedAt = Self.now()
                 try record.update(db)
             }
             return try Self.recording(db, record)
@@ -112,7 +112,7 @@ extension SQLiteRideStore {
                     try db.execute(sql: "UPDATE track SET segmentCount = segmentCount + 1 WHERE id = ?", arguments: [record.trackId])
                 }
                 record.state = .recording
-                record.updatedAt = Date()
+                record.updatedAt = Self.now()
                 try record.update(db)
             }
             return try Self.recording(db, record)
@@ -125,7 +125,7 @@ extension SQLiteRideStore {
                 throw RideStoreError.notFound(kind: "recording", id: id.rawValue)
             }
             if record.state != .stopped {
-                let now = Date()
+                let now = Self.now()
                 record.state = .stopped
                 record.stoppedAt = now
                 record.updatedAt = now
@@ -195,6 +195,6 @@ extension SQLiteRideStore {
         try db.execute(sql: "UPDATE segment SET pointCount = pointCount + ? WHERE id = ?", arguments: [points.count, segmentID])
         try db.execute(
             sql: "UPDATE track SET pointCount = pointCount + ?, updatedAt = ? WHERE id = ?",
-            arguments: [points.count, Int64((Date().timeIntervalSince1970 * 1000).rounded()), trackID])
+            arguments: [points.count, Self.milliseconds(Self.now()), trackID])
     }
 }

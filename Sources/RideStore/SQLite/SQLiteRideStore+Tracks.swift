@@ -16,7 +16,7 @@ extension SQLiteRideStore {
                 let existing = try Self.importedTracks(db, contentHash: batch.source.contentHash, userID: userID)
                 if !existing.isEmpty { return .duplicate(of: existing) }
             }
-            let now = Date()
+            let now = Self.now()
             let importRecord = ImportRecord(
                 id: try Self.freshID(db, table: "trackImport"), userId: userID, contentHash: batch.source.contentHash,
                 fileName: batch.source.fileName, format: batch.source.format.rawValue, byteCount: batch.source.byteCount,
@@ -140,7 +140,7 @@ extension SQLiteRideStore {
             if let kind = changes.kind { record.kind = kind }
             if let stats = changes.stats { try record.apply(stats) }
             if let documentName = changes.documentName { record.documentName = documentName }
-            record.updatedAt = Date()
+            record.updatedAt = Self.now()
             try record.update(db)
             return try Self.summary(db, id: id, userID: userID)
         }
@@ -151,7 +151,7 @@ extension SQLiteRideStore {
             let found = try TrackRecord.select(TrackRecord.Columns.id, as: TrackID.self)
                 .filter(keys: ids).filter(TrackRecord.Columns.userId == userID && TrackRecord.Columns.deletedAt == nil)
                 .fetchAll(db)
-            try TrackRecord.filter(keys: found).updateAll(db, TrackRecord.Columns.deletedAt.set(to: Date()))
+            try TrackRecord.filter(keys: found).updateAll(db, TrackRecord.Columns.deletedAt.set(to: Self.milliseconds(Self.now())))
             return ids.filter(found.contains)
         }
     }
@@ -168,7 +168,7 @@ extension SQLiteRideStore {
 
     public func purgeDeletedTracks(deletedBefore date: Date) async throws -> [TrackSummary] {
         try await write { db in
-            let rows = try TrackSummaryRow.filter(TrackRecord.Columns.deletedAt != nil && TrackRecord.Columns.deletedAt < date).fetchAll(db)
+            let rows = try TrackSummaryRow.filter(TrackRecord.Columns.deletedAt != nil && TrackRecord.Columns.deletedAt < Self.milliseconds(date)).fetchAll(db)
             try TrackRecord.filter(keys: rows.map(\.id)).deleteAll(db)
             // Imports that lost their last track are forgotten, so that the file can be imported again.
             try db.execute(sql: "DELETE FROM trackImport WHERE NOT EXISTS (SELECT 1 FROM track WHERE track.importId = trackImport.id)")
