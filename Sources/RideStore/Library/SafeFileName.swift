@@ -5,7 +5,7 @@ import RideKit
 /// safe on every common file system whatever the name holds.
 ///
 ///     SafeFileName.make(date: "2024-05-04", name: "../../etc/passwd", extension: "gpx", taken: [])
-///     // "2024-05-04 .. .. etc passwd.gpx" — no separator survives, so the file stays in its folder
+///     // "2024-05-04 etc passwd.gpx" — no separator or leading dot survives, so the file stays in its folder
 public enum SafeFileName {
     /// Longest stem kept, in UTF-8 bytes: far under the 255-byte limit of ext4, APFS and NTFS, with room for
     /// the date, a " (99)" and the extension.
