@@ -44,6 +44,8 @@ let package = Package(
         ),
         // A helper process for the store tests: imports a large file so that a test can kill it midway.
         .executableTarget(name: "ridestore-crash-helper", dependencies: ["RideStore"], path: "Tests/RideStoreCrashHelper"),
+        // The store benchmark's measuring program (Benchmarks/run-store.sh; not part of the tests).
+        .executableTarget(name: "ridestore-bench", dependencies: ["RideStore", "RideKit"], path: "Benchmarks/store"),
         .testTarget(name: "RideKitTests", dependencies: ["RideKit", "CExpat"]),
         .testTarget(name: "RideStoreTests", dependencies: ["RideStore", "RideKit"]),
         .testTarget(name: "bikerideTests", dependencies: ["RideKit"]),

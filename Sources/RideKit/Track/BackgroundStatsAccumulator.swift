@@ -3,7 +3,7 @@ import Foundation
 /// A `TrackStatsAccumulator` that runs on a thread of its own, fed in chunks, so that reading a big file and
 /// computing its figures use two cores instead of one. The figures are exactly those of the plain
 /// accumulator: the same points in the same order reach it.
-public final class BackgroundStatsAccumulator: @unchecked Sendable {
+final class BackgroundStatsAccumulator: @unchecked Sendable {
     /// One call to the accumulator, queued.
     enum Step {
         case beginSegment
@@ -24,14 +24,14 @@ public final class BackgroundStatsAccumulator: @unchecked Sendable {
     private var thread: Thread?
     private var result: TrackStats?
 
-    public init(activity: ActivityKind) {
+    init(activity: ActivityKind) {
         accumulator = TrackStatsAccumulator(activity: activity)
         pending.reserveCapacity(Self.chunkSize)
     }
 
-    public func beginSegment() { append(.beginSegment) }
+    func beginSegment() { append(.beginSegment) }
 
-    public func add(latitude: Double, longitude: Double, elevation: Double?, time: GPXTime?) {
+    func add(latitude: Double, longitude: Double, elevation: Double?, time: GPXTime?) {
         append(.point(latitude: latitude, longitude: longitude, elevation: elevation, time: time))
     }
 
@@ -82,7 +82,7 @@ public final class BackgroundStatsAccumulator: @unchecked Sendable {
     }
 
     /// Waits for every queued point and returns the figures. Later calls return the same figures.
-    public func finish() -> TrackStats {
+    func finish() -> TrackStats {
         if let result { return result }
         if thread == nil {
             // Few points: not worth a thread.

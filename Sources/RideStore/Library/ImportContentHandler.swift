@@ -1,17 +1,10 @@
 import Foundation
 import RideKit
 
-/// Receives a GPX file from the reader and packs it as it streams by: points go into blocks, their figures
-/// into a stats accumulator on a second core, a thinned line into the preview. A million-point file ends as
-/// about 10 MB of blocks, never as 150 MB of `TrackPoint`s.
-struct ImportContentHandler: GPXContentHandler {
-    /// One `trk` as it arrives.
-    struct PendingTrack {
-        var track: PackedTrack
-        var stats: BackgroundStatsAccumulator?
-        var preview: PreviewSampler
-    }
-
+/// Receives a GPX file from the reader as it streams by and hands its track points, a block's worth at a
+/// time, to an `ImportWorker` on the second core, which packs them and computes their figures. A
+/// million-point file ends as about 10 MB of blocks, never as 150 MB of `TrackPoint`s.
+struct ImportContentHandler: GPXContentHandler, Sendable {
     let oneTrack: Bool
     let activity: ActivityKind
     var version = "1.1"
@@ -20,21 +13,20 @@ struct ImportContentHandler: GPXContentHandler {
     var extensions: [XMLElementNode] = []
     var waypoints = PackedPoints()
     var routes: [PackedRoute] = []
+    /// Each route's figures (routes are small: computed here).
     var routeStats: [TrackStats] = []
-    var tracks: [PendingTrack] = []
-    /// For one-track imports: the accumulator and preview of every `trk` together.
-    var sharedStats: BackgroundStatsAccumulator?
-    var sharedPreview = PreviewSampler()
-    private var segments: [PackedSegment] = []
-    private var points = PackedPoints()
-    private var trackStats: BackgroundStatsAccumulator?
-    private var trackPreview = PreviewSampler()
+    /// Each `trk`'s own fields and its segments' extensions; the points are with the worker.
+    private var headers: [Track] = []
+    private var segmentExtensions: [[[XMLElementNode]]] = []
+    private var chunk: [TrackPoint] = []
+    private let worker: ImportWorker
     /// Points seen in track segments.
     private(set) var pointCount = 0
 
     init(oneTrack: Bool, activity: ActivityKind) {
         self.oneTrack = oneTrack
         self.activity = activity
+        worker = ImportWorker(oneTrack: oneTrack, activity: activity)
     }
 
     var keepsUnknownExtensions: Bool { true }
@@ -52,47 +44,59 @@ struct ImportContentHandler: GPXContentHandler {
         accumulator.beginSegment()
         for point in route.points { accumulator.add(point) }
         routeStats.append(accumulator.finish())
-        if oneTrack, tracks.isEmpty { for point in route.points { sharedPreview.add(point.coordinate) } }
     }
 
     mutating func beginTrack() {
-        segments = []
-        if oneTrack {
-            if sharedStats == nil { sharedStats = BackgroundStatsAccumulator(activity: activity) }
-        } else {
-            trackStats = BackgroundStatsAccumulator(activity: activity)
-            trackPreview = PreviewSampler()
-        }
+        segmentExtensions.append([])
+        worker.submit(.beginTrack)
     }
 
     mutating func beginSegment() {
-        points = PackedPoints()
-        (oneTrack ? sharedStats : trackStats)?.beginSegment()
+        worker.submit(.beginSegment)
+        chunk.reserveCapacity(PackedPoints.blockCapacity)
     }
 
     mutating func trackPoint(_ point: TrackPoint) {
-        points.append(point)
+        chunk.append(point)
         pointCount += 1
-        let stats = oneTrack ? sharedStats : trackStats
-        stats?.add(latitude: point.latitude, longitude: point.longitude, elevation: point.elevation, time: point.time)
-        if oneTrack { sharedPreview.add(point.coordinate) } else { trackPreview.add(point.coordinate) }
+        if chunk.count == PackedPoints.blockCapacity { handOver() }
+    }
+
+    private mutating func handOver() {
+        guard !chunk.isEmpty else { return }
+        worker.submit(.points(chunk))
+        chunk = []
+        chunk.reserveCapacity(PackedPoints.blockCapacity)
     }
 
     mutating func endSegment(extensions: [XMLElementNode]) {
-        segments.append(PackedSegment(points: points, extensions: extensions))
-        points = PackedPoints()
+        handOver()
+        segmentExtensions[segmentExtensions.count - 1].append(extensions)
     }
 
-    mutating func endTrack(_ track: Track) {
-        tracks.append(
-            PendingTrack(track: PackedTrack(header: track, segments: segments), stats: oneTrack ? nil : trackStats, preview: trackPreview))
-        segments = []
-        trackStats = nil
-    }
+    mutating func endTrack(_ track: Track) { headers.append(track) }
 
     mutating func endDocument(metadata: GPXMetadata, extensions: [XMLElementNode]) {
         self.metadata = metadata
         self.extensions = extensions
+    }
+
+    /// Stops the worker when the file turned out bad.
+    func discard() { worker.discard() }
+
+    /// Waits for the worker: the tracks with their blocks, and the figures and preview of each `trk` (one of
+    /// each for a one-track import).
+    func finish() -> (tracks: [PackedTrack], stats: [TrackStats], previews: [[Coordinate]]) {
+        let result = worker.finish()
+        var tracks: [PackedTrack] = []
+        for (index, header) in headers.enumerated() {
+            let blocks = index < result.tracks.count ? result.tracks[index].segments : []
+            let segments = segmentExtensions[index].enumerated().map { position, extensions in
+                PackedSegment(points: PackedPoints(blocks: position < blocks.count ? blocks[position] : []), extensions: extensions)
+            }
+            tracks.append(PackedTrack(header: header, segments: segments))
+        }
+        return (tracks, result.stats, result.previews)
     }
 }
 

@@ -90,12 +90,12 @@ extension TrackLibrary {
         guard let format = format ?? fileName.flatMap(TrackFileFormat.init(fileName:)) ?? TrackFileFormat(sniffing: [UInt8](data.prefix(1 << 16))) else {
             throw RideStoreError.invalidFile(path: path, reason: "not GPX, .gpx436 or GeoJSON")
         }
-        let hash = ContentHash.of(data)
+        let hash = try await Self.blocking { ContentHash.of(data) }
         if !options.allowsDuplicates {
             let existing = try await store.importedTracks(contentHash: hash, userID: userID)
             if !existing.isEmpty { return FileImportOutcome(path: path, result: .duplicate(of: existing), pointCount: 0, byteCount: data.count) }
         }
-        let handler = try Self.read(data: data, format: format, path: path, options: options)
+        let handler = try await Self.blocking { try Self.read(data: data, format: format, path: path, options: options) }
         return try await save(
             handler, source: ImportSource(fileName: fileName, format: format, contentHash: hash, byteCount: data.count),
             path: path, options: options, documentName: nil, replacing: nil)
@@ -109,36 +109,73 @@ extension TrackLibrary {
         } catch {
             throw RideStoreError.io(path: path, reason: "cannot read: \(Self.describe(error))")
         }
-        let hash = try ContentHash.of(fileAt: url)
-        if !options.allowsDuplicates, replacing == nil {
-            let existing = try await store.importedTracks(contentHash: hash, userID: userID)
-            if !existing.isEmpty {
-                return FileImportOutcome(path: path, result: .duplicate(of: existing), pointCount: 0, byteCount: byteCount)
-            }
+        let checksDuplicates = !options.allowsDuplicates && replacing == nil
+        // A small file is hashed first, so that a duplicate is not even parsed; a big one is hashed on another
+        // thread while it is parsed (hashing 333 MB takes a fair part of the parse).
+        var hash: String?
+        var hashing: BackgroundJob<String>?
+        if byteCount <= Self.hashFirstByteCount {
+            hash = try await Self.blocking { try ContentHash.of(fileAt: url) }
+        } else {
+            hashing = BackgroundJob("bikeride hash") { try ContentHash.of(fileAt: url) }
         }
+        if checksDuplicates, let hash, let outcome = try await duplicate(hash: hash, path: path, byteCount: byteCount) { return outcome }
         let format = try Self.format(of: url)
-        let handler: ImportContentHandler
-        if format == .gpx {
+        let handler = try await Self.blocking {
+            guard format == .gpx else {
+                let data: Data
+                do {
+                    data = try Data(contentsOf: url)
+                } catch {
+                    throw RideStoreError.io(path: path, reason: "cannot read: \(Self.describe(error))")
+                }
+                return try Self.read(data: data, format: format, path: path, options: options)
+            }
             // Streamed from the file in 1 MiB chunks: a big ride never sits in memory as text.
             var streaming = ImportContentHandler(oneTrack: options.oneTrackPerFile, activity: options.kind?.activity ?? .ride)
-            do {
+            do throws(GPXError) {
                 _ = try GPXReader.parse(contentsOf: url, into: &streaming, options: GPXReadOptions(lenient: options.lenient))
             } catch {
+                streaming.discard()
                 throw RideStoreError.invalidFile(path: path, reason: Self.located(error))
             }
-            handler = streaming
-        } else {
-            let data: Data
+            return streaming
+        }
+        if let hashing {
+            let value: String
             do {
-                data = try Data(contentsOf: url)
+                value = try await Self.blocking { try hashing.value() }
             } catch {
-                throw RideStoreError.io(path: path, reason: "cannot read: \(Self.describe(error))")
+                handler.discard()
+                throw error
             }
-            handler = try Self.read(data: data, format: format, path: path, options: options)
+            hash = value
+            if checksDuplicates, let outcome = try await duplicate(hash: value, path: path, byteCount: byteCount) {
+                _ = handler.finish()
+                return outcome
+            }
         }
         return try await save(
-            handler, source: ImportSource(fileName: url.lastPathComponent, format: format, contentHash: hash, byteCount: byteCount),
+            handler, source: ImportSource(fileName: url.lastPathComponent, format: format, contentHash: hash!, byteCount: byteCount),
             path: path, options: options, documentName: documentName, replacing: replacing)
+    }
+
+    /// Runs blocking work (parsing, hashing, waiting for the import worker) on a GCD thread rather than on Swift
+    /// concurrency's cooperative pool: that pool has one thread per core, and a parse that held one for seconds
+    /// would stall every other task of the process (the server's requests, a reader of the list).
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    /// Files up to this size are hashed before they are parsed.
+    static let hashFirstByteCount = 16 << 20
+
+    /// The outcome for a file already imported, or nil.
+    private func duplicate(hash: String, path: String, byteCount: Int) async throws -> FileImportOutcome? {
+        let existing = try await store.importedTracks(contentHash: hash, userID: userID)
+        return existing.isEmpty ? nil : FileImportOutcome(path: path, result: .duplicate(of: existing), pointCount: 0, byteCount: byteCount)
     }
 
     /// Imports files and folders (walked recursively for `.gpx`, `.gpx436` and `.geojson` files), each file in
@@ -214,8 +251,10 @@ extension TrackLibrary {
                 try GeoJSONReader.read(data).replay(into: &handler)
             }
         } catch let error as GPXError {
+            handler.discard()
             throw RideStoreError.invalidFile(path: path, reason: located(error))
         } catch let error as TrackFormatError {
+            handler.discard()
             throw RideStoreError.invalidFile(path: path, reason: error.description)
         }
         return handler
@@ -246,49 +285,50 @@ extension TrackLibrary {
         let baseName = Self.baseName(source.fileName)
         let shared = TrackContent(
             version: handler.version, creator: handler.creator, metadata: handler.metadata, extensions: handler.extensions)
+        let read = try await Self.blocking { handler.finish() }
         var tracks: [NewTrack] = []
-        let pointCount = handler.tracks.isEmpty
+        let pointCount = read.tracks.isEmpty
             ? handler.routes.reduce(0) { $0 + $1.points.count }
-            : handler.tracks.reduce(0) { $0 + $1.track.segments.reduce(0) { $0 + $1.points.count } }
+            : handler.pointCount
 
         if options.oneTrackPerFile || replacing != nil {
             var content = shared
             content.waypoints = handler.waypoints
             content.routes = handler.routes
-            content.tracks = handler.tracks.map(\.track)
-            let guessed = options.kind ?? Self.guessKind(content)
+            content.tracks = read.tracks
+            let kind = options.kind ?? Self.guessKind(content)
             var stats: TrackStats
-            if let shared = handler.sharedStats {
-                stats = shared.finish()
-            } else if let first = handler.routeStats.first, handler.routeStats.count == 1 {
+            if let first = read.stats.first {
                 stats = first
+            } else if handler.routeStats.count == 1 {
+                stats = handler.routeStats[0]
             } else {
-                stats = try Self.stats(of: content, kind: guessed)
+                stats = try Self.stats(of: content, kind: kind)
             }
-            if stats.activity != guessed.activity { stats = try Self.stats(of: content, kind: guessed) }
+            if stats.activity != kind.activity { stats = try Self.stats(of: content, kind: kind) }
             let name = content.tracks.first?.header.name ?? content.metadata.name ?? content.routes.first?.header.name ?? baseName
             tracks.append(
                 NewTrack(
-                    name: Self.usableName(name, fallback: baseName), kind: guessed, content: content, stats: stats,
-                    documentName: documentName, preview: handler.sharedPreview.line))
+                    name: Self.usableName(name, fallback: baseName), kind: kind, content: content, stats: stats,
+                    documentName: documentName, preview: read.previews.first))
         } else {
-            for (index, pending) in handler.tracks.enumerated() {
+            for (index, track) in read.tracks.enumerated() {
                 var content = shared
-                content.tracks = [pending.track]
+                content.tracks = [track]
                 if index == 0 { content.waypoints = handler.waypoints }
                 let kind = options.kind ?? Self.guessKind(content)
-                var stats = pending.stats?.finish() ?? TrackStats(activity: kind.activity)
+                var stats = read.stats[index]
                 if stats.activity != kind.activity { stats = try Self.stats(of: content, kind: kind) }
-                let fallback = handler.tracks.count > 1 ? "\(baseName) \(index + 1)" : baseName
+                let fallback = read.tracks.count > 1 ? "\(baseName) \(index + 1)" : baseName
                 tracks.append(
                     NewTrack(
-                        name: Self.usableName(pending.track.header.name ?? (index == 0 ? handler.metadata.name : nil), fallback: fallback),
-                        kind: kind, content: content, stats: stats, preview: pending.preview.line))
+                        name: Self.usableName(track.header.name ?? (index == 0 ? handler.metadata.name : nil), fallback: fallback),
+                        kind: kind, content: content, stats: stats, preview: read.previews[index]))
             }
             for (index, route) in handler.routes.enumerated() {
                 var content = shared
                 content.routes = [route]
-                if handler.tracks.isEmpty, index == 0 { content.waypoints = handler.waypoints }
+                if read.tracks.isEmpty, index == 0 { content.waypoints = handler.waypoints }
                 let fallback = handler.routes.count > 1 ? "\(baseName) route \(index + 1)" : baseName
                 tracks.append(
                     NewTrack(

@@ -54,10 +54,10 @@ enum PointBlockDecoder {
         for index in 0..<count {
             points.append(
                 TrackPoint(
-                    latitude: latitudes[index], longitude: longitudes[index], elevation: elevations?[index],
-                    time: times?[index], speedMetersPerSecond: speeds?[index], courseDegrees: courses?[index],
-                    heartRate: heartRates?[index], cadence: cadences?[index], temperatureCelsius: temperatures?[index],
-                    powerWatts: powers?[index]))
+                    latitude: latitudes[index], longitude: longitudes[index], elevation: elevations?.value(at: index),
+                    time: times?[index], speedMetersPerSecond: speeds?.value(at: index), courseDegrees: courses?.value(at: index),
+                    heartRate: heartRates?.value(at: index), cadence: cadences?.value(at: index),
+                    temperatureCelsius: temperatures?.value(at: index), powerWatts: powers?.value(at: index)))
         }
         try readDetails(&reader, into: &points, start: start, count: count)
         guard reader.isAtEnd else { throw .corrupt("bytes left over after the points") }
@@ -105,22 +105,36 @@ enum PointBlockDecoder {
         return Double(try reader.zigzag()) / PointBlockEncoder.powersOfTen[Int(digits)]
     }
 
-    private static func readOptional(_ reader: inout ByteReader, count: Int) throws(PointBlockError) -> [Double?]? {
+    /// The values of one optional field in a block: one per point when all have it, else with a flag per point.
+    struct OptionalColumn {
+        /// One value per point (all present), or one per present point in order.
+        var values: [Double]
+        /// Nil when every point has a value; else, for each point, the index of its value or -1.
+        var slots: [Int32]?
+
+        @inline(__always) func value(at index: Int) -> Double? {
+            guard let slots else { return values[index] }
+            let slot = slots[index]
+            return slot < 0 ? nil : values[Int(slot)]
+        }
+    }
+
+    private static func readOptional(_ reader: inout ByteReader, count: Int) throws(PointBlockError) -> OptionalColumn? {
         guard let presence = try readPresence(&reader, count: count) else { return nil }
         if presence.isEmpty {
             var values = [Double](repeating: 0, count: count)
             try readNumbers(&reader, into: &values)
-            return values.map { Optional($0) }
+            return OptionalColumn(values: values, slots: nil)
         }
-        var present = [Double](repeating: 0, count: presence.lazy.filter { $0 }.count)
-        try readNumbers(&reader, into: &present)
-        var result = [Double?](repeating: nil, count: count)
-        var next = 0
+        var slots = [Int32](repeating: -1, count: count)
+        var present = 0
         for index in 0..<count where presence[index] {
-            result[index] = present[next]
-            next += 1
+            slots[index] = Int32(present)
+            present += 1
         }
-        return result
+        var values = [Double](repeating: 0, count: present)
+        try readNumbers(&reader, into: &values)
+        return OptionalColumn(values: values, slots: slots)
     }
 
     // MARK: Times

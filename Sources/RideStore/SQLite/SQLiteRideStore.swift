@@ -94,6 +94,16 @@ public final class SQLiteRideStore: RideStore {
         }
     }
 
+    /// Folds the WAL into the database file and empties it (SQLite's `wal_checkpoint(TRUNCATE)`): after it,
+    /// the database file alone holds everything (a plain copy of it is a backup), and its size is the data's.
+    public func checkpoint() async throws {
+        do {
+            try await writer.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        } catch {
+            throw Self.storeError(error)
+        }
+    }
+
     // MARK: Access
 
     /// Runs `body` in a write transaction; GRDB's errors become `RideStoreError`.
