@@ -132,3 +132,24 @@ import RideKit
         #expect(SafeFileName.clean(" trailing dots... ") == "trailing dots")
     }
 }
+
+@Suite struct DataDirectoryTests {
+    @Test func defaultsFollowTheEnvironment() {
+        #expect(DataDirectory.default(environment: ["BIKERIDE_DATA_DIR": "/srv/ride"]).url.path == "/srv/ride")
+        #if os(Linux)
+        #expect(DataDirectory.default(environment: ["HOME": "/home/a"]).url.path == "/home/a/.local/share/bikeride")
+        #expect(DataDirectory.default(environment: ["HOME": "/home/a", "XDG_DATA_HOME": "/x"]).url.path == "/x/bikeride")
+        #endif
+    }
+
+    @Test func openingCreatesTheDatabaseAndTheLocalUser() async throws {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "ridestore-data-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let directory = DataDirectory(url: folder.appending(path: "nested/data"))
+        let library = try await directory.openLibrary()
+        #expect(FileManager.default.fileExists(atPath: directory.databaseURL.path))
+        let again = try await directory.openLibrary()
+        #expect(again.userID == library.userID)
+        #expect(library.documentsFolder == directory.documentsURL)
+    }
+}
