@@ -63,6 +63,7 @@ import RideKit
         let id = try #require(outcome.tracks.first?.id)
         #expect(try await library.rename(id, to: "  Climb\nto the pass ").name == "Climb to the pass")
         await #expect(throws: RideStoreError.self) { try await library.rename(id, to: "   ") }
+        #expect(try await library.document(for: [id]).tracks[0].name == "Climb to the pass")
         let ride = try #require(try await test.store.track(id: id, userID: library.userID))
         let run = try await library.setKind(id, to: .walk)
         #expect(run.kind == .walk)

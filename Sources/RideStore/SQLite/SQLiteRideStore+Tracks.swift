@@ -136,7 +136,18 @@ extension SQLiteRideStore {
             guard var record = try TrackRecord.filter(key: id).filter(TrackRecord.Columns.userId == userID).fetchOne(db) else {
                 throw RideStoreError.notFound(kind: "track", id: id.rawValue)
             }
-            if let name = changes.name { record.name = Self.cleanName(name) }
+            if let name = changes.name {
+                record.name = Self.cleanName(name)
+                // A renamed track exports with its new name: the `trk` (or the route) it holds is renamed too.
+                var content = try TrackHeaderCodec.decode(record.gpxHeader, version: record.gpxVersion, creator: record.gpxCreator)
+                if content.tracks.count == 1 {
+                    content.tracks[0].header.name = record.name
+                    record.gpxHeader = TrackHeaderCodec.encode(content)
+                } else if content.tracks.isEmpty, content.routes.count == 1 {
+                    content.routes[0].header.name = record.name
+                    record.gpxHeader = TrackHeaderCodec.encode(content)
+                }
+            }
             if let kind = changes.kind { record.kind = kind }
             if let stats = changes.stats { try record.apply(stats) }
             if let documentName = changes.documentName { record.documentName = documentName }
