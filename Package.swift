@@ -29,6 +29,7 @@ let package = Package(
             name: "bikeride",
             dependencies: [
                 "RideKit",
+                "RideStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

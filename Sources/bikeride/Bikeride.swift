@@ -2,7 +2,7 @@ import ArgumentParser
 
 /// The `bikeride` command: wiring only; the work is done in RideKit.
 @main
-struct Bikeride: ParsableCommand {
+struct Bikeride: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bikeride",
         abstract: "A self-hosted GPS tracker for rides, runs and places.",
@@ -11,7 +11,10 @@ struct Bikeride: ParsableCommand {
             moving time and speed that you can trust.
             """,
         version: "0.1.0",
-        subcommands: [Stats.self, Convert.self]
+        subcommands: [
+            Stats.self, Convert.self, Import.self, Export.self, List.self, Show.self, Rename.self, Delete.self, Places.self,
+            Sync.self,
+        ]
     )
 }
 
