@@ -89,7 +89,7 @@ final class ImportWorker: @unchecked Sendable {
             tracks[track].segments[tracks[track].segments.count - 1].append(PointBlock(points: points[...]))
             let figures = accumulators.count - 1
             for point in points {
-                accumulators[figures].add(latitude: point.latitude, longitude: point.longitude, elevation: point.elevation, time: point.time)
+                accumulators[figures].add(point)
                 previews[figures].add(point.coordinate)
             }
         }
