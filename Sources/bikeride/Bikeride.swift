@@ -2,7 +2,7 @@ import ArgumentParser
 
 /// The `bikeride` command: wiring only; the work is done in RideKit.
 @main
-struct Bikeride: ParsableCommand {
+struct Bikeride: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bikeride",
         abstract: "A self-hosted GPS tracker for rides, runs and places.",
@@ -11,7 +11,7 @@ struct Bikeride: ParsableCommand {
             moving time and speed that you can trust.
             """,
         version: "0.1.0",
-        subcommands: [Stats.self, Convert.self]
+        subcommands: [Serve.self, Stats.self, Convert.self]
     )
 }
 

@@ -1,0 +1,146 @@
+import Foundation
+import Logging
+import RideKit
+
+/// Runs recordings: one `Recorder` per recording in progress, kept in memory and rebuilt from the
+/// repository when missing (after a restart), with every change stored before it is answered.
+///
+/// Requests for one recording run one at a time, in arrival order (a batch and a Pause from the same
+/// phone must not interleave across the repository's suspension points); different recordings run
+/// concurrently.
+public actor RecordingService {
+    /// Where recordings are stored: RideStore, or the in-memory placeholder until it lands.
+    public let repository: any RecordingRepository
+    private let metrics: ServerMetrics
+    private var recorders: [String: (info: RecordingInfo, recorder: Recorder)] = [:]
+    private var busy: Set<String> = []
+    private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
+
+    public init(repository: any RecordingRepository, metrics: ServerMetrics = ServerMetrics()) {
+        self.repository = repository
+        self.metrics = metrics
+    }
+
+    /// Starts a recording.
+    public func start(_ request: NewRecordingInfo) async throws -> (info: RecordingInfo, recorder: Recorder) {
+        var recorder = Recorder(options: request.options)
+        try recorder.start()
+        let info = try await repository.createRecording(request)
+        recorders[info.id] = (info, recorder)
+        metrics.increment(.recordingsStarted)
+        return (info, recorder)
+    }
+
+    /// The recording as it is now.
+    public func snapshot(id: String) async throws -> (info: RecordingInfo, recorder: Recorder) {
+        try await exclusive(id) { try await self.loaded(id) }
+    }
+
+    /// Applies a batch: validated whole, the new fixes stored, then answered.
+    public func append(_ fixes: [RecordingFix], to id: String) async throws -> (info: RecordingInfo, update: RecordingUpdate) {
+        try await exclusive(id) {
+            let (info, recorder) = try await self.loaded(id)
+            var next = recorder
+            let update = try next.append(fixes)
+            if update.storedCount > 0 || update.lastSequence != recorder.lastSequence {
+                try await self.repository.appendFixes(update.accepted, lastSequence: update.lastSequence, recordingID: id)
+            }
+            self.recorders[id] = (info, next)
+            self.metrics.increment(.fixesStored, by: update.storedCount)
+            self.metrics.increment(.fixesDuplicate, by: update.duplicateCount)
+            self.metrics.increment(.fixesSkipped, by: update.skippedCount)
+            return (info, update)
+        }
+    }
+
+    /// Pause or Resume.
+    public func change(_ id: String, to command: RecorderCommand) async throws -> (info: RecordingInfo, recorder: Recorder) {
+        try await exclusive(id) {
+            var (info, recorder) = try await self.loaded(id)
+            let before = recorder.state
+            switch command {
+            case .pause: try recorder.pause()
+            case .resume: try recorder.resume()
+            }
+            if recorder.state != before {
+                try await self.repository.setState(recorder.state, recordingID: id)
+            }
+            info.state = recorder.state
+            self.recorders[id] = (info, recorder)
+            return (info, recorder)
+        }
+    }
+
+    /// Stop: saves the track. Stopping again answers with the same track.
+    public func stop(_ id: String) async throws -> (info: RecordingInfo, recorder: Recorder) {
+        try await exclusive(id) {
+            var (info, recorder) = try await self.loaded(id)
+            if info.state == .stopped, info.trackID != nil { return (info, recorder) }
+            let track = try recorder.stop()
+            var named = track
+            named.name = info.name
+            info.trackID = try await self.repository.finishRecording(id: id, track: named, stats: recorder.stats)
+            info.state = .stopped
+            self.recorders[id] = nil
+            self.metrics.increment(.recordingsStopped)
+            return (info, recorder)
+        }
+    }
+
+    // MARK: - Internals
+
+    private func loaded(_ id: String) async throws -> (info: RecordingInfo, recorder: Recorder) {
+        if let cached = recorders[id] { return cached }
+        guard let stored = try await repository.loadRecording(id: id) else { throw RecordingRepositoryError.notFound(id) }
+        let recorder = try Self.rebuild(stored)
+        if stored.info.state != .stopped { recorders[id] = (stored.info, recorder) }
+        return (stored.info, recorder)
+    }
+
+    /// Replays the stored fixes through a new `Recorder`: the same segments, stats and breadcrumbs.
+    static func rebuild(_ stored: StoredRecording) throws -> Recorder {
+        var recorder = Recorder(options: stored.info.options)
+        try recorder.start()
+        var segment = 0
+        var group: [RecordingFix] = []
+        for item in stored.fixes {
+            if item.segmentIndex != segment {
+                _ = try recorder.append(group)
+                group.removeAll()
+                try recorder.pause()
+                try recorder.resume()
+                segment = item.segmentIndex
+            }
+            group.append(item.fix)
+        }
+        _ = try recorder.append(group)
+        if let last = stored.lastSequence { recorder.acknowledge(through: last) }
+        switch stored.info.state {
+        case .paused: try recorder.pause()
+        case .stopped: try recorder.stop()
+        case .idle, .recording: break
+        }
+        return recorder
+    }
+
+    /// Runs `body` when no other request for `id` is running.
+    private func exclusive<T: Sendable>(_ id: String, _ body: () async throws -> T) async throws -> T {
+        while busy.contains(id) {
+            await withCheckedContinuation { waiting[id, default: []].append($0) }
+        }
+        busy.insert(id)
+        defer {
+            busy.remove(id)
+            if var queue = waiting[id], !queue.isEmpty {
+                queue.removeFirst().resume()
+                waiting[id] = queue.isEmpty ? nil : queue
+            }
+        }
+        return try await body()
+    }
+}
+
+/// Pause or Resume.
+public enum RecorderCommand: String, Sendable {
+    case pause, resume
+}
