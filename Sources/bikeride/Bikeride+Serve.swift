@@ -84,11 +84,13 @@ extension Bikeride {
                 printError("bikeride serve: \(error)")
                 throw ExitCode.failure
             }
-            print("bikeride \(Bikeride.configuration.version) serving \(configuration.url)")
-            print("data directory: \(configuration.dataDirectory)")
-            if let tiles = configuration.tilesPath { print("offline map: \(tiles)") }
+            // Unbuffered, so that a script or a log collector reading our output sees the URL at once.
+            func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+            say("bikeride \(Bikeride.configuration.version) serving \(configuration.url)")
+            say("data directory: \(configuration.dataDirectory)")
+            if let tiles = configuration.tilesPath { say("offline map: \(tiles)") }
             // The store is not wired in yet: say so where the user looks.
-            print("recordings: kept in memory only (placeholder until the store lands); they are lost when the server stops")
+            say("recordings: kept in memory only (placeholder until the store lands); they are lost when the server stops")
             try await app.runService()
         }
     }

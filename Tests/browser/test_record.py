@@ -1,0 +1,235 @@
+"""The Record tab, on a phone and a desktop viewport: permission, the blue dot, a ride of known length drawn
+as a red line, follow mode, map types, offline and reload in the middle of a ride, Stop."""
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import START, api_get, l_shaped_path, shot
+
+OUTBOX_SIZE = """() => new Promise((resolve, reject) => {
+  const open = indexedDB.open('bikeride');
+  open.onsuccess = () => {
+    const request = open.result.transaction('outbox').objectStore('outbox').count();
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  };
+  open.onerror = () => reject(open.error);
+})"""
+
+CURRENT = """() => new Promise((resolve) => {
+  const open = indexedDB.open('bikeride');
+  open.onsuccess = () => {
+    const request = open.result.transaction('meta').objectStore('meta').get('current');
+    request.onsuccess = () => resolve(request.result ? request.result.recording : null);
+  };
+})"""
+
+
+def open_record(page):
+    page.goto('/#/record')
+    page.wait_for_selector('body[data-ready="true"]')
+    page.wait_for_selector('path.me-dot')
+
+
+def start_ride(page):
+    page.get_by_role('button', name='Start').click()
+    page.wait_for_selector('body[data-recording-state="recording"]')
+
+
+def ride(context, page, points, pause_ms=250):
+    """Moves the emulated GPS through `points`, giving the page time to take each fix."""
+    for latitude, longitude in points:
+        context.set_geolocation({'latitude': latitude, 'longitude': longitude, 'accuracy': 5})
+        page.wait_for_timeout(pause_ms)
+
+
+
+
+
+def _poll_outbox_empty(page, timeout_ms):
+    waited = 0
+    while page.evaluate(OUTBOX_SIZE) != 0:
+        page.wait_for_timeout(200)
+        waited += 200
+        assert waited < timeout_ms, 'the outbox did not drain'
+
+
+def path_points(page):
+    return int(page.get_attribute('#record-map', 'data-path-points') or 0)
+
+
+def distance_meters(page):
+    return float(page.get_attribute('#stat-distance', 'data-meters') or 0)
+
+
+def test_permission_granted_shows_the_blue_dot(context):
+    page = context.new_page()
+    open_record(page)
+    dot = page.locator('path.me-dot')
+    expect(dot).to_be_visible()
+    expect(page.locator('path.me-accuracy')).to_have_count(1)
+    expect(page.get_by_role('alert')).to_be_hidden()
+    # The dot is blue, and the map shows the offline tiles around it.
+    assert dot.get_attribute('fill') == '#1a73e8'
+    expect(page.locator('.layer-offline img.leaflet-tile-loaded').first).to_be_visible()
+    shot(page, 'blue-dot')
+
+
+def test_denied_permission_shows_a_clear_message(browser, server, viewport):
+    from conftest import VIEWPORTS
+    context = browser.new_context(base_url=server, **VIEWPORTS[viewport])
+    context.route('**/*', lambda route: route.continue_() if route.request.url.startswith(server) else route.abort())
+    context.viewport_name = viewport
+    page = context.new_page()
+    page.goto('/#/record')
+    page.wait_for_selector('body[data-ready="true"]')
+    prompt = page.get_by_role('region', name='Location permission')
+    expect(prompt).to_be_visible()
+    expect(prompt).to_contain_text('needs your location')
+    shot(page, 'permission-prompt')
+    page.get_by_role('button', name='Use my location').click()
+    alert = page.get_by_role('alert')
+    expect(alert).to_be_visible()
+    expect(alert).to_contain_text('Location access is blocked')
+    shot(page, 'permission-denied')
+    context.close()
+
+
+def test_a_ride_of_known_length_is_drawn_as_a_red_line_and_measured(context):
+    page = context.new_page()
+    open_record(page)
+    start_ride(page)
+    path = l_shaped_path(300, 300, 10)  # 600 m
+    ride(context, page, path[:20])
+    _poll_outbox_empty(page, 15000)
+    line = page.locator('path.ride-path')
+    expect(line).to_have_count(1)
+    assert line.get_attribute('stroke') == '#ff0000'
+    assert line.get_attribute('stroke-width') == '3'
+    first_count = path_points(page)
+    first_length = len(line.get_attribute('d'))
+    assert first_count >= 15
+    shot(page, 'ride-midway')
+    ride(context, page, path[20:])
+    _poll_outbox_empty(page, 15000)
+    assert path_points(page) > first_count, 'the red line grows'
+    assert len(line.get_attribute('d')) > first_length
+    measured = distance_meters(page)
+    assert abs(measured - 600) / 600 < 0.02, f'distance {measured} m for a 600 m ride'
+    expect(page.locator('#stat-distance')).to_have_text(re.compile(r'^(5[89]\d|60\d|61\d) m$'))
+    # Breadcrumbs every 50 m or so: 600 m gives about a dozen, each titled "(longitude, latitude)".
+    crumbs = page.locator('.breadcrumb-icon')
+    assert 9 <= crumbs.count() <= 13, crumbs.count()
+    assert re.match(r'^\(-122\.\d{5}, 37\.\d{5}\) ', crumbs.first.get_attribute('title'))
+    shot(page, 'ride-done')
+
+    page.get_by_role('button', name='Pause').click()
+    expect(page.get_by_role('button', name='Resume')).to_be_visible()
+    page.get_by_role('button', name='Resume').click()
+    page.get_by_role('button', name='Stop').click()
+    page.wait_for_url(re.compile(r'#/tracks/[\w-]+$'))
+    expect(page.get_by_role('heading', level=2)).to_contain_text('Ride ')
+    expect(page.locator('#track-stats')).to_contain_text('Distance')
+    expect(page.locator('#track-map path.leaflet-interactive').first).to_be_visible()
+    shot(page, 'track-after-stop')
+
+
+def test_panning_stops_follow_mode_and_the_button_brings_it_back(context):
+    page = context.new_page()
+    open_record(page)
+    start_ride(page)
+    path = l_shaped_path(200, 0, 10)
+    ride(context, page, path[:5])
+    _poll_outbox_empty(page, 15000)
+    follow = page.get_by_role('button', name='Follow my position')
+    expect(follow).to_have_attribute('aria-pressed', 'true')
+
+    box = page.locator('#record-map').bounding_box()
+    x, y = box['x'] + box['width'] / 2, box['y'] + box['height'] / 3
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x - 150, y - 120, steps=8)
+    page.mouse.up()
+    expect(follow).to_have_attribute('aria-pressed', 'false')
+    page.wait_for_timeout(1000)  # Leaflet's inertia carries the map on a little after the finger lifts
+    centre_after_pan = page.evaluate("() => document.querySelector('.leaflet-map-pane').style.transform")
+    ride(context, page, path[5:10])
+    _poll_outbox_empty(page, 15000)
+    assert page.evaluate("() => document.querySelector('.leaflet-map-pane').style.transform") == centre_after_pan, \
+        'the map stays where the user put it'
+    shot(page, 'follow-off')
+
+    follow.click()
+    expect(follow).to_have_attribute('aria-pressed', 'true')
+    # Following again: the rider's dot is back near the middle of the map.
+    dot = page.locator('path.me-dot').bounding_box()
+    dot_x, dot_y = dot['x'] + dot['width'] / 2, dot['y'] + dot['height'] / 2
+    assert abs(dot_x - (box['x'] + box['width'] / 2)) < box['width'] * 0.2
+    assert abs(dot_y - (box['y'] + box['height'] / 2)) < box['height'] * 0.2
+    shot(page, 'follow-on')
+
+
+def test_map_types_switch(context):
+    page = context.new_page()
+    open_record(page)
+    group = page.get_by_role('group', name='Map type')
+    for name, layer in [('Satellite', '.layer-satellite'), ('Hybrid', '.layer-labels'), ('Standard', '.layer-standard')]:
+        group.get_by_label(name).check()
+        expect(page.locator('#record-map')).to_have_attribute('data-map-type', name.lower())
+        expect(page.locator(layer)).to_have_count(1)
+        expect(group.get_by_label(name)).to_be_checked()
+    expect(page.locator('.layer-satellite')).to_have_count(0)
+    group.get_by_label('Satellite').check()
+    shot(page, 'map-type-satellite')
+
+
+def test_offline_mid_ride_every_fix_is_stored_exactly_once(context, server):
+    page = context.new_page()
+    open_record(page)
+    start_ride(page)
+    path = l_shaped_path(250, 150, 10)  # 400 m
+    ride(context, page, path[:10])
+    _poll_outbox_empty(page, 15000)
+    context.set_offline(True)
+    ride(context, page, path[10:30])
+    expect(page.get_by_role('status').filter(has_text='Offline')).to_be_visible()
+    waiting = page.evaluate(OUTBOX_SIZE)
+    assert waiting >= 15, waiting
+    shot(page, 'offline-queue')
+    context.set_offline(False)
+    page.evaluate("() => window.dispatchEvent(new Event('online'))")
+    _poll_outbox_empty(page, 20000)
+    ride(context, page, path[30:])
+    _poll_outbox_empty(page, 15000)
+
+    current = page.evaluate(CURRENT)
+    taken = current['nextSequence'] - 1
+    stored = api_get(server, f"/api/recordings/{current['id']}")
+    assert stored['lastSequence'] == taken
+    assert stored['stats']['pointCount'] == taken, 'each fix stored once: none lost, none twice'
+    assert sum(len(segment['points']) for segment in stored['path']) == taken
+    assert abs(stored['stats']['distanceMeters'] - 400) / 400 < 0.02
+    shot(page, 'back-online')
+
+
+def test_a_reload_mid_ride_resumes_it(context, server):
+    page = context.new_page()
+    open_record(page)
+    start_ride(page)
+    path = l_shaped_path(150, 150, 10)  # 300 m
+    ride(context, page, path[:12])
+    _poll_outbox_empty(page, 15000)
+    before = path_points(page)
+    page.reload()
+    page.wait_for_selector('body[data-ready="true"]')
+    expect(page.get_by_role('button', name='Pause')).to_be_visible()
+    expect(page.locator('path.ride-path')).to_have_count(1)
+    ride(context, page, path[12:])
+    _poll_outbox_empty(page, 15000)
+    assert path_points(page) > before
+    current = page.evaluate(CURRENT)
+    stored = api_get(server, f"/api/recordings/{current['id']}")
+    assert stored['stats']['pointCount'] == current['nextSequence'] - 1
+    assert abs(stored['stats']['distanceMeters'] - 300) / 300 < 0.02
+    shot(page, 'after-reload')
