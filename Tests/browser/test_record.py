@@ -132,6 +132,8 @@ def test_a_ride_of_known_length_is_drawn_as_a_red_line_and_measured(context):
     expect(page.get_by_role('heading', level=2)).to_contain_text('Ride ')
     expect(page.locator('#track-stats')).to_contain_text('Distance')
     expect(page.locator('#track-map path.leaflet-interactive').first).to_be_visible()
+    expect(page.locator('#track-map img.leaflet-tile-loaded').first).to_be_visible()
+    page.wait_for_timeout(500)  # Leaflet fades tiles in
     shot(page, 'track-after-stop')
 
 

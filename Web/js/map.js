@@ -17,6 +17,7 @@ export class RideMap {
     this.map = L.map(element, { zoomControl: true, attributionControl: true, worldCopyJump: true });
     this.map.setView([37.3318, -122.0312], 13);
     this.programmaticMove = 0;
+    this.obstruction = null;  // an element floating over the map (the record panel)
     this.userMoveListeners = [];
     this.segments = new Map();
     this.breadcrumbLayer = L.layerGroup().addTo(this.map);
@@ -68,16 +69,30 @@ export class RideMap {
     try { move(); } finally { this.programmaticMove -= 1; }
   }
 
-  /** Shows a box `{minLatitude, minLongitude, maxLatitude, maxLongitude}` (the server's camera region). */
+  /**
+   * Shows a box `{minLatitude, minLongitude, maxLatitude, maxLongitude}` (the server's camera region) in the
+   * part of the map that `obstruction` (the floating panel) leaves visible.
+   */
   showBounds(bounds) {
     const box = L.latLngBounds([bounds.minLatitude, bounds.minLongitude], [bounds.maxLatitude, bounds.maxLongitude]);
-    this.moveProgrammatically(() => this.map.fitBounds(box, { animate: false }));
+    this.moveProgrammatically(() => this.map.fitBounds(box, { animate: false, ...this.visiblePadding() }));
   }
 
   /** Before recording there is no server region yet: a box of `radiusMeters` around the position. */
   showAround(latitude, longitude, radiusMeters) {
     const box = L.latLng(latitude, longitude).toBounds(radiusMeters * 2);
-    this.moveProgrammatically(() => this.map.fitBounds(box, { animate: false }));
+    this.moveProgrammatically(() => this.map.fitBounds(box, { animate: false, ...this.visiblePadding() }));
+  }
+
+  /** Padding for fitBounds so that the region is not hidden under a panel across the bottom or the right. */
+  visiblePadding() {
+    const panel = this.obstruction;
+    if (!panel || panel.hidden) return {};
+    const map = this.element.getBoundingClientRect();
+    const rect = panel.getBoundingClientRect();
+    if (rect.width > map.width * 0.6) return { paddingBottomRight: [0, Math.max(0, map.bottom - rect.top)] };
+    if (rect.height > map.height * 0.6) return { paddingBottomRight: [Math.max(0, map.right - rect.left), 0] };
+    return {};
   }
 
   /** The blue dot with its accuracy circle. */

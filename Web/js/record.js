@@ -34,6 +34,7 @@ export class RecordView {
 
   async mount() {
     this.map = new RideMap($('record-map'), this.config);
+    this.map.obstruction = document.querySelector('.record-panel');
     this.map.onUserMove(() => this.setFollowing(false));
     $('follow-button').addEventListener('click', () => this.setFollowing(!this.following));
     for (const input of document.querySelectorAll('input[name="map-type"]')) {
