@@ -91,7 +91,9 @@ extension Bikeride {
             if let tiles = configuration.tilesPath { say("offline map: \(tiles)") }
             // The store is not wired in yet: say so where the user looks.
             say("recordings: kept in memory only (placeholder until the store lands); they are lost when the server stops")
+            // Returns on SIGINT or SIGTERM once the requests in flight are answered.
             try await app.runService()
+            say("bikeride stopped")
         }
     }
 }

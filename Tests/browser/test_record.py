@@ -235,3 +235,14 @@ def test_a_reload_mid_ride_resumes_it(context, server):
     assert stored['stats']['pointCount'] == current['nextSequence'] - 1
     assert abs(stored['stats']['distanceMeters'] - 300) / 300 < 0.02
     shot(page, 'after-reload')
+
+
+def test_the_simulated_ride_records_without_a_gps(context):
+    page = context.new_page()
+    page.goto('/#/record?simulate=36')
+    page.wait_for_selector('body[data-ready="true"]')
+    page.wait_for_selector('path.me-dot')
+    start_ride(page)
+    page.wait_for_function("() => Number(document.getElementById('record-map').dataset.pathPoints || 0) >= 4", timeout=15000)
+    assert distance_meters(page) > 20
+    shot(page, 'simulated-ride')

@@ -38,7 +38,7 @@ async function main() {
 
   async function route() {
     const hash = location.hash || '#/record';
-    const parts = hash.replace(/^#\/?/, '').split('/');
+    const parts = hash.replace(/^#\/?/, '').split('?')[0].split('/');
     let name = parts[0] || 'record';
     if (name === 'tracks' && parts[1]) name = 'track';
     if (!views[name]) name = 'record';

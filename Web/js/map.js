@@ -74,13 +74,23 @@ export class RideMap {
    * part of the map that `obstruction` (the floating panel) leaves visible.
    */
   showBounds(bounds) {
-    const box = L.latLngBounds([bounds.minLatitude, bounds.minLongitude], [bounds.maxLatitude, bounds.maxLongitude]);
-    this.moveProgrammatically(() => this.map.fitBounds(box, { animate: false, ...this.visiblePadding() }));
+    this.fit(L.latLngBounds([bounds.minLatitude, bounds.minLongitude], [bounds.maxLatitude, bounds.maxLongitude]));
   }
 
   /** Before recording there is no server region yet: a box of `radiusMeters` around the position. */
   showAround(latitude, longitude, radiusMeters) {
-    const box = L.latLng(latitude, longitude).toBounds(radiusMeters * 2);
+    this.fit(L.latLng(latitude, longitude).toBounds(radiusMeters * 2));
+  }
+
+  fit(box) {
+    // While the Record tab is hidden the map has no size, and Leaflet cannot fit a box into nothing
+    // (it would zoom out without end): keep the box for when the tab is shown.
+    if (!this.element.clientWidth || !this.element.clientHeight) {
+      this.pendingBox = box;
+      return;
+    }
+    this.pendingBox = null;
+    this.map.invalidateSize({ pan: false });
     this.moveProgrammatically(() => this.map.fitBounds(box, { animate: false, ...this.visiblePadding() }));
   }
 
@@ -151,7 +161,10 @@ export class RideMap {
     this.breadcrumbLayer.clearLayers();
   }
 
-  invalidateSize() { this.map.invalidateSize(); }
+  invalidateSize() {
+    this.map.invalidateSize({ pan: false });
+    if (this.pendingBox) this.fit(this.pendingBox);
+  }
 }
 
 export function escapeHTML(text) {

@@ -59,6 +59,8 @@ export class RecordView {
   // MARK: location
 
   async askForLocation() {
+    const simulate = /[?&]simulate=(\d+(?:\.\d+)?)/.exec(location.hash);
+    if (simulate) return this.simulate(Number(simulate[1]));
     if (!('geolocation' in navigator)) {
       return this.showLocationMessage(window.isSecureContext
         ? 'This browser cannot tell your location.'
@@ -81,6 +83,28 @@ export class RecordView {
       (error) => this.onPositionError(error),
       { enableHighAccuracy: true, maximumAge: 0, timeout: 30000 },
     );
+  }
+
+  /**
+   * Demo mode (`#/record?simulate=18`): the server's simulated ride around Cupertino at that speed in km/h
+   * takes the place of the GPS, one fix a second, through the same path as real positions.
+   */
+  async simulate(speedKmh) {
+    const simulation = await api.simulation(speedKmh);
+    this.setStatus(`Simulated ride: ${simulation.name}`);
+    const started = Date.now();
+    let index = 0;
+    const next = () => {
+      const fix = simulation.fixes[index % simulation.fixes.length];
+      index += 1;
+      const coords = {
+        latitude: fix.latitude, longitude: fix.longitude, accuracy: fix.accuracy, altitude: fix.altitude,
+        altitudeAccuracy: null, speed: fix.speed, heading: fix.heading,
+      };
+      this.onPosition({ coords, timestamp: started + index * 1000 });
+    };
+    next();
+    setInterval(next, 1000);
   }
 
   onPositionError(error) {
