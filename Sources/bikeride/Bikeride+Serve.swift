@@ -77,20 +77,24 @@ extension Bikeride {
                 handler.logLevel = configuration.logLevel
                 return handler
             }
+            // Unbuffered, so that a script or a log collector reading our output sees the URL at once.
+            @Sendable func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
             let app: any ApplicationProtocol
             do {
-                app = try buildApplication(configuration: configuration)
+                // Printed once the server listens: the real port (for --port 0), and SIGTERM is handled by then.
+                app = try buildApplication(configuration: configuration) { port in
+                    var shown = configuration
+                    if let port { shown.port = port }
+                    say("bikeride \(Bikeride.configuration.version) serving \(shown.url)")
+                    say("data directory: \(configuration.dataDirectory)")
+                    if let tiles = configuration.tilesPath { say("offline map: \(tiles)") }
+                    // The store is not wired in yet: say so where the user looks.
+                    say("recordings: kept in memory only (placeholder until the store lands); they are lost when the server stops")
+                }
             } catch {
                 printError("bikeride serve: \(error)")
                 throw ExitCode.failure
             }
-            // Unbuffered, so that a script or a log collector reading our output sees the URL at once.
-            func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
-            say("bikeride \(Bikeride.configuration.version) serving \(configuration.url)")
-            say("data directory: \(configuration.dataDirectory)")
-            if let tiles = configuration.tilesPath { say("offline map: \(tiles)") }
-            // The store is not wired in yet: say so where the user looks.
-            say("recordings: kept in memory only (placeholder until the store lands); they are lost when the server stops")
             // Returns on SIGINT or SIGTERM once the requests in flight are answered.
             try await app.runService()
             say("bikeride stopped")

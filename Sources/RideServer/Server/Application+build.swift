@@ -14,12 +14,14 @@ public typealias RideRequestContext = BasicRequestContext
 /// accepting, finishes the requests in flight, then returns.
 ///
 /// `recordings` is where recordings are stored: the in-memory placeholder by default, RideStore once it is
-/// wired in. Tests pass their own.
+/// wired in. Tests pass their own. `onServerRunning` is called with the port once the server listens
+/// (and signals stop it gracefully).
 public func buildApplication(
     configuration: ServerConfiguration,
     recordings: any RecordingRepository = InMemoryRecordingRepository(),
     metrics: ServerMetrics = ServerMetrics(),
-    logger: Logger? = nil
+    logger: Logger? = nil,
+    onServerRunning: @escaping @Sendable (_ port: Int?) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
     var logger = logger ?? Logger(label: "bikeride")
     logger.logLevel = configuration.logLevel
@@ -37,6 +39,7 @@ public func buildApplication(
         router: router,
         server: server,
         configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "bikeride"),
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port) },
         logger: logger
     )
 }
