@@ -246,3 +246,32 @@ def test_the_simulated_ride_records_without_a_gps(context):
     page.wait_for_function("() => Number(document.getElementById('record-map').dataset.pathPoints || 0) >= 4", timeout=15000)
     assert distance_meters(page) > 20
     shot(page, 'simulated-ride')
+
+
+def test_an_offline_reload_mid_ride_opens_from_the_cache_and_loses_nothing(context, server):
+    page = context.new_page()
+    open_record(page)
+    # The service worker keeps the app shell once it controls the page.
+    page.wait_for_function("() => navigator.serviceWorker && navigator.serviceWorker.controller !== null", timeout=15000)
+    start_ride(page)
+    path = l_shaped_path(200, 100, 10)  # 300 m
+    ride(context, page, path[:8])
+    _poll_outbox_empty(page, 15000)
+    context.set_offline(True)
+    ride(context, page, path[8:16])
+    page.reload()
+    page.wait_for_selector('body[data-ready="true"]')
+    expect(page.get_by_role('button', name='Pause')).to_be_visible()
+    # The line drawn before the reload is back, from the device's own copy.
+    expect(page.locator('path.ride-path')).to_have_count(1)
+    ride(context, page, path[16:24])
+    assert page.evaluate(OUTBOX_SIZE) >= 10
+    shot(page, 'offline-reload')
+    context.set_offline(False)
+    page.evaluate("() => window.dispatchEvent(new Event('online'))")
+    ride(context, page, path[24:])
+    _poll_outbox_empty(page, 30000)
+    current = page.evaluate(CURRENT)
+    stored = api_get(server, f"/api/recordings/{current['id']}")
+    assert stored['stats']['pointCount'] == current['nextSequence'] - 1
+    assert abs(stored['stats']['distanceMeters'] - 300) / 300 < 0.02

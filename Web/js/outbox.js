@@ -129,3 +129,19 @@ export async function size() {
   const transaction = db.transaction('outbox', 'readonly');
   return result(transaction.objectStore('outbox').count());
 }
+
+/** What the map showed for the recording in progress (path, breadcrumbs, figures), to redraw it offline. */
+export async function saveView(view) {
+  const db = await open();
+  const transaction = db.transaction('meta', 'readwrite');
+  if (view) transaction.objectStore('meta').put({ name: 'view', view });
+  else transaction.objectStore('meta').delete('view');
+  await done(transaction);
+}
+
+export async function loadView() {
+  const db = await open();
+  const transaction = db.transaction('meta', 'readonly');
+  const value = await result(transaction.objectStore('meta').get('view'));
+  return value ? value.view : null;
+}

@@ -171,6 +171,9 @@ export class RecordView {
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) return this.forget('The server no longer knows the ride in progress (was it restarted?); it was not saved.');
       this.setStatus('Offline: the ride goes on and is sent when the server is reachable.');
+      // Redraw what the server last answered, kept on the device.
+      const view = await outbox.loadView();
+      if (view && view.id === saved.id) this.applyRecording(view);
     }
   }
 
@@ -277,9 +280,9 @@ export class RecordView {
   }
 
   applyRecording(answer) {
-    if (this.recording && answer.id === this.recording.id && answer.state !== 'stopped' && this.recording.state !== 'stopping') {
-      // The device's own state wins while its commands are still queued.
-    }
+    this.view = { id: answer.id, path: (answer.path || []).map((path) => ({ segment: path.segment, points: [...path.points] })),
+      breadcrumbs: [...(answer.breadcrumbs || [])], stats: answer.stats };
+    this.saveView();
     this.map.clearRide();
     this.map.extendPath(answer.path || []);
     this.map.addBreadcrumbs(answer.breadcrumbs || []);
@@ -288,6 +291,16 @@ export class RecordView {
   }
 
   applyUpdate(answer) {
+    if (this.view && this.view.id === answer.recording.id) {
+      for (const path of answer.path) {
+        const segment = this.view.path.find((known) => known.segment === path.segment);
+        if (segment) segment.points.push(...path.points);
+        else this.view.path.push({ segment: path.segment, points: path.from ? [path.from, ...path.points] : [...path.points] });
+      }
+      this.view.breadcrumbs.push(...answer.breadcrumbs);
+      this.view.stats = answer.stats;
+      this.saveView();
+    }
     this.map.extendPath(answer.path);
     this.map.addBreadcrumbs(answer.breadcrumbs);
     this.showStats(answer.stats);
@@ -298,11 +311,22 @@ export class RecordView {
     $('record-map').dataset.pathPoints = String(this.map.pathPointCount());
   }
 
+  /** Keeps the drawn ride on the device (at most once a second), for a reload without network. */
+  saveView() {
+    if (this.viewTimer) return;
+    this.viewTimer = setTimeout(() => {
+      this.viewTimer = null;
+      outbox.saveView(this.recording ? this.view : null).catch(() => undefined);
+    }, 1000);
+  }
+
   async finish(answer) {
     sessionStorage.setItem('bikeride.lastStopped', JSON.stringify(answer));
     this.recording = null;
     this.lastCamera = null;
+    this.view = null;
     await outbox.setCurrent(null);
+    await outbox.saveView(null);
     this.renderButtons();
     if (answer.trackId) location.hash = `#/tracks/${encodeURIComponent(answer.trackId)}`;
   }
