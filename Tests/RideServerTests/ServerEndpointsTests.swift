@@ -109,3 +109,18 @@ import Testing
         }
     }
 }
+
+@Suite struct WebAppShellTests {
+    static let web = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appending(path: "Web")
+
+    /// The service worker caches the shell from a list: a module missing from it breaks the app offline.
+    @Test func theServiceWorkerCachesEveryModuleAndStylesheet() throws {
+        let worker = try String(contentsOf: Self.web.appending(path: "sw.js"), encoding: .utf8)
+        for folder in ["js", "css"] {
+            for file in try FileManager.default.contentsOfDirectory(atPath: Self.web.appending(path: folder).path) {
+                #expect(worker.contains("'/\(folder)/\(file)'"), "sw.js does not cache /\(folder)/\(file)")
+            }
+        }
+    }
+}

@@ -2,6 +2,7 @@
 
 import { api } from './api.js';
 import { RecordView } from './record.js';
+import { SettingsView } from './settings.js';
 import { TracksView } from './tracks.js';
 
 const DEFAULT_CONFIG = {
@@ -33,7 +34,12 @@ async function main() {
   await whenLeafletLoaded();
   const record = new RecordView(config);
   const tracks = new TracksView(config);
-  const views = { record: document.getElementById('record-view'), tracks: document.getElementById('tracks-view'), track: document.getElementById('track-view') };
+  const settings = new SettingsView(() => record.settingsChanged());
+  const views = {
+    record: document.getElementById('record-view'), tracks: document.getElementById('tracks-view'),
+    track: document.getElementById('track-view'), settings: document.getElementById('settings-view'),
+  };
+  const titles = { record: 'Record', tracks: 'Tracks', track: 'Track', settings: 'Settings' };
   let recordMounted = null;
 
   async function route() {
@@ -47,11 +53,13 @@ async function main() {
       const current = link.dataset.tab === (name === 'track' ? 'tracks' : name);
       if (current) link.setAttribute('aria-current', 'page'); else link.removeAttribute('aria-current');
     }
-    document.title = `${name === 'record' ? 'Record' : 'Tracks'} · bikeride`;
+    document.title = `${titles[name]} · bikeride`;
     if (name === 'record') {
       if (!recordMounted) recordMounted = record.mount();
       await recordMounted;
       record.shown();
+    } else if (name === 'settings') {
+      settings.show();
     } else if (name === 'tracks') {
       await tracks.showList();
     } else {

@@ -144,6 +144,37 @@ export class RideMap {
     return count;
   }
 
+  /**
+   * Fixes taken but not yet answered by the server (offline): a dashed line from the end of the recorded one,
+   * so that the rider sees the path go on; the server's answer replaces it with the red line.
+   */
+  addPending(latitude, longitude) {
+    if (!this.pending) {
+      this.pending = L.polyline([], { color: '#ff0000', weight: 3, opacity: 0.6, dashArray: '4 6', className: 'pending-path', interactive: false }).addTo(this.map);
+    }
+    if (this.pending.getLatLngs().length === 0) {
+      const last = [...this.segments.values()].pop();
+      if (last && last.getLatLngs().length) this.pending.addLatLng(last.getLatLngs().at(-1));
+    }
+    this.pending.addLatLng([latitude, longitude]);
+    this.pendingCount = (this.pendingCount || 0) + 1;
+  }
+
+  /** The server answered `count` of the pending fixes. */
+  acknowledgePending(count) {
+    if (!this.pending) return;
+    this.pendingCount = Math.max(0, (this.pendingCount || 0) - count);
+    const points = this.pending.getLatLngs();
+    const keep = points.slice(Math.max(0, points.length - this.pendingCount - 1));
+    const last = [...this.segments.values()].pop();
+    this.pending.setLatLngs(this.pendingCount === 0 ? [] : (last ? [last.getLatLngs().at(-1), ...keep.slice(1)] : keep));
+  }
+
+  setBreadcrumbsVisible(visible) {
+    if (visible) this.breadcrumbLayer.addTo(this.map);
+    else this.map.removeLayer(this.breadcrumbLayer);
+  }
+
   addBreadcrumbs(pins) {
     for (const pin of pins) {
       const marker = L.marker(pin.position, {
@@ -156,6 +187,8 @@ export class RideMap {
   }
 
   clearRide() {
+    if (this.pending) this.pending.setLatLngs([]);
+    this.pendingCount = 0;
     for (const line of this.segments.values()) this.map.removeLayer(line);
     this.segments.clear();
     this.breadcrumbLayer.clearLayers();

@@ -8,6 +8,7 @@ import { api, ApiError, NetworkError } from './api.js';
 import * as outbox from './outbox.js';
 import * as format from './format.js';
 import { RideMap } from './map.js';
+import { breadcrumbsEnabled } from './settings.js';
 
 const BATCH_LIMIT = 500;           // fixes per request: a few minutes of riding after a gap, well under the server's limit
 const RETRY_MIN_MS = 1000;
@@ -35,6 +36,7 @@ export class RecordView {
   async mount() {
     this.map = new RideMap($('record-map'), this.config);
     this.map.obstruction = document.querySelector('.record-panel');
+    this.map.setBreadcrumbsVisible(breadcrumbsEnabled());
     this.map.onUserMove(() => this.setFollowing(false));
     $('follow-button').addEventListener('click', () => this.setFollowing(!this.following));
     for (const input of document.querySelectorAll('input[name="map-type"]')) {
@@ -55,6 +57,12 @@ export class RecordView {
   }
 
   shown() { if (this.map) this.map.invalidateSize(); }
+
+  /** Units or breadcrumbs changed in Settings. */
+  settingsChanged() {
+    this.map.setBreadcrumbsVisible(breadcrumbsEnabled());
+    this.renderStats();
+  }
 
   // MARK: location
 
@@ -138,7 +146,7 @@ export class RecordView {
       this.map.showAround(c.latitude, c.longitude, this.radiusMeters);
     }
     if (this.recording && this.recording.state === 'recording') {
-      await outbox.enqueueFix(fixFrom(position));
+      if ((await outbox.enqueueFix(fixFrom(position))) !== null) this.map.addPending(c.latitude, c.longitude);
       this.flushSoon(0);
     }
   }
@@ -180,7 +188,7 @@ export class RecordView {
   async start() {
     $('start-button').disabled = true;
     try {
-      const answer = await api.startRecording({ units: format.units() });
+      const answer = await api.startRecording({ units: format.units(), breadcrumbs: breadcrumbsEnabled() });
       this.recording = { id: answer.id, state: 'recording', nextSequence: 1, startedAt: answer.startedAt };
       await outbox.setCurrent(this.recording);
       this.map.clearRide();
@@ -303,6 +311,7 @@ export class RecordView {
     }
     this.map.extendPath(answer.path);
     this.map.addBreadcrumbs(answer.breadcrumbs);
+    this.map.acknowledgePending(answer.path.reduce((count, path) => count + path.points.length, 0) + answer.skipped + answer.duplicates);
     this.showStats(answer.stats);
     if (answer.camera) {
       this.lastCamera = answer.camera;

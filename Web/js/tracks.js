@@ -17,7 +17,7 @@ function lastStopped() {
 function explain(error) {
   if (error instanceof NetworkError) return 'Offline: the list of tracks needs the server.';
   if (error instanceof ApiError && error.code === 'store_unavailable') {
-    return 'Saved tracks appear here once this server has its track store. The ride you just stopped is shown below.';
+    return 'Saved tracks appear here once this server has its track store.';
   }
   return `Could not load the tracks: ${error.message}`;
 }
@@ -29,6 +29,48 @@ export class TracksView {
     this.trackMap = null;
     $('track-search').addEventListener('submit', (event) => { event.preventDefault(); this.showList(); });
     $('tracks-more').addEventListener('click', () => this.loadPage(false));
+    $('import-files').addEventListener('change', (event) => {
+      this.importFiles([...event.target.files]);
+      event.target.value = '';
+    });
+    const zone = $('drop-zone');
+    zone.addEventListener('dragover', (event) => { event.preventDefault(); zone.classList.add('dragging'); });
+    zone.addEventListener('dragleave', () => zone.classList.remove('dragging'));
+    zone.addEventListener('drop', (event) => {
+      event.preventDefault();
+      zone.classList.remove('dragging');
+      this.importFiles([...event.dataTransfer.files]);
+    });
+  }
+
+  /** Uploads files one after the other, each with its progress and its own result. */
+  async importFiles(files) {
+    let imported = 0;
+    for (const file of files) {
+      const item = document.createElement('li');
+      const name = document.createElement('span');
+      name.textContent = file.name;
+      const status = document.createElement('span');
+      status.textContent = 'waiting';
+      const progress = document.createElement('progress');
+      progress.max = 1;
+      progress.value = 0;
+      progress.setAttribute('aria-label', `Uploading ${file.name}`);
+      item.append(name, status, progress);
+      $('import-list').append(item);
+      try {
+        status.textContent = 'uploading';
+        await upload(file, (fraction) => { progress.value = fraction; });
+        progress.value = 1;
+        status.textContent = 'imported';
+        imported += 1;
+      } catch (error) {
+        progress.remove();
+        status.textContent = error.code === 'store_unavailable' ? 'not imported: this server has no track store yet' : `not imported: ${error.message}`;
+        status.classList.add('failed');
+      }
+    }
+    if (imported) await this.showList();
   }
 
   async showList() {
@@ -53,6 +95,7 @@ export class TracksView {
       $('tracks-more').hidden = true;
       const recent = lastStopped();
       if (first && recent && recent.trackId) {
+        message.textContent += ' The ride you just stopped is below.';
         $('track-list').append(this.row({
           id: recent.trackId, name: recent.name, startedAt: recent.startedAt,
           distanceMeters: recent.stats.distanceMeters, ascentMeters: recent.stats.ascentMeters, elapsedSeconds: recent.stats.elapsedSeconds,
@@ -147,4 +190,26 @@ export function renderProfile(container, xs, ys, kind) {
     : `Elevation from ${format.elevation(minY)} to ${format.elevation(maxY)} over ${format.distance(maxX - minX)}`;
   container.innerHTML = `<svg viewBox="0 0 ${width} ${height}" preserveAspectRatio="none" role="img" aria-label="${escapeHTML(label)}">
     <path d="${d}" fill="none" stroke="var(--colour-primary)" stroke-width="2" vector-effect="non-scaling-stroke"/></svg>`;
+}
+
+const MEDIA_TYPES = { gpx: 'application/gpx+xml', gpx436: 'application/json', geojson: 'application/geo+json', json: 'application/json' };
+
+/** POST /api/tracks with upload progress (fetch cannot report it); rejects with an ApiError-like error. */
+function upload(file, onProgress) {
+  return new Promise((resolve, reject) => {
+    const request = new XMLHttpRequest();
+    const extension = file.name.split('.').pop().toLowerCase();
+    request.open('POST', `/api/tracks?name=${encodeURIComponent(file.name)}`);
+    request.setRequestHeader('Content-Type', MEDIA_TYPES[extension] || 'application/octet-stream');
+    request.upload.onprogress = (event) => { if (event.lengthComputable) onProgress(event.loaded / event.total); };
+    request.onload = () => {
+      let body = null;
+      try { body = JSON.parse(request.responseText); } catch { body = null; }
+      if (request.status >= 200 && request.status < 300) return resolve(body);
+      const detail = body && body.error ? body.error : {};
+      reject(new ApiError(request.status, detail.code || `http_${request.status}`, detail.message || request.statusText));
+    };
+    request.onerror = () => reject(new NetworkError(new Error('upload failed')));
+    request.send(file);
+  });
 }
