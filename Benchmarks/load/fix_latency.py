@@ -2,7 +2,8 @@
 
     python3 Benchmarks/load/fix_latency.py [--base http://127.0.0.1:8080] [--clients 200] [--seconds 30] [--fixes 1]
 
-Each client starts a recording, then posts a batch of `--fixes` fixes once a second, as a phone does, over
+Each client starts a recording, then posts a batch of `--fixes` fixes once a second, as a phone does (the
+clients spread evenly over the second, as phones are not in step), over
 one kept-alive connection, and times each request from the first byte sent to the last byte of the answer.
 A second phase drops the pacing (each client posts again as soon as it has its answer) to find the
 throughput. Prints p50/p90/p99/max latency and requests per second for each phase.
@@ -50,12 +51,15 @@ class Connection:
         self.writer.close()
 
 
-async def client(index, base, fixes_per_batch, stop_at, paced, latencies, errors):
+async def client(index, clients, base, fixes_per_batch, stop_at, paced, latencies, errors):
     url = urlparse(base)
     connection = Connection(url.hostname, url.port or 80)
     await connection.open()
     status, payload = await connection.post('/api/recordings', {'name': f'load {index}'})
     recording = json.loads(payload)['id']
+    if paced:
+        # Phones are not in step: each client starts at its own point of the second.
+        await asyncio.sleep(index / clients)
     sequence = 0
     t0 = time.time()
     while time.time() < stop_at:
@@ -89,7 +93,7 @@ async def phase(args, paced, seconds):
     latencies, errors = [], []
     began = time.time()
     stop_at = began + seconds
-    await asyncio.gather(*(client(i, args.base, args.fixes, stop_at, paced, latencies, errors) for i in range(args.clients)))
+    await asyncio.gather(*(client(i, args.clients, args.base, args.fixes, stop_at, paced, latencies, errors) for i in range(args.clients)))
     return summary('paced, 1 batch/s per client' if paced else 'unpaced, back to back', latencies, time.time() - began, errors)
 
 
