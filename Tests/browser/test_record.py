@@ -275,3 +275,31 @@ def test_an_offline_reload_mid_ride_opens_from_the_cache_and_loses_nothing(conte
     stored = api_get(server, f"/api/recordings/{current['id']}")
     assert stored['stats']['pointCount'] == current['nextSequence'] - 1
     assert abs(stored['stats']['distanceMeters'] - 300) / 300 < 0.02
+
+
+def test_a_phone_in_landscape_keeps_the_rider_and_the_controls_apart(browser, server):
+    context = browser.new_context(base_url=server, viewport={'width': 844, 'height': 390}, is_mobile=True, has_touch=True,
+                                  device_scale_factor=2)
+    context.route('**/*', lambda route: route.continue_() if route.request.url.startswith(server) else route.abort())
+    context.grant_permissions(['geolocation'], origin=server)
+    context.set_geolocation({'latitude': START[0], 'longitude': START[1], 'accuracy': 5})
+    context.viewport_name = 'landscape'
+    page = context.new_page()
+    open_record(page)
+    start_ride(page)
+    ride(context, page, l_shaped_path(60, 0, 10))
+
+    def box(locator):
+        b = locator.bounding_box()
+        return b['x'], b['y'], b['x'] + b['width'], b['y'] + b['height']
+
+    def overlap(a, b):
+        return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+    panel = box(page.locator('.record-panel'))
+    for control in [page.get_by_role('button', name='Follow my position'), page.get_by_role('group', name='Map type'),
+                    page.locator('path.me-dot')]:
+        assert not overlap(panel, box(control))
+    expect(page.get_by_role('button', name='Stop')).to_be_in_viewport()
+    shot(page, 'record')
+    context.close()

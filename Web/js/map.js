@@ -21,6 +21,8 @@ export class RideMap {
     this.userMoveListeners = [];
     this.segments = new Map();
     this.breadcrumbLayer = L.layerGroup().addTo(this.map);
+    // The rider's dot above the breadcrumb pins (markers are at z-index 600, tooltips 650).
+    this.map.createPane('rider').style.zIndex = 640;
     this.layers = this.makeLayers(config);
     this.mapType = null;
     this.setMapType('standard');
@@ -111,9 +113,11 @@ export class RideMap {
     if (!this.dot) {
       this.accuracy = L.circle(at, {
         radius: accuracyMeters || 0, color: '#1a73e8', weight: 1, fillColor: '#1a73e8', fillOpacity: 0.15, className: 'me-accuracy', interactive: false,
+        pane: 'rider',
       }).addTo(this.map);
       this.dot = L.circleMarker(at, {
         radius: 8, color: '#ffffff', weight: 3, fillColor: '#1a73e8', fillOpacity: 1, className: 'me-dot', interactive: false,
+        pane: 'rider',
       }).addTo(this.map);
     } else {
       this.dot.setLatLng(at);
