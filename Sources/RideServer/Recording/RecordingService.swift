@@ -12,13 +12,34 @@ public actor RecordingService {
     /// Where recordings are stored: RideStore, or the in-memory placeholder until it lands.
     public let repository: any RecordingRepository
     private let metrics: ServerMetrics
-    private var recorders: [String: (info: RecordingInfo, recorder: Recorder)] = [:]
+    private var recorders: [String: (info: RecordingInfo, recorder: Recorder)] = [:] {
+        didSet { evictIfFull() }
+    }
+    /// When each cached recorder was last used (a counter), to drop the least recently used.
+    private var lastUse: [String: UInt64] = [:]
+    private var useCounter: UInt64 = 0
+    /// Recorders kept in memory; more are dropped least recently used first and rebuilt from the repository
+    /// when asked for (rides abandoned without Stop would otherwise stay forever).
+    public let maximumCachedRecordings: Int
     private var busy: Set<String> = []
     private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
 
-    public init(repository: any RecordingRepository, metrics: ServerMetrics = ServerMetrics()) {
+    public init(repository: any RecordingRepository, metrics: ServerMetrics = ServerMetrics(), maximumCachedRecordings: Int = 1_000) {
         self.repository = repository
         self.metrics = metrics
+        self.maximumCachedRecordings = max(1, maximumCachedRecordings)
+    }
+
+    /// Number of recorders in memory.
+    public var cachedCount: Int { recorders.count }
+
+    private func evictIfFull() {
+        guard recorders.count > maximumCachedRecordings else { return }
+        let idle = lastUse.filter { recorders[$0.key] != nil && !busy.contains($0.key) }
+        if let oldest = idle.min(by: { $0.value < $1.value })?.key {
+            recorders[oldest] = nil
+            lastUse[oldest] = nil
+        }
     }
 
     /// Starts a recording.
@@ -26,6 +47,8 @@ public actor RecordingService {
         var recorder = Recorder(options: request.options)
         try recorder.start()
         let info = try await repository.createRecording(request)
+        useCounter += 1
+        lastUse[info.id] = useCounter
         recorders[info.id] = (info, recorder)
         metrics.increment(.recordingsStarted)
         return (info, recorder)
@@ -82,6 +105,7 @@ public actor RecordingService {
             info.trackID = try await self.repository.finishRecording(id: id, track: named, stats: recorder.stats)
             info.state = .stopped
             self.recorders[id] = nil
+            self.lastUse[id] = nil
             self.metrics.increment(.recordingsStopped)
             return (info, recorder)
         }
@@ -90,6 +114,8 @@ public actor RecordingService {
     // MARK: - Internals
 
     private func loaded(_ id: String) async throws -> (info: RecordingInfo, recorder: Recorder) {
+        useCounter += 1
+        lastUse[id] = useCounter
         if let cached = recorders[id] { return cached }
         guard let stored = try await repository.loadRecording(id: id) else { throw RecordingRepositoryError.notFound(id) }
         let recorder = try Self.rebuild(stored)
