@@ -6,8 +6,6 @@ import NIOSSL
 import Logging
 import RideKit
 
-/// The request context of every route.
-public typealias RideRequestContext = BasicRequestContext
 
 /// The application: the router of `buildRouter`, served over HTTP or, with `tlsCertificatePath` and
 /// `tlsKeyPath`, HTTPS. Graceful shutdown on SIGINT/SIGTERM comes with `runService()`: the server stops
