@@ -12,6 +12,31 @@ struct StartRecordingRequest: Decodable {
     var units: UnitSystem?
     var breadcrumbs: Bool?
     var routeTrackId: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case name, activity, units, breadcrumbs, routeTrackId
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decodeIfPresent(String.self, forKey: .name)
+        breadcrumbs = try container.decodeIfPresent(Bool.self, forKey: .breadcrumbs)
+        routeTrackId = try container.decodeIfPresent(String.self, forKey: .routeTrackId)
+        activity = try Self.choice(container, .activity)
+        units = try Self.choice(container, .units)
+    }
+
+    /// An enum value, refused with the list of the values it can take.
+    private static func choice<T: RawRepresentable & CaseIterable>(
+        _ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys
+    ) throws -> T? where T.RawValue == String {
+        guard let text = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
+        guard let value = T(rawValue: text) else {
+            let allowed = T.allCases.map(\.rawValue).joined(separator: ", ")
+            throw APIError.badRequest("invalid_value", "\(key.stringValue) must be one of \(allowed), not \"\(text)\"")
+        }
+        return value
+    }
 }
 
 /// One fix, as the web app sends it (the browser's `GeolocationCoordinates` names).
