@@ -171,6 +171,12 @@ def test_panning_stops_follow_mode_and_the_button_brings_it_back(context):
     assert abs(dot_y - (box['y'] + box['height'] / 2)) < box['height'] * 0.2
     shot(page, 'follow-on')
 
+    # Zooming is taking over too.
+    page.get_by_role('button', name='Zoom in').click()
+    expect(follow).to_have_attribute('aria-pressed', 'false')
+    follow.click()
+    expect(follow).to_have_attribute('aria-pressed', 'true')
+
 
 def test_map_types_switch(context):
     page = context.new_page()
