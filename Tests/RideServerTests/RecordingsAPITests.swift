@@ -118,6 +118,10 @@ import Testing
             let trackID = try #require(object["trackId"] as? String)
             #expect((object["stats"] as? [String: Any])?["segmentCount"] as? Int == 2)
             #expect((object["path"] as? [Any])?.count == 2)
+            let profile = try #require(object["profile"] as? [String: Any])
+            let distances = try #require(profile["distanceMeters"] as? [Double])
+            #expect(!distances.isEmpty && distances == distances.sorted())
+            #expect((profile["speedMetersPerSecond"] as? [Any])?.count == distances.count)
             // Stop again: the same track.
             #expect(try await client.post("/api/recordings/\(id)/stop").jsonObject()["trackId"] as? String == trackID)
             // No fixes after Stop, but a replay of stored ones is still answered.

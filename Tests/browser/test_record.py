@@ -133,8 +133,15 @@ def test_a_ride_of_known_length_is_drawn_as_a_red_line_and_measured(context):
     expect(page.locator('#track-stats')).to_contain_text('Distance')
     expect(page.locator('#track-map path.leaflet-interactive').first).to_be_visible()
     expect(page.locator('#track-map img.leaflet-tile-loaded').first).to_be_visible()
+    # The speed profile against distance (the emulated GPS gives no altitude, so no elevation profile).
+    expect(page.get_by_role('img', name=re.compile(r'^Speed from .* over (5[89]\d|6\d\d) m$'))).to_be_visible()
     page.wait_for_timeout(500)  # Leaflet fades tiles in
     shot(page, 'track-after-stop')
+    page.get_by_role('link', name='← All tracks').click()
+    row = page.get_by_role('list', name='Saved tracks').get_by_role('listitem').first
+    expect(row).to_contain_text('Ride ')
+    expect(row.locator('svg.shape path')).to_have_count(1)
+    shot(page, 'tracks-after-stop')
 
 
 def test_panning_stops_follow_mode_and_the_button_brings_it_back(context):

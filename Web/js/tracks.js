@@ -99,6 +99,7 @@ export class TracksView {
         $('track-list').append(this.row({
           id: recent.trackId, name: recent.name, startedAt: recent.startedAt,
           distanceMeters: recent.stats.distanceMeters, ascentMeters: recent.stats.ascentMeters, elapsedSeconds: recent.stats.elapsedSeconds,
+          shape: recent.path.flatMap((path) => path.points),
         }));
       }
     }
@@ -108,6 +109,7 @@ export class TracksView {
     const item = document.createElement('li');
     const link = document.createElement('a');
     link.href = `#/tracks/${encodeURIComponent(track.id)}`;
+    if (track.shape && track.shape.length > 1) item.append(shapeSVG(track.shape));
     link.innerHTML = `<strong>${escapeHTML(track.name || 'Track')}</strong><br>
       <span>${escapeHTML(format.date(track.startedAt))} · ${format.distance(track.distanceMeters)} ·
       ${format.elevation(track.ascentMeters)} climb · ${format.duration(track.elapsedSeconds)}</span>`;
@@ -124,9 +126,9 @@ export class TracksView {
     } catch (error) {
       const recent = lastStopped();
       if (recent && recent.trackId === id) {
-        track = { id, name: recent.name, stats: recent.stats, segments: recent.path.map((path) => path.points) };
+        track = { id, name: recent.name, stats: recent.stats, segments: recent.path.map((path) => path.points), profile: recent.profile };
         if (error instanceof ApiError && error.code === 'store_unavailable') {
-          message.textContent = 'This ride was saved on the server; renaming, export and profiles come with the track store.';
+          message.textContent = 'This ride was saved on the server; renaming and export come with the track store.';
         }
       } else {
         message.textContent = explain(error);
@@ -137,7 +139,7 @@ export class TracksView {
     if (this.trackMap) { this.trackMap.remove(); this.trackMap = null; }
     if (track) this.trackMap = drawTrackMap($('track-map'), this.config, track.segments || []);
     try {
-      const profile = track ? await api.profile(id) : null;
+      const profile = track ? (track.profile || await api.profile(id)) : null;
       renderProfile($('elevation-profile'), profile ? profile.distanceMeters : [], profile ? profile.elevationMeters : [], 'elevation');
       renderProfile($('speed-profile'), profile ? profile.distanceMeters : [], profile ? profile.speedMetersPerSecond : [], 'speed');
     } catch {
@@ -212,4 +214,29 @@ function upload(file, onProgress) {
     request.onerror = () => reject(new NetworkError(new Error('upload failed')));
     request.send(file);
   });
+}
+
+/** A small drawing of a track's shape, `[latitude, longitude]` points fitted into 64×48 (north up). */
+export function shapeSVG(points) {
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('viewBox', '0 0 64 48');
+  svg.setAttribute('class', 'shape');
+  svg.setAttribute('aria-hidden', 'true');
+  const lats = points.map((p) => p[0]), lons = points.map((p) => p[1]);
+  const midLat = (Math.min(...lats) + Math.max(...lats)) / 2;
+  const xScale = Math.cos(midLat * Math.PI / 180);  // degrees of longitude are shorter away from the equator
+  const minX = Math.min(...lons) * xScale, maxX = Math.max(...lons) * xScale;
+  const minY = Math.min(...lats), maxY = Math.max(...lats);
+  const scale = Math.min(60 / Math.max(1e-9, maxX - minX), 44 / Math.max(1e-9, maxY - minY));
+  const offsetX = (64 - (maxX - minX) * scale) / 2, offsetY = (48 - (maxY - minY) * scale) / 2;
+  const step = Math.max(1, Math.floor(points.length / 200));
+  const d = points.filter((_, i) => i % step === 0 || i === points.length - 1)
+    .map(([lat, lon], i) => `${i ? 'L' : 'M'}${(offsetX + (lon * xScale - minX) * scale).toFixed(1)},${(48 - offsetY - (lat - minY) * scale).toFixed(1)}`).join('');
+  const path = document.createElementNS('http://www.w3.org/2000/svg', 'path');
+  path.setAttribute('d', d);
+  path.setAttribute('fill', 'none');
+  path.setAttribute('stroke', '#ff0000');
+  path.setAttribute('stroke-width', '2');
+  svg.append(path);
+  return svg;
 }

@@ -188,6 +188,8 @@ struct RecordingResponse: ResponseEncodable {
     var stats: StatsPayload
     var path: [PathPayload]
     var breadcrumbs: [BreadcrumbPayload]
+    /// Elevation and speed against distance, once stopped (the charts of the track page).
+    var profile: ProfilePayload?
 
     init(info: RecordingInfo, recorder: Recorder) {
         id = info.id
@@ -207,6 +209,20 @@ struct RecordingResponse: ResponseEncodable {
             PathPayload(PathExtension(segmentIndex: index, from: nil, coordinates: segment.points.map(\.coordinate)))
         }
         breadcrumbs = recorder.breadcrumbs.map(BreadcrumbPayload.init)
+        if recorder.state == .stopped { profile = ProfilePayload(TrackProfile(track: recorder.track)) }
+    }
+}
+
+/// `TrackProfile` as JSON: three arrays of the same length, null where a sample has no value.
+struct ProfilePayload: Encodable {
+    var distanceMeters: [Double]
+    var elevationMeters: [Double?]
+    var speedMetersPerSecond: [Double?]
+
+    init(_ profile: TrackProfile) {
+        distanceMeters = profile.distanceMeters
+        elevationMeters = profile.elevationMeters
+        speedMetersPerSecond = profile.speedMetersPerSecond
     }
 }
 
