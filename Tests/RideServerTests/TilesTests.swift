@@ -44,7 +44,7 @@ func makeMBTiles() throws -> String {
 
     @Test func aFileThatIsNotMBTilesIsRefused() throws {
         let path = FileManager.default.temporaryDirectory.appending(path: "not-tiles-\(UUID().uuidString)").path
-        FileManager.default.createFile(atPath: path, contents: Data("hello".utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data("hello".utf8))
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect(throws: MBTilesError.self) { try MBTiles(path: path) }
         #expect(throws: MBTilesError.self) { try MBTiles(path: path + "-missing") }
