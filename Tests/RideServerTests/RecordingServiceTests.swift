@@ -24,6 +24,27 @@ import Testing
         #expect(update.storedCount == 2 && update.duplicateCount == 6)
     }
 
+    @Test func aLongRideIsRebuiltInBatchesTheRecorderTakes() async throws {
+        let repository = InMemoryRecordingRepository()
+        let first = RecordingService(repository: repository)
+        let (info, _) = try await first.start(NewRecordingInfo(name: "long", options: .init(), startedAt: Date()))
+        for start in stride(from: Int64(1), through: 9_000, by: 3_000) {
+            _ = try await first.append(fixes(start...(start + 2_999)), to: info.id)
+        }
+        // Another instance (or a restarted server) on the same repository.
+        let second = RecordingService(repository: repository)
+        let (_, recorder) = try await second.snapshot(id: info.id)
+        #expect(recorder.segments.first?.points.count == 9_000 && recorder.lastSequence == 9_000)
+    }
+
+    @Test func unknownIDsAreNotRemembered() async throws {
+        let service = RecordingService(repository: InMemoryRecordingRepository())
+        for index in 0..<50 {
+            await #expect(throws: RecordingRepositoryError.self) { try await service.snapshot(id: "nope\(index)") }
+        }
+        #expect(await service.cachedCount == 0)
+    }
+
     @Test func concurrentBatchesForOneRecordingAreAppliedOneAtATime() async throws {
         let service = RecordingService(repository: InMemoryRecordingRepository())
         let (info, _) = try await service.start(NewRecordingInfo(name: "race", options: .init(), startedAt: Date()))

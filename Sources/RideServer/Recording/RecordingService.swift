@@ -47,8 +47,7 @@ public actor RecordingService {
         var recorder = Recorder(options: request.options)
         try recorder.start()
         let info = try await repository.createRecording(request)
-        useCounter += 1
-        lastUse[info.id] = useCounter
+        touch(info.id)
         recorders[info.id] = (info, recorder)
         metrics.increment(.recordingsStarted)
         return (info, recorder)
@@ -114,13 +113,23 @@ public actor RecordingService {
     // MARK: - Internals
 
     private func loaded(_ id: String) async throws -> (info: RecordingInfo, recorder: Recorder) {
-        useCounter += 1
-        lastUse[id] = useCounter
-        if let cached = recorders[id] { return cached }
+        if let cached = recorders[id] {
+            touch(id)
+            return cached
+        }
         guard let stored = try await repository.loadRecording(id: id) else { throw RecordingRepositoryError.notFound(id) }
         let recorder = try Self.rebuild(stored)
-        if stored.info.state != .stopped { recorders[id] = (stored.info, recorder) }
+        if stored.info.state != .stopped {
+            // Only known recordings are remembered: asking for made-up ids must not grow anything.
+            touch(id)
+            recorders[id] = (stored.info, recorder)
+        }
         return (stored.info, recorder)
+    }
+
+    private func touch(_ id: String) {
+        useCounter += 1
+        lastUse[id] = useCounter
     }
 
     /// Replays the stored fixes through a new `Recorder`: the same segments, stats and breadcrumbs.
@@ -131,7 +140,7 @@ public actor RecordingService {
         var group: [RecordingFix] = []
         for item in stored.fixes {
             if item.segmentIndex != segment {
-                _ = try recorder.append(group)
+                try append(group)
                 group.removeAll()
                 try recorder.pause()
                 try recorder.resume()
@@ -139,7 +148,13 @@ public actor RecordingService {
             }
             group.append(item.fix)
         }
-        _ = try recorder.append(group)
+        try append(group)
+        /// In batches of the size the recorder takes (a long ride has more fixes than one batch may hold).
+        func append(_ fixes: [RecordingFix]) throws {
+            for start in stride(from: 0, to: fixes.count, by: Recorder.maximumBatchSize) {
+                _ = try recorder.append(Array(fixes[start..<min(start + Recorder.maximumBatchSize, fixes.count)]))
+            }
+        }
         if let last = stored.lastSequence { recorder.acknowledge(through: last) }
         switch stored.info.state {
         case .paused: try recorder.pause()
