@@ -175,7 +175,11 @@ export class RecordView {
     try {
       const answer = await api.recording(saved.id);
       this.applyRecording(answer);
-      if (answer.state === 'stopped' && saved.state !== 'stopping') await this.finish(answer);
+      if (answer.state === 'stopped') {
+        // Stopped already (the answer to Stop came before a reload, or another tab stopped it).
+        await outbox.dropRecording(saved.id);
+        await this.finish(answer);
+      }
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) return this.forget('The server no longer knows the ride in progress (was it restarted?); it was not saved.');
       this.setStatus('Offline: the ride goes on and is sent when the server is reachable.');
