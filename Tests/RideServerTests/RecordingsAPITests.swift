@@ -213,6 +213,15 @@ import Testing
         }
     }
 
+    @Test func deeplyNestedJSONIsRefusedNotACrash() async throws {
+        try await TestServer().run { client in
+            let id = try await client.startRecording()
+            let response = try await client.post("/api/recordings/\(id)/fixes", json: #"{"fixes":"# + String(repeating: "[", count: 200_000))
+            #expect(try response.status == .badRequest && response.errorCode() == "bad_json")
+            #expect(try await client.get("/health").status == .ok)
+        }
+    }
+
     @Test func anOversizeBodyIsRefused() async throws {
         try await TestServer().run { client in
             let id = try await client.startRecording()
