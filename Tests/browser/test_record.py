@@ -316,3 +316,37 @@ def test_a_phone_in_landscape_keeps_the_rider_and_the_controls_apart(browser, se
     expect(page.get_by_role('button', name='Stop')).to_be_in_viewport()
     shot(page, 'record')
     context.close()
+
+
+CORRUPT_ONE_QUEUED_FIX = """() => new Promise((resolve, reject) => {
+  const open = indexedDB.open('bikeride');
+  open.onsuccess = () => {
+    const store = open.result.transaction('outbox', 'readwrite').objectStore('outbox');
+    const request = store.getAll();
+    request.onsuccess = () => {
+      const fixes = request.result.filter((entry) => entry.kind === 'fix');
+      const victim = fixes[Math.floor(fixes.length / 2)];
+      victim.fix.latitude = 95;  // out of range: the server refuses the batch that holds it
+      store.put(victim).onsuccess = () => resolve(victim.fix.sequence);
+    };
+    request.onerror = () => reject(request.error);
+  };
+})"""
+
+
+def test_a_fix_the_server_refuses_is_dropped_alone(context, server):
+    page = context.new_page()
+    open_record(page)
+    start_ride(page)
+    path = l_shaped_path(200, 0, 10)
+    context.set_offline(True)
+    ride(context, page, path[:12])
+    bad = page.evaluate(CORRUPT_ONE_QUEUED_FIX)
+    context.set_offline(False)
+    page.evaluate("() => window.dispatchEvent(new Event('online'))")
+    _poll_outbox_empty(page, 20000)
+    current = page.evaluate(CURRENT)
+    taken = current['nextSequence'] - 1
+    stored = api_get(server, f"/api/recordings/{current['id']}")
+    assert stored['lastSequence'] == taken
+    assert stored['stats']['pointCount'] == taken - 1, f'all but fix {bad} stored'

@@ -31,6 +31,7 @@ export class RecordView {
     this.retryTimer = null;
     this.watchId = null;
     this.lastCamera = null;
+    this.isolating = 0;          // fixes still to send one by one after a refused batch
   }
 
   async mount() {
@@ -234,16 +235,22 @@ export class RecordView {
             if (first.command === 'stop') await this.finish(answer);
           });
         } else {
+          // After a refused batch its fixes go one by one, so that only the bad one is dropped.
+          const limit = this.isolating > 0 ? 1 : BATCH_LIMIT;
           const batch = [];
           for (const entry of entries) {
-            if (entry.kind !== 'fix' || entry.recordingId !== first.recordingId) break;
+            if (batch.length >= limit || entry.kind !== 'fix' || entry.recordingId !== first.recordingId) break;
             batch.push(entry);
           }
-          await this.send(first, () => api.sendFixes(first.recordingId, batch.map((entry) => entry.fix)), async (answer) => {
-            const acknowledged = answer.recording.lastSequence;
-            await outbox.remove(batch.filter((entry) => acknowledged !== null && entry.fix.sequence <= acknowledged).map((entry) => entry.key));
-            if (this.recording && this.recording.id === first.recordingId) this.applyUpdate(answer);
-          });
+          try {
+            await this.send(first, () => api.sendFixes(first.recordingId, batch.map((entry) => entry.fix)), async (answer) => {
+              const acknowledged = answer.recording.lastSequence;
+              await outbox.remove(batch.filter((entry) => acknowledged !== null && entry.fix.sequence <= acknowledged).map((entry) => entry.key));
+              if (this.recording && this.recording.id === first.recordingId) this.applyUpdate(answer);
+            }, batch.length);
+          } finally {
+            if (this.isolating > 0 && batch.length === 1) this.isolating -= 1;
+          }
         }
       }
       this.retryDelay = RETRY_MIN_MS;
@@ -264,12 +271,19 @@ export class RecordView {
     if ((await outbox.size()) > 0 && !this.retryTimer) this.flushSoon(0);
   }
 
-  /** One request; an answer the server will never accept is dropped so that it cannot block the queue. */
-  async send(entry, request, onSuccess) {
+  /**
+   * One request; an answer the server will never accept is dropped so that it cannot block the queue. A
+   * refused batch of several fixes (`batchSize` > 1) is not dropped: its fixes are sent again one by one.
+   */
+  async send(entry, request, onSuccess, batchSize = 1) {
     try {
       await onSuccess(await request());
     } catch (error) {
       if (!(error instanceof ApiError) || error.status >= 500) throw error;
+      if (batchSize > 1 && error.status === 400) {
+        this.isolating = batchSize;
+        return;
+      }
       if (error.status === 404) {
         await outbox.dropRecording(entry.recordingId);
         if (this.recording && this.recording.id === entry.recordingId) {
