@@ -8,11 +8,16 @@ let package = Package(
         .executable(name: "bikeride", targets: ["bikeride"]),
         .library(name: "RideKit", targets: ["RideKit"]),
         .library(name: "RideStore", targets: ["RideStore"]),
+        .library(name: "RideServer", targets: ["RideServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+        // Already in the graph through Hummingbird; named for the TLS configuration types.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.27.0"),
     ],
     targets: [
         // The domain: pure Swift + Foundation. The GPX reader is a purpose-built tokenizer (see DESIGN 4.1),
@@ -25,12 +30,36 @@ let package = Package(
             pkgConfig: "expat",
             providers: [.apt(["libexpat1-dev"])]
         ),
+        // The system's SQLite, only to read MBTiles tile sets (`--tiles`); the store reaches SQLite through GRDB.
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Sources/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // The HTTP server: JSON API, the web app's files, map tiles. Hummingbird 2; TLS through HummingbirdTLS
+        // (swift-nio-ssl, which HummingbirdTesting builds anyway).
+        .target(
+            name: "RideServer",
+            dependencies: [
+                "RideKit",
+                "CSQLite",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "bikeride",
             dependencies: [
                 "RideKit",
                 "RideStore",
+                "RideServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Persistence behind one interface (`RideStore`), its SQLite implementation on GRDB, import and export.
@@ -49,6 +78,15 @@ let package = Package(
         .executableTarget(name: "ridestore-bench", dependencies: ["RideStore", "RideKit"], path: "Benchmarks/store"),
         .testTarget(name: "RideKitTests", dependencies: ["RideKit", "CExpat"]),
         .testTarget(name: "RideStoreTests", dependencies: ["RideStore", "RideKit"]),
+        .testTarget(
+            name: "RideServerTests",
+            dependencies: [
+                "RideServer",
+                "CSQLite",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
         .testTarget(name: "bikerideTests", dependencies: ["RideKit"]),
     ]
 )

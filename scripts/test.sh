@@ -27,8 +27,11 @@ as_root() {
 #   libexpat1-dev  libexpat, the reference the GPX tokenizer is checked against (CExpat target)
 #   libxml2-utils  xmllint, to validate written GPX against the official schema
 #   pkg-config     how SwiftPM finds expat
+#   libsqlite3-dev the system SQLite, which reads MBTiles map tiles (CSQLite target)
+#   chromium       the browser the web app's tests drive (Playwright cannot download its own here)
+#   libjs-leaflet  Leaflet, which the server serves to the web app from where Debian puts it
 #   python3, python3-pip  for gpxpy, the stats comparison in the tests (when missing)
-system_packages=(libexpat1-dev libxml2-utils pkg-config)
+system_packages=(libexpat1-dev libxml2-utils pkg-config libsqlite3-dev chromium libjs-leaflet)
 command -v python3 >/dev/null || system_packages+=(python3)
 if ! python3 -m pip --version >/dev/null 2>&1; then system_packages+=(python3-pip); fi
 
@@ -46,7 +49,8 @@ fi
 
 # --- Python packages ----------------------------------------------------------------------------
 #   gpxpy          the reference the stats are compared against
-python_packages=(gpxpy)
+#   pytest, playwright  the browser tests (Tests/browser), driving the system's chromium
+python_packages=(gpxpy pytest playwright)
 missing=()
 for package in "${python_packages[@]}"; do
     python3 -c "import $package" 2>/dev/null || missing+=("$package")
@@ -66,11 +70,9 @@ step "swift test"
 swift test
 
 # --- browser tests ------------------------------------------------------------------------------
-# The web app's browser tests (DESIGN 8: Playwright for Python driving Debian's chromium with an
-# emulated GPS) go here when the web app lands: install `chromium` with apt-get and `playwright`
-# with pip in the sections above, then run them, e.g.
-#   step "browser tests"
-#   python3 -m pytest Tests/browser
+# The web app in the system's Chromium with an emulated GPS, against the debug build of `bikeride serve`
+# (DESIGN 8): Playwright for Python, on a phone and a desktop viewport. Screenshots land in
+# Tests/browser/screenshots/ (not committed).
 if [ -e Tests/browser/run.sh ]; then
     step "browser tests"
     bash Tests/browser/run.sh

@@ -12,8 +12,8 @@ struct Bikeride: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            Stats.self, Convert.self, Import.self, Export.self, List.self, Show.self, Rename.self, Delete.self, Places.self,
-            Sync.self,
+            Serve.self, Stats.self, Convert.self, Import.self, Export.self, List.self, Show.self, Rename.self, Delete.self,
+            Places.self, Sync.self,
         ]
     )
 }

@@ -1,0 +1,113 @@
+"""Fix-batch round trip under many concurrent recording clients, on loopback (issue 4's benchmark).
+
+    python3 Benchmarks/load/fix_latency.py [--base http://127.0.0.1:8080] [--clients 200] [--seconds 30] [--fixes 1]
+
+Each client starts a recording, then posts a batch of `--fixes` fixes once a second, as a phone does (the
+clients spread evenly over the second, as phones are not in step), over
+one kept-alive connection, and times each request from the first byte sent to the last byte of the answer.
+A second phase drops the pacing (each client posts again as soon as it has its answer) to find the
+throughput. Prints p50/p90/p99/max latency and requests per second for each phase.
+
+Plain asyncio streams with hand-written HTTP/1.1, so that the client costs little next to the server: both
+share this machine's two cores.
+"""
+import argparse
+import asyncio
+import json
+import statistics
+import time
+from urllib.parse import urlparse
+
+START_LAT, START_LON = 37.3230, -122.0322
+
+
+class Connection:
+    def __init__(self, host, port):
+        self.host, self.port = host, port
+
+    async def open(self):
+        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+
+    async def post(self, path, body):
+        data = json.dumps(body).encode()
+        head = (f'POST {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Type: application/json\r\n'
+                f'Content-Length: {len(data)}\r\n\r\n').encode()
+        self.writer.write(head + data)
+        await self.writer.drain()
+        status_line = await self.reader.readline()
+        status = int(status_line.split()[1])
+        length = 0
+        while True:
+            line = await self.reader.readline()
+            if line in (b'\r\n', b''):
+                break
+            name, _, value = line.decode().partition(':')
+            if name.lower() == 'content-length':
+                length = int(value)
+        payload = await self.reader.readexactly(length)
+        return status, payload
+
+    def close(self):
+        self.writer.close()
+
+
+async def client(index, clients, base, fixes_per_batch, stop_at, paced, latencies, errors):
+    url = urlparse(base)
+    connection = Connection(url.hostname, url.port or 80)
+    await connection.open()
+    status, payload = await connection.post('/api/recordings', {'name': f'load {index}'})
+    recording = json.loads(payload)['id']
+    if paced:
+        # Phones are not in step: each client starts at its own point of the second.
+        await asyncio.sleep(index / clients)
+    sequence = 0
+    t0 = time.time()
+    while time.time() < stop_at:
+        fixes = []
+        for _ in range(fixes_per_batch):
+            sequence += 1
+            fixes.append({
+                'sequence': sequence, 'latitude': START_LAT + sequence * 4e-5, 'longitude': START_LON + index * 1e-4,
+                'accuracy': 5, 'time': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(t0 + sequence)),
+            })
+        began = time.perf_counter()
+        status, _ = await connection.post(f'/api/recordings/{recording}/fixes', {'fixes': fixes})
+        latencies.append(time.perf_counter() - began)
+        if status != 200:
+            errors.append(status)
+        if paced:
+            await asyncio.sleep(max(0, 1 - (time.perf_counter() - began)))
+    connection.close()
+
+
+def summary(name, latencies, seconds, errors):
+    ordered = sorted(latencies)
+    def percentile(p):
+        return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] * 1000
+    return (f'{name}: {len(ordered)} requests in {seconds:.1f} s = {len(ordered) / seconds:.0f}/s, errors {len(errors)}; '
+            f'latency ms p50 {percentile(50):.1f}  p90 {percentile(90):.1f}  p99 {percentile(99):.1f}  max {ordered[-1] * 1000:.1f}  '
+            f'mean {statistics.mean(ordered) * 1000:.1f}')
+
+
+async def phase(args, paced, seconds):
+    latencies, errors = [], []
+    began = time.time()
+    stop_at = began + seconds
+    await asyncio.gather(*(client(i, args.clients, args.base, args.fixes, stop_at, paced, latencies, errors) for i in range(args.clients)))
+    return summary('paced, 1 batch/s per client' if paced else 'unpaced, back to back', latencies, time.time() - began, errors)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument('--base', default='http://127.0.0.1:8080')
+    parser.add_argument('--clients', type=int, default=200)
+    parser.add_argument('--seconds', type=float, default=30)
+    parser.add_argument('--fixes', type=int, default=1)
+    args = parser.parse_args()
+    print(f'{args.clients} clients, {args.fixes} fix(es) per batch, against {args.base}')
+    print(asyncio.run(phase(args, True, args.seconds)))
+    print(asyncio.run(phase(args, False, min(args.seconds, 10))))
+
+
+if __name__ == '__main__':
+    main()

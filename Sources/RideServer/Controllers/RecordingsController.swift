@@ -1,0 +1,87 @@
+import Foundation
+import Hummingbird
+import RideKit
+
+/// `/api/recordings`: Start, fixes, Pause, Resume, Stop (DESIGN 6).
+///
+/// The logic is RideKit's `Recorder`; where it is stored is the `RecordingService`'s repository (RideStore,
+/// or the in-memory placeholder until it lands). Every request is validated whole before anything changes.
+struct RecordingsController<Context: RequestContext> {
+    /// Limits on request bodies: a batch of `Recorder.maximumBatchSize` fixes of about 200 bytes fits in 1 MiB.
+    static var fixesBodyLimitBytes: Int { 1 << 20 }
+    static var commandBodyLimitBytes: Int { 16 << 10 }
+
+    let service: RecordingService
+
+    func addRoutes(to group: RouterGroup<Context>) {
+        group.post(use: start)
+        group.get("{id}", use: get)
+        group.post("{id}/fixes", use: appendFixes)
+        group.post("{id}/pause") { request, context in try await change(.pause, request, context) }
+        group.post("{id}/resume") { request, context in try await change(.resume, request, context) }
+        group.post("{id}/stop", use: stop)
+    }
+
+    @Sendable func start(_ request: Request, context: Context) async throws -> EditedResponse<RecordingResponse> {
+        let body = try await request.decodeJSON(StartRecordingRequest.self, limit: Self.commandBodyLimitBytes, allowEmpty: true)
+        let options = Recorder.Options(
+            activity: body?.activity ?? .ride, breadcrumbsEnabled: body?.breadcrumbs ?? true, units: body?.units ?? .metric
+        )
+        let now = Date()
+        var name = body?.name?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        guard name.count <= 200 else { throw APIError.badRequest("invalid_value", "name is longer than 200 characters") }
+        if name.isEmpty { name = Self.defaultName(activity: options.activity, at: now) }
+        let (info, recorder) = try await service.start(
+            NewRecordingInfo(name: name, options: options, routeTrackID: body?.routeTrackId, startedAt: now))
+        context.logger.info("recording started", metadata: ["recording": "\(info.id)"])
+        return EditedResponse(status: .created, headers: [.location: "/api/recordings/\(info.id)"],
+                              response: RecordingResponse(info: info, recorder: recorder))
+    }
+
+    @Sendable func get(_ request: Request, context: Context) async throws -> RecordingResponse {
+        let (info, recorder) = try await service.snapshot(id: try context.parameters.require("id"))
+        return RecordingResponse(info: info, recorder: recorder)
+    }
+
+    @Sendable func appendFixes(_ request: Request, context: Context) async throws -> FixBatchResponse {
+        let id = try context.parameters.require("id")
+        guard let body = try await request.decodeJSON(FixBatchRequest.self, limit: Self.fixesBodyLimitBytes) else {
+            throw APIError.badRequest("bad_json", "the body must be {\"fixes\": [...]}")
+        }
+        let fixes = try body.fixes.map { try $0.fix() }
+        let (_, update) = try await service.append(fixes, to: id)
+        return FixBatchResponse(id: id, update: update)
+    }
+
+    func change(_ command: RecorderCommand, _ request: Request, _ context: Context) async throws -> RecordingResponse {
+        let (info, recorder) = try await service.change(try context.parameters.require("id"), to: command)
+        context.logger.info("recording \(command.rawValue)d", metadata: ["recording": "\(info.id)"])
+        return RecordingResponse(info: info, recorder: recorder)
+    }
+
+    @Sendable func stop(_ request: Request, context: Context) async throws -> RecordingResponse {
+        let (info, recorder) = try await service.stop(try context.parameters.require("id"))
+        context.logger.info("recording stopped", metadata: ["recording": "\(info.id)", "track": "\(info.trackID ?? "")"])
+        return RecordingResponse(info: info, recorder: recorder)
+    }
+
+    /// "Ride 2024-05-01 10:00" in UTC: a name that sorts and says what it was.
+    static func defaultName(activity: ActivityKind, at date: Date) -> String {
+        let time = GPXTime(date: date).rfc3339  // 2024-05-01T10:00:00.123Z
+        let day = time.prefix(10)
+        let clock = time.dropFirst(11).prefix(5)
+        return "\(activity.rawValue.capitalized) \(day) \(clock)"
+    }
+}
+
+extension Request {
+    /// Reads the body, at most `limit` bytes, as JSON. nil for an empty body when `allowEmpty`.
+    func decodeJSON<T: Decodable>(_ type: T.Type, limit: Int, allowEmpty: Bool = false) async throws -> T? {
+        let buffer = try await body.collect(upTo: limit)
+        if buffer.readableBytes == 0 {
+            if allowEmpty { return nil }
+            throw APIError.badRequest("bad_json", "the body is empty; it must be JSON")
+        }
+        return try JSONDecoder().decode(T.self, from: buffer)
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Hummingbird
+import RideKit
+
+/// An error the API answers with: an HTTP status, a code a program can test, a message a person can act on.
+///
+/// Written as `{"error": {"code": "...", "message": "..."}}`. `ErrorMiddleware` turns every other error
+/// into one of these, in one place (`APIError.init(from:)`).
+public struct APIError: Error, Sendable, Hashable {
+    public var status: HTTPResponse.Status
+    public var code: String
+    public var message: String
+
+    public init(_ status: HTTPResponse.Status, code: String, message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
+    static func badRequest(_ code: String, _ message: String) -> APIError { APIError(.badRequest, code: code, message: message) }
+    static func notFound(_ message: String) -> APIError { APIError(.notFound, code: "not_found", message: message) }
+}
+
+extension APIError {
+    /// The mapping of every error the server meets to a status and a code.
+    init(from error: any Error) {
+        switch error {
+        case let error as APIError:
+            self = error
+        case let error as RecordingError:
+            switch error {
+            case .invalidFix:
+                self = .badRequest("invalid_fix", error.description + "; nothing of this batch was stored")
+            case .batchTooLarge:
+                self = APIError(.contentTooLarge, code: "batch_too_large", message: error.description)
+            case .invalidTransition:
+                self = APIError(.conflict, code: "invalid_state", message: error.description)
+            }
+        case let error as RecordingRepositoryError:
+            switch error {
+            case .notFound(let id): self = .notFound("no recording with id \(id)")
+            }
+        case let error as DecodingError:
+            self = APIError.decoding(error)
+        case let error as any HTTPResponseError:
+            switch error.status {
+            case .notFound: self = .notFound("nothing at this address")
+            case .contentTooLarge:
+                self = APIError(.contentTooLarge, code: "body_too_large", message: "the request body is larger than this endpoint accepts")
+            case .methodNotAllowed:
+                self = APIError(.methodNotAllowed, code: "method_not_allowed", message: "this address does not take that method")
+            default:
+                let reason = (error as? HTTPError)?.body ?? error.status.reasonPhrase
+                self = APIError(error.status, code: error.status.code < 500 ? "bad_request" : "server_error", message: reason)
+            }
+        default:
+            self = APIError(.internalServerError, code: "internal", message: "the server failed; the request may be retried")
+        }
+    }
+
+    /// JSON that does not parse, or has the wrong shape: which field, and what was expected.
+    static func decoding(_ error: DecodingError) -> APIError {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            let text = codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return text.isEmpty ? "the body" : String(text.drop { $0 == "." })
+        }
+        switch error {
+        case .typeMismatch(let type, let context):
+            return .badRequest("wrong_type", "\(path(context.codingPath)) must be \(typeName(type))")
+        case .valueNotFound(let type, let context):
+            return .badRequest("wrong_type", "\(path(context.codingPath)) must be \(typeName(type)), not null")
+        case .keyNotFound(let key, let context):
+            return .badRequest("missing_field", "\(path(context.codingPath + [key])) is required")
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty {
+                // Foundation's parser also refuses numbers out of Double's range (1e400) here.
+                let detail = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
+                return .badRequest("bad_json", "the body is not valid JSON" + (detail.map { " (\($0))" } ?? ""))
+            }
+            return .badRequest("invalid_value", "\(path(context.codingPath)): \(context.debugDescription)")
+        @unknown default:
+            return .badRequest("bad_json", "the body could not be read")
+        }
+    }
+
+    private static func typeName(_ type: Any.Type) -> String {
+        switch type {
+        case is Double.Type, is Float.Type: return "a number"
+        case is Int.Type, is Int64.Type: return "an integer"
+        case is String.Type: return "a string"
+        case is Bool.Type: return "true or false"
+        case is [Any].Type: return "an array"
+        default: return type == [String: Any].self ? "an object" : "of type \(type)"
+        }
+    }
+}
+
+/// The body of an error answer.
+struct APIErrorBody: Encodable {
+    struct Detail: Encodable {
+        var code: String
+        var message: String
+    }
+    var error: Detail
+}

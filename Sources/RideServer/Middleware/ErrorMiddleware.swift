@@ -1,0 +1,37 @@
+import Foundation
+import Hummingbird
+import Logging
+
+/// Turns every error into a JSON answer with the right status (`APIError.init(from:)`), counts every
+/// answer for `/metrics`, and logs failures: the one place where errors become HTTP.
+struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    let metrics: ServerMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            let response = try await next(request, context)
+            metrics.countRequest(method: request.method.rawValue, status: response.status.code)
+            return response
+        } catch {
+            let apiError = APIError(from: error)
+            if apiError.status.code >= 500 {
+                context.logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            } else {
+                context.logger.info(
+                    "request refused",
+                    metadata: ["code": "\(apiError.code)", "status": "\(apiError.status.code)", "path": "\(request.uri.path)"])
+            }
+            metrics.countRequest(method: request.method.rawValue, status: apiError.status.code)
+            return Self.response(for: apiError)
+        }
+    }
+
+    static func response(for error: APIError) -> Response {
+        let body = APIErrorBody(error: .init(code: error.code, message: error.message))
+        let data = (try? JSONEncoder().encode(body)) ?? Data(#"{"error":{"code":"internal","message":""}}"#.utf8)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

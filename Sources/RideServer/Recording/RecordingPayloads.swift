@@ -1,0 +1,256 @@
+import Foundation
+import Hummingbird
+import RideKit
+
+// The JSON of the recordings API (DESIGN 6). Positions in lists are `[latitude, longitude]` pairs, the
+// order Leaflet takes; times are RFC 3339 text; everything else is named with its unit.
+
+/// `POST /api/recordings`: every field optional.
+struct StartRecordingRequest: Decodable {
+    var name: String?
+    var activity: ActivityKind?
+    var units: UnitSystem?
+    var breadcrumbs: Bool?
+    var routeTrackId: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case name, activity, units, breadcrumbs, routeTrackId
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decodeIfPresent(String.self, forKey: .name)
+        breadcrumbs = try container.decodeIfPresent(Bool.self, forKey: .breadcrumbs)
+        routeTrackId = try container.decodeIfPresent(String.self, forKey: .routeTrackId)
+        activity = try Self.choice(container, .activity)
+        units = try Self.choice(container, .units)
+    }
+
+    /// An enum value, refused with the list of the values it can take.
+    private static func choice<T: RawRepresentable & CaseIterable>(
+        _ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys
+    ) throws -> T? where T.RawValue == String {
+        guard let text = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
+        guard let value = T(rawValue: text) else {
+            let allowed = T.allCases.map(\.rawValue).joined(separator: ", ")
+            throw APIError.badRequest("invalid_value", "\(key.stringValue) must be one of \(allowed), not \"\(text)\"")
+        }
+        return value
+    }
+}
+
+/// One fix, as the web app sends it (the browser's `GeolocationCoordinates` names).
+struct FixPayload: Decodable {
+    var sequence: Int64
+    var latitude: Double
+    var longitude: Double
+    var altitude: Double?
+    /// Metres, 68 % confidence radius.
+    var accuracy: Double?
+    var altitudeAccuracy: Double?
+    /// Metres per second.
+    var speed: Double?
+    /// Degrees clockwise from true north.
+    var heading: Double?
+    /// RFC 3339.
+    var time: String?
+
+    func fix() throws -> RecordingFix {
+        var time: GPXTime?
+        if let text = self.time {
+            do {
+                time = try GPXTime(parsing: text)
+            } catch {
+                throw APIError.badRequest("invalid_fix", "fix \(sequence): time must be an RFC 3339 time such as 2024-05-01T10:00:00Z; nothing of this batch was stored")
+            }
+        }
+        return RecordingFix(
+            sequence: sequence, latitude: latitude, longitude: longitude, altitudeMeters: altitude, time: time,
+            horizontalAccuracyMeters: accuracy, verticalAccuracyMeters: altitudeAccuracy, speedMetersPerSecond: speed,
+            courseDegrees: heading
+        )
+    }
+}
+
+/// `POST /api/recordings/{id}/fixes`.
+struct FixBatchRequest: Decodable {
+    var fixes: [FixPayload]
+}
+
+/// Live figures.
+struct StatsPayload: Encodable {
+    var distanceMeters: Double
+    var elapsedSeconds: Double
+    var movingSeconds: Double
+    var stoppedSeconds: Double
+    var pausedSeconds: Double
+    var averageSpeedMetersPerSecond: Double
+    var maxSpeedMetersPerSecond: Double
+    var currentSpeedMetersPerSecond: Double?
+    var ascentMeters: Double
+    var descentMeters: Double
+    var pointCount: Int
+    var segmentCount: Int
+    var startTime: String?
+    /// Time of the last fix: the web app counts elapsed time on from it between batches.
+    var lastFixTime: String?
+
+    init(_ stats: TrackStats, currentSpeed: Double? = nil) {
+        distanceMeters = stats.distanceMeters
+        elapsedSeconds = stats.elapsedSeconds
+        movingSeconds = stats.movingSeconds
+        stoppedSeconds = stats.stoppedSeconds
+        pausedSeconds = stats.pausedSeconds
+        averageSpeedMetersPerSecond = stats.averageSpeedMetersPerSecond
+        maxSpeedMetersPerSecond = stats.maxSpeedMetersPerSecond
+        currentSpeedMetersPerSecond = currentSpeed
+        ascentMeters = stats.ascentMeters
+        descentMeters = stats.descentMeters
+        pointCount = stats.pointCount
+        segmentCount = stats.segmentCount
+        startTime = stats.startTime?.inUTC.rfc3339
+        lastFixTime = stats.endTime?.inUTC.rfc3339
+    }
+}
+
+struct BoundsPayload: Encodable {
+    var minLatitude: Double, minLongitude: Double, maxLatitude: Double, maxLongitude: Double
+
+    init(_ bounds: GPXBounds) {
+        minLatitude = bounds.minLatitude
+        minLongitude = bounds.minLongitude
+        maxLatitude = bounds.maxLatitude
+        maxLongitude = bounds.maxLongitude
+    }
+}
+
+/// Where the map goes.
+struct CameraPayload: Encodable {
+    var center: [Double]
+    var radiusMeters: Double
+    var bounds: BoundsPayload
+
+    init(_ region: CameraRegion) {
+        center = [region.center.latitude, region.center.longitude]
+        radiusMeters = region.radiusMeters
+        bounds = BoundsPayload(region.bounds)
+    }
+}
+
+struct BreadcrumbPayload: Encodable {
+    var position: [Double]
+    var sequence: Int64
+    var distanceMeters: Double
+    var title: String
+    var subtitle: String
+
+    init(_ pin: Breadcrumb) {
+        position = [pin.coordinate.latitude, pin.coordinate.longitude]
+        sequence = pin.sequence
+        distanceMeters = pin.distanceMeters
+        title = pin.title
+        subtitle = pin.subtitle
+    }
+}
+
+/// New points of one segment: draw a line from `from` (when present) through `points`.
+struct PathPayload: Encodable {
+    var segment: Int
+    var from: [Double]?
+    var points: [[Double]]
+
+    init(_ path: PathExtension) {
+        segment = path.segmentIndex
+        from = path.from.map { [$0.latitude, $0.longitude] }
+        points = path.coordinates.map { [$0.latitude, $0.longitude] }
+    }
+}
+
+struct RecordingOptionsPayload: Encodable {
+    var activity: ActivityKind
+    var units: UnitSystem
+    var breadcrumbs: Bool
+    var cameraRadiusMeters: Double
+    var breadcrumbSpacingMeters: Double
+}
+
+/// A recording: the answer to start, get, pause, resume and stop. `path` and `breadcrumbs` hold the whole
+/// recording so far (the web app redraws from them after a reload).
+struct RecordingResponse: ResponseEncodable {
+    var id: String
+    var name: String
+    var state: RecorderState
+    var startedAt: String
+    var trackId: String?
+    var routeTrackId: String?
+    var lastSequence: Int64?
+    var options: RecordingOptionsPayload
+    var stats: StatsPayload
+    var path: [PathPayload]
+    var breadcrumbs: [BreadcrumbPayload]
+    /// Elevation and speed against distance, once stopped (the charts of the track page).
+    var profile: ProfilePayload?
+
+    init(info: RecordingInfo, recorder: Recorder) {
+        id = info.id
+        name = info.name
+        state = recorder.state
+        startedAt = GPXTime(date: info.startedAt).rfc3339
+        trackId = info.trackID
+        routeTrackId = info.routeTrackID
+        lastSequence = recorder.lastSequence
+        let options = recorder.options
+        self.options = RecordingOptionsPayload(
+            activity: options.activity, units: options.units, breadcrumbs: options.breadcrumbsEnabled,
+            cameraRadiusMeters: options.cameraRadiusMeters, breadcrumbSpacingMeters: options.breadcrumbSpacingMeters
+        )
+        stats = StatsPayload(recorder.stats)
+        path = recorder.segments.enumerated().map { index, segment in
+            PathPayload(PathExtension(segmentIndex: index, from: nil, coordinates: segment.points.map(\.coordinate)))
+        }
+        breadcrumbs = recorder.breadcrumbs.map(BreadcrumbPayload.init)
+        if recorder.state == .stopped { profile = ProfilePayload(TrackProfile(track: recorder.track)) }
+    }
+}
+
+/// `TrackProfile` as JSON: three arrays of the same length, null where a sample has no value.
+struct ProfilePayload: Encodable {
+    var distanceMeters: [Double]
+    var elevationMeters: [Double?]
+    var speedMetersPerSecond: [Double?]
+
+    init(_ profile: TrackProfile) {
+        distanceMeters = profile.distanceMeters
+        elevationMeters = profile.elevationMeters
+        speedMetersPerSecond = profile.speedMetersPerSecond
+    }
+}
+
+/// The answer to a batch of fixes: what the view shows next.
+struct FixBatchResponse: ResponseEncodable {
+    struct RecordingState: Encodable {
+        var id: String
+        var state: RecorderState
+        /// Every fix up to this number is stored: the client may forget them.
+        var lastSequence: Int64?
+    }
+    var recording: RecordingState
+    var stored: Int
+    var duplicates: Int
+    var skipped: Int
+    var stats: StatsPayload
+    var camera: CameraPayload?
+    var breadcrumbs: [BreadcrumbPayload]
+    var path: [PathPayload]
+
+    init(id: String, update: RecordingUpdate) {
+        recording = RecordingState(id: id, state: update.state, lastSequence: update.lastSequence)
+        stored = update.storedCount
+        duplicates = update.duplicateCount
+        skipped = update.skippedCount
+        stats = StatsPayload(update.stats, currentSpeed: update.currentSpeedMetersPerSecond)
+        camera = update.camera.map(CameraPayload.init)
+        breadcrumbs = update.breadcrumbs.map(BreadcrumbPayload.init)
+        path = update.path.map(PathPayload.init)
+    }
+}

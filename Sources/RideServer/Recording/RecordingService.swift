@@ -1,0 +1,187 @@
+import Foundation
+import Logging
+import RideKit
+
+/// Runs recordings: one `Recorder` per recording in progress, kept in memory and rebuilt from the
+/// repository when missing (after a restart), with every change stored before it is answered.
+///
+/// Requests for one recording run one at a time, in arrival order (a batch and a Pause from the same
+/// phone must not interleave across the repository's suspension points); different recordings run
+/// concurrently.
+public actor RecordingService {
+    /// Where recordings are stored: RideStore, or the in-memory placeholder until it lands.
+    public let repository: any RecordingRepository
+    private let metrics: ServerMetrics
+    private var recorders: [String: (info: RecordingInfo, recorder: Recorder)] = [:] {
+        didSet { evictIfFull() }
+    }
+    /// When each cached recorder was last used (a counter), to drop the least recently used.
+    private var lastUse: [String: UInt64] = [:]
+    private var useCounter: UInt64 = 0
+    /// Recorders kept in memory; more are dropped least recently used first and rebuilt from the repository
+    /// when asked for (rides abandoned without Stop would otherwise stay forever).
+    public let maximumCachedRecordings: Int
+    private var busy: Set<String> = []
+    private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
+
+    public init(repository: any RecordingRepository, metrics: ServerMetrics = ServerMetrics(), maximumCachedRecordings: Int = 1_000) {
+        self.repository = repository
+        self.metrics = metrics
+        self.maximumCachedRecordings = max(1, maximumCachedRecordings)
+    }
+
+    /// Number of recorders in memory.
+    public var cachedCount: Int { recorders.count }
+
+    private func evictIfFull() {
+        guard recorders.count > maximumCachedRecordings else { return }
+        let idle = lastUse.filter { recorders[$0.key] != nil && !busy.contains($0.key) }
+        if let oldest = idle.min(by: { $0.value < $1.value })?.key {
+            recorders[oldest] = nil
+            lastUse[oldest] = nil
+        }
+    }
+
+    /// Starts a recording.
+    public func start(_ request: NewRecordingInfo) async throws -> (info: RecordingInfo, recorder: Recorder) {
+        var recorder = Recorder(options: request.options)
+        try recorder.start()
+        let info = try await repository.createRecording(request)
+        touch(info.id)
+        recorders[info.id] = (info, recorder)
+        metrics.increment(.recordingsStarted)
+        return (info, recorder)
+    }
+
+    /// The recording as it is now.
+    public func snapshot(id: String) async throws -> (info: RecordingInfo, recorder: Recorder) {
+        try await exclusive(id) { try await self.loaded(id) }
+    }
+
+    /// Applies a batch: validated whole, the new fixes stored, then answered.
+    public func append(_ fixes: [RecordingFix], to id: String) async throws -> (info: RecordingInfo, update: RecordingUpdate) {
+        try await exclusive(id) {
+            let (info, recorder) = try await self.loaded(id)
+            var next = recorder
+            let update = try next.append(fixes)
+            if update.storedCount > 0 || update.lastSequence != recorder.lastSequence {
+                try await self.repository.appendFixes(update.accepted, lastSequence: update.lastSequence, recordingID: id)
+            }
+            self.recorders[id] = (info, next)
+            self.metrics.increment(.fixesStored, by: update.storedCount)
+            self.metrics.increment(.fixesDuplicate, by: update.duplicateCount)
+            self.metrics.increment(.fixesSkipped, by: update.skippedCount)
+            return (info, update)
+        }
+    }
+
+    /// Pause or Resume.
+    public func change(_ id: String, to command: RecorderCommand) async throws -> (info: RecordingInfo, recorder: Recorder) {
+        try await exclusive(id) {
+            var (info, recorder) = try await self.loaded(id)
+            let before = recorder.state
+            switch command {
+            case .pause: try recorder.pause()
+            case .resume: try recorder.resume()
+            }
+            if recorder.state != before {
+                try await self.repository.setState(recorder.state, recordingID: id)
+            }
+            info.state = recorder.state
+            self.recorders[id] = (info, recorder)
+            return (info, recorder)
+        }
+    }
+
+    /// Stop: saves the track. Stopping again answers with the same track.
+    public func stop(_ id: String) async throws -> (info: RecordingInfo, recorder: Recorder) {
+        try await exclusive(id) {
+            var (info, recorder) = try await self.loaded(id)
+            if info.state == .stopped, info.trackID != nil { return (info, recorder) }
+            let track = try recorder.stop()
+            var named = track
+            named.name = info.name
+            info.trackID = try await self.repository.finishRecording(id: id, track: named, stats: recorder.stats)
+            info.state = .stopped
+            self.recorders[id] = nil
+            self.lastUse[id] = nil
+            self.metrics.increment(.recordingsStopped)
+            return (info, recorder)
+        }
+    }
+
+    // MARK: - Internals
+
+    private func loaded(_ id: String) async throws -> (info: RecordingInfo, recorder: Recorder) {
+        if let cached = recorders[id] {
+            touch(id)
+            return cached
+        }
+        guard let stored = try await repository.loadRecording(id: id) else { throw RecordingRepositoryError.notFound(id) }
+        let recorder = try Self.rebuild(stored)
+        if stored.info.state != .stopped {
+            // Only known recordings are remembered: asking for made-up ids must not grow anything.
+            touch(id)
+            recorders[id] = (stored.info, recorder)
+        }
+        return (stored.info, recorder)
+    }
+
+    private func touch(_ id: String) {
+        useCounter += 1
+        lastUse[id] = useCounter
+    }
+
+    /// Replays the stored fixes through a new `Recorder`: the same segments, stats and breadcrumbs.
+    static func rebuild(_ stored: StoredRecording) throws -> Recorder {
+        var recorder = Recorder(options: stored.info.options)
+        try recorder.start()
+        var segment = 0
+        var group: [RecordingFix] = []
+        for item in stored.fixes {
+            if item.segmentIndex != segment {
+                try append(group)
+                group.removeAll()
+                try recorder.pause()
+                try recorder.resume()
+                segment = item.segmentIndex
+            }
+            group.append(item.fix)
+        }
+        try append(group)
+        /// In batches of the size the recorder takes (a long ride has more fixes than one batch may hold).
+        func append(_ fixes: [RecordingFix]) throws {
+            for start in stride(from: 0, to: fixes.count, by: Recorder.maximumBatchSize) {
+                _ = try recorder.append(Array(fixes[start..<min(start + Recorder.maximumBatchSize, fixes.count)]))
+            }
+        }
+        if let last = stored.lastSequence { recorder.acknowledge(through: last) }
+        switch stored.info.state {
+        case .paused: try recorder.pause()
+        case .stopped: try recorder.stop()
+        case .idle, .recording: break
+        }
+        return recorder
+    }
+
+    /// Runs `body` when no other request for `id` is running.
+    private func exclusive<T: Sendable>(_ id: String, _ body: () async throws -> T) async throws -> T {
+        while busy.contains(id) {
+            await withCheckedContinuation { waiting[id, default: []].append($0) }
+        }
+        busy.insert(id)
+        defer {
+            busy.remove(id)
+            if var queue = waiting[id], !queue.isEmpty {
+                queue.removeFirst().resume()
+                waiting[id] = queue.isEmpty ? nil : queue
+            }
+        }
+        return try await body()
+    }
+}
+
+/// Pause or Resume.
+public enum RecorderCommand: String, Sendable {
+    case pause, resume
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import NIOSSL
+import Logging
+import RideKit
+
+
+/// The application: the router of `buildRouter`, served over HTTP or, with `tlsCertificatePath` and
+/// `tlsKeyPath`, HTTPS. Graceful shutdown on SIGINT/SIGTERM comes with `runService()`: the server stops
+/// accepting, finishes the requests in flight, then returns.
+///
+/// `recordings` is where recordings are stored: the in-memory placeholder by default, RideStore once it is
+/// wired in. Tests pass their own. `onServerRunning` is called with the port once the server listens
+/// (and signals stop it gracefully).
+public func buildApplication(
+    configuration: ServerConfiguration,
+    recordings: any RecordingRepository = InMemoryRecordingRepository(),
+    metrics: ServerMetrics = ServerMetrics(),
+    logger: Logger? = nil,
+    onServerRunning: @escaping @Sendable (_ port: Int?) async -> Void = { _ in }
+) throws -> some ApplicationProtocol {
+    var logger = logger ?? Logger(label: "bikeride")
+    logger.logLevel = configuration.logLevel
+    let tiles = try configuration.tilesPath.map { path throws(MBTilesError) in try MBTiles(path: path) }
+    let router = buildRouter(configuration: configuration, recordings: recordings, tiles: tiles, metrics: metrics, logger: logger)
+    let server: HTTPServerBuilder
+    if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
+        let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
+        let tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
+        server = try .tls(.http1(), tlsConfiguration: tls)
+    } else {
+        server = .http1()
+    }
+    return Application(
+        router: router,
+        server: server,
+        configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "bikeride"),
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port) },
+        logger: logger
+    )
+}
+
+/// Every route: the API, health and metrics, map tiles, Leaflet and the web app's files.
+public func buildRouter(
+    configuration: ServerConfiguration,
+    recordings: any RecordingRepository,
+    tiles: MBTiles? = nil,
+    metrics: ServerMetrics = ServerMetrics(),
+    logger: Logger = Logger(label: "bikeride")
+) -> Router<RideRequestContext> {
+    let router = Router(context: RideRequestContext.self)
+    let persistent = !(recordings is InMemoryRecordingRepository)
+    let storage = persistent ? "store" : "memory (placeholder: recordings are lost on restart)"
+
+    router.add(middleware: ErrorMiddleware(metrics: metrics))
+    router.add(middleware: LogRequestsMiddleware(.debug))
+    // The web app and Leaflet: only for requests no route answered (FileMiddleware acts on 404).
+    router.add(middleware: FileMiddleware(configuration.webRoot, cacheControl: .init([(MediaType(type: .any), [.noCache])]), searchForIndexHtml: true, logger: logger)
+        .withAdditionalMediaType(.init(type: .application, subType: "manifest+json"), mappedToFileExtension: "webmanifest"))
+    if FileManager.default.fileExists(atPath: configuration.leafletDirectory + "/leaflet.js") {
+        router.add(middleware: FileMiddleware(
+            configuration.leafletDirectory, urlBasePath: "/vendor/leaflet", cacheControl: .init([(MediaType(type: .any), [.maxAge(86400)])]), logger: logger))
+    } else {
+        logger.notice("Leaflet not found; the web app loads it from the public copy", metadata: ["looked in": "\(configuration.leafletDirectory)"])
+        let fallback = configuration.leafletFallbackURL
+        router.get("vendor/leaflet/**") { request, _ in
+            let path = request.uri.path.dropFirst("/vendor/leaflet".count)
+            return Response.redirect(to: fallback + path, type: .found)
+        }
+    }
+
+    HealthController<RideRequestContext>(metrics: metrics, storage: storage, version: "0.1.0").addRoutes(to: router)
+    AppConfigController<RideRequestContext>(configuration: configuration, tiles: tiles, storage: storage, recordingsArePersistent: persistent)
+        .addRoutes(to: router)
+    SimulationController<RideRequestContext>().addRoutes(to: router)
+    RecordingsController<RideRequestContext>(service: RecordingService(repository: recordings, metrics: metrics))
+        .addRoutes(to: router.group("api/recordings"))
+    // Waiting for RideStore: answers 501 until the store is wired in.
+    TracksController<RideRequestContext>().addRoutes(to: router.group("api/tracks"))
+    if let tiles {
+        TilesController<RideRequestContext>(tiles: tiles, metrics: metrics).addRoutes(to: router.group("tiles"))
+    }
+    // Unknown API addresses are JSON 404s, not the web app's files.
+    router.on("api/**", method: .get) { _, _ -> Response in throw APIError.notFound("no such API endpoint") }
+    return router
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Logging
+
+/// Everything `bikeride serve` can be told. Each field has a default; `init(environment:)` reads the
+/// `BIKERIDE_*` variables over them, and the command line's flags go over both (DESIGN 3).
+public struct ServerConfiguration: Sendable, Hashable {
+    /// Address to listen on; `127.0.0.1` by default, so a fresh server is not reachable by others.
+    public var host: String = "127.0.0.1"
+    public var port: Int = 8080
+    /// Where the database and uploads live (the store, when it is wired in).
+    public var dataDirectory: String = ServerConfiguration.defaultDataDirectory()
+    /// An MBTiles file served at `/tiles/{z}/{x}/{y}.png` as the offline base map.
+    public var tilesPath: String?
+    /// PEM certificate chain and private key: with both, the server speaks HTTPS only.
+    public var tlsCertificatePath: String?
+    public var tlsKeyPath: String?
+    /// The web app's files; found next to the package when not given.
+    public var webRoot: String = ServerConfiguration.defaultWebRoot()
+    /// Where Debian's `libjs-leaflet` puts Leaflet; when absent, `/vendor/leaflet/…` redirects to `leafletFallbackURL`.
+    public var leafletDirectory: String = "/usr/share/javascript/leaflet"
+    public var leafletFallbackURL: String = "https://unpkg.com/leaflet@1.9.4/dist"
+    /// Map layers of the web app (standard, satellite, and labels for hybrid).
+    public var standardTilesURL: String = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+    public var standardTilesAttribution: String = "© OpenStreetMap contributors"
+    public var satelliteTilesURL: String =
+        "https://server.arcgisonline.com/ArcGIS/rest/services/World_Imagery/MapServer/tile/{z}/{y}/{x}"
+    public var satelliteTilesAttribution: String = "Imagery © Esri, Maxar, Earthstar Geographics"
+    public var labelTilesURL: String =
+        "https://server.arcgisonline.com/ArcGIS/rest/services/Reference/World_Boundaries_and_Places/MapServer/tile/{z}/{y}/{x}"
+    public var logLevel: Logger.Level = .info
+
+    public init() {}
+
+    /// The defaults with the `BIKERIDE_*` environment variables applied: `BIKERIDE_HOST`, `_PORT`, `_DATA_DIR`,
+    /// `_TILES`, `_TLS_CERT`, `_TLS_KEY`, `_WEB_ROOT`, `_LEAFLET_DIR`, `_STANDARD_TILES_URL`, `_SATELLITE_TILES_URL`,
+    /// `_LABEL_TILES_URL`, `_LOG_LEVEL`.
+    public init(environment: [String: String]) throws(ConfigurationError) {
+        self.init()
+        func value(_ name: String) -> String? {
+            guard let text = environment["BIKERIDE_" + name]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+            return text
+        }
+        if let host = value("HOST") { self.host = host }
+        if let text = value("PORT") {
+            guard let port = Int(text), (0...65535).contains(port) else { throw .invalid(name: "BIKERIDE_PORT", value: text, expected: "a port number 0–65535") }
+            self.port = port
+        }
+        if let directory = value("DATA_DIR") { dataDirectory = directory }
+        tilesPath = value("TILES")
+        tlsCertificatePath = value("TLS_CERT")
+        tlsKeyPath = value("TLS_KEY")
+        if let root = value("WEB_ROOT") { webRoot = root }
+        if let directory = value("LEAFLET_DIR") { leafletDirectory = directory }
+        if let url = value("STANDARD_TILES_URL") { standardTilesURL = url }
+        if let url = value("SATELLITE_TILES_URL") { satelliteTilesURL = url }
+        if let url = value("LABEL_TILES_URL") { labelTilesURL = url }
+        if let text = value("LOG_LEVEL") {
+            guard let level = Logger.Level(rawValue: text.lowercased()) else {
+                throw .invalid(name: "BIKERIDE_LOG_LEVEL", value: text, expected: "trace, debug, info, notice, warning, error or critical")
+            }
+            logLevel = level
+        }
+    }
+
+    /// Checks what can be checked before starting: both TLS files or neither, files that exist.
+    public func validate() throws(ConfigurationError) {
+        if (tlsCertificatePath == nil) != (tlsKeyPath == nil) {
+            throw .invalid(name: "--tls-cert/--tls-key", value: tlsCertificatePath ?? tlsKeyPath ?? "", expected: "both a certificate and a key, or neither")
+        }
+        for path in [tilesPath, tlsCertificatePath, tlsKeyPath].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: path) {
+            throw .missingFile(path)
+        }
+    }
+
+    /// True when the server speaks HTTPS.
+    public var usesTLS: Bool { tlsCertificatePath != nil && tlsKeyPath != nil }
+
+    /// The address to print: `http://127.0.0.1:8080/`.
+    public var url: String {
+        let shown = host == "0.0.0.0" || host == "::" ? "localhost" : (host.contains(":") ? "[\(host)]" : host)
+        return "\(usesTLS ? "https" : "http")://\(shown):\(port)/"
+    }
+
+    /// Per user: `$XDG_DATA_HOME/bikeride`, else `~/.local/share/bikeride` (on macOS `~/Library/Application Support/bikeride`).
+    public static func defaultDataDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty { return xdg + "/bikeride" }
+        let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
+        #if os(macOS)
+        return home + "/Library/Application Support/bikeride"
+        #else
+        return home + "/.local/share/bikeride"
+        #endif
+    }
+
+    /// `./Web` when the server is started from the package, else the `Web` folder of the package it was built from.
+    public static func defaultWebRoot() -> String {
+        let local = FileManager.default.currentDirectoryPath + "/Web"
+        if FileManager.default.fileExists(atPath: local + "/index.html") { return local }
+        let package = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        return package.appending(path: "Web").path
+    }
+}
+
+/// A setting that cannot be used, with what was expected.
+public enum ConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+    case invalid(name: String, value: String, expected: String)
+    case missingFile(String)
+
+    public var description: String {
+        switch self {
+        case .invalid(let name, let value, let expected): return "\(name) is \"\(value)\"; expected \(expected)"
+        case .missingFile(let path): return "cannot read \(path)"
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import RideServer
+
+extension Bikeride {
+    /// `bikeride serve`: the server and the web app.
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the server and the web app.",
+            discussion: """
+                Settings come from these flags, then from BIKERIDE_* environment variables (BIKERIDE_HOST, BIKERIDE_PORT, \
+                BIKERIDE_DATA_DIR, BIKERIDE_TILES, BIKERIDE_TLS_CERT, BIKERIDE_TLS_KEY, BIKERIDE_WEB_ROOT, BIKERIDE_LEAFLET_DIR, \
+                BIKERIDE_LOG_LEVEL), then defaults. A phone's browser gives its position only to pages served over HTTPS (or \
+                from localhost): give --tls-cert and --tls-key, or put a reverse proxy such as Caddy in front (see README). \
+                Ctrl-C or SIGTERM stops the server after the requests in flight are answered.
+                """
+        )
+
+        @Option(help: "Address to listen on (default 127.0.0.1; 0.0.0.0 for every interface).")
+        var host: String?
+
+        @Option(help: "Port to listen on (default 8080).")
+        var port: Int?
+
+        @Option(help: "Where the data is kept (default: per user, printed at start-up).")
+        var dataDir: String?
+
+        @Option(help: "An MBTiles file to serve as the offline base map (/tiles/{z}/{x}/{y}.png).")
+        var tiles: String?
+
+        @Option(help: "PEM certificate chain for HTTPS (with --tls-key).")
+        var tlsCert: String?
+
+        @Option(help: "PEM private key for HTTPS (with --tls-cert).")
+        var tlsKey: String?
+
+        @Option(help: "The web app's folder (default: Web/ of this package).")
+        var webRoot: String?
+
+        @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).")
+        var logLevel: String?
+
+        func validate() throws {
+            if let port, !(0...65535).contains(port) { throw ValidationError("--port must be 0–65535") }
+            if let logLevel, Logger.Level(rawValue: logLevel) == nil {
+                throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+            }
+        }
+
+        func resolvedConfiguration() throws -> ServerConfiguration {
+            var configuration = try ServerConfiguration(environment: ProcessInfo.processInfo.environment)
+            if let host { configuration.host = host }
+            if let port { configuration.port = port }
+            if let dataDir { configuration.dataDirectory = dataDir }
+            if let tiles { configuration.tilesPath = tiles }
+            if let tlsCert { configuration.tlsCertificatePath = tlsCert }
+            if let tlsKey { configuration.tlsKeyPath = tlsKey }
+            if let webRoot { configuration.webRoot = webRoot }
+            if let logLevel, let level = Logger.Level(rawValue: logLevel) { configuration.logLevel = level }
+            try configuration.validate()
+            return configuration
+        }
+
+        func run() async throws {
+            let configuration: ServerConfiguration
+            do {
+                configuration = try resolvedConfiguration()
+                try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+            } catch {
+                printError("bikeride serve: \(error)")
+                throw ExitCode.failure
+            }
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = configuration.logLevel
+                return handler
+            }
+            // Unbuffered, so that a script or a log collector reading our output sees the URL at once.
+            @Sendable func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+            let app: any ApplicationProtocol
+            do {
+                // Printed once the server listens: the real port (for --port 0), and SIGTERM is handled by then.
+                app = try buildApplication(configuration: configuration) { port in
+                    var shown = configuration
+                    if let port { shown.port = port }
+                    say("bikeride \(Bikeride.configuration.version) serving \(shown.url)")
+                    say("data directory: \(configuration.dataDirectory)")
+                    if let tiles = configuration.tilesPath { say("offline map: \(tiles)") }
+                    // The store is not wired in yet: say so where the user looks.
+                    say("recordings: kept in memory only (placeholder until the store lands); they are lost when the server stops")
+                }
+            } catch {
+                printError("bikeride serve: \(error)")
+                throw ExitCode.failure
+            }
+            // Returns on SIGINT or SIGTERM once the requests in flight are answered.
+            try await app.runService()
+            say("bikeride stopped")
+        }
+    }
+}

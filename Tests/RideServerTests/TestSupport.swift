@@ -1,0 +1,77 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import RideKit
+@testable import RideServer
+import Testing
+
+/// A test application on the router (no socket), with a fresh in-memory repository.
+struct TestServer {
+    var configuration = ServerConfiguration()
+    var recordings: any RecordingRepository = InMemoryRecordingRepository()
+    var metrics = ServerMetrics()
+
+    init(tilesPath: String? = nil) {
+        configuration.tilesPath = tilesPath
+        configuration.logLevel = .warning
+    }
+
+    @discardableResult
+    func run<Value: Sendable>(_ test: @escaping @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
+        let app = try buildApplication(configuration: configuration, recordings: recordings, metrics: metrics)
+        return try await app.test(.router, test)
+    }
+}
+
+extension TestClientProtocol {
+    /// POSTs JSON text.
+    func post(_ uri: String, json: String) async throws -> TestResponse {
+        try await execute(uri: uri, method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: json))
+    }
+
+    func post(_ uri: String) async throws -> TestResponse {
+        try await execute(uri: uri, method: .post)
+    }
+
+    func get(_ uri: String) async throws -> TestResponse {
+        try await execute(uri: uri, method: .get)
+    }
+
+    /// Starts a recording and returns its id.
+    func startRecording(_ json: String = "{}") async throws -> String {
+        let response = try await post("/api/recordings", json: json)
+        #expect(response.status == .created)
+        let object = try response.jsonObject()
+        return try #require(object["id"] as? String)
+    }
+}
+
+extension TestResponse {
+    func jsonObject() throws -> [String: Any] {
+        let data = Data(buffer: body)
+        guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            Issue.record("not a JSON object: \(String(buffer: body))")
+            return [:]
+        }
+        return object
+    }
+
+    /// The `error.code` of an error answer.
+    func errorCode() throws -> String? {
+        (try jsonObject()["error"] as? [String: Any])?["code"] as? String
+    }
+
+    var text: String { String(buffer: body) }
+}
+
+/// Fixes going east from Cupertino, 5 m apart, one a second, as JSON objects.
+func fixesJSON(_ range: ClosedRange<Int>, stepMeters: Double = 5) -> String {
+    let start = Coordinate(latitude: 37.3230, longitude: -122.0322)
+    let objects = range.map { index -> String in
+        let position = start.destination(distanceMeters: Double(index - 1) * stepMeters, bearingDegrees: 90)
+        let time = GPXTime(secondsSince1970: 1_700_000_000 + Int64(index)).rfc3339
+        return #"{"sequence":\#(index),"latitude":\#(position.latitude),"longitude":\#(position.longitude),"accuracy":5,"time":"\#(time)"}"#
+    }
+    return #"{"fixes":[\#(objects.joined(separator: ","))]}"#
+}

@@ -1,0 +1,129 @@
+"""Browser tests of the web app: Playwright for Python driving the system's Chromium (DESIGN 4.6, 8).
+
+The server is the real `bikeride serve` from the debug build, on a free loopback port, with a generated
+MBTiles file as its offline map. Every request that leaves the machine (online map tiles) is aborted, as
+CI has no network anyway. Screenshots go to Tests/browser/screenshots/.
+"""
+import json
+import math
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = Path(__file__).resolve().parent / 'screenshots'
+START = (37.3230, -122.0322)  # De Anza Blvd and Stevens Creek Blvd, Cupertino
+
+VIEWPORTS = {
+    'phone': dict(viewport={'width': 390, 'height': 844}, device_scale_factor=2, is_mobile=True, has_touch=True),
+    'desktop': dict(viewport={'width': 1280, 'height': 800}),
+}
+
+
+def chromium_path():
+    for name in ('chromium', 'chromium-browser', 'google-chrome'):
+        path = shutil.which(name)
+        if path:
+            return path
+    pytest.exit('no system Chromium found: apt-get install chromium', returncode=1)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope='session')
+def server():
+    binary = ROOT / '.build' / 'debug' / 'bikeride'
+    if not binary.exists():
+        pytest.exit(f'{binary} is missing: run swift build first', returncode=1)
+    work = Path(tempfile.mkdtemp(prefix='bikeride-browser-'))
+    tiles = work / 'test.mbtiles'
+    subprocess.run(['python3', str(Path(__file__).parent / 'make_mbtiles.py'), str(tiles)], check=True, capture_output=True)
+    port = free_port()
+    log = open(work / 'server.log', 'w')
+    process = subprocess.Popen(
+        [str(binary), 'serve', '--port', str(port), '--tiles', str(tiles), '--data-dir', str(work / 'data'), '--web-root', str(ROOT / 'Web')],
+        stdout=log, stderr=subprocess.STDOUT)
+    base = f'http://127.0.0.1:{port}'
+    for _ in range(100):
+        try:
+            urllib.request.urlopen(base + '/health', timeout=1)
+            break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        process.kill()
+        pytest.exit('the server did not start: ' + (work / 'server.log').read_text(), returncode=1)
+    yield base
+    process.terminate()
+    process.wait(timeout=10)
+    shutil.rmtree(work, ignore_errors=True)
+
+
+@pytest.fixture(scope='session')
+def browser():
+    SCREENSHOTS.mkdir(exist_ok=True)
+    args = ['--no-sandbox'] if os.geteuid() == 0 else []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_path(), args=args, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(params=list(VIEWPORTS))
+def viewport(request):
+    return request.param
+
+
+@pytest.fixture
+def context(browser, server, viewport):
+    """A fresh browser profile on one viewport, with location allowed and the rider at the start."""
+    context = browser.new_context(base_url=server, **VIEWPORTS[viewport])
+    context.route('**/*', lambda route: route.continue_() if route.request.url.startswith(server) else route.abort())
+    context.grant_permissions(['geolocation'], origin=server)
+    context.set_geolocation({'latitude': START[0], 'longitude': START[1], 'accuracy': 5})
+    context.viewport_name = viewport
+    yield context
+    context.close()
+
+
+def shot(page, name):
+    """Saves a screenshot named after the viewport and the step."""
+    path = SCREENSHOTS / f'{page.context.viewport_name}-{name}.png'
+    page.screenshot(path=str(path))
+    return path
+
+
+def api_get(server, path):
+    with urllib.request.urlopen(server + path, timeout=5) as response:
+        return json.loads(response.read())
+
+
+# Positions along a path: metres east and north from START, on the WGS-84 radii of curvature at START.
+A = 6378137.0
+E2 = 6.69437999014e-3
+
+
+def offset(east, north, origin=START):
+    phi = math.radians(origin[0])
+    meridional = A * (1 - E2) / (1 - E2 * math.sin(phi) ** 2) ** 1.5
+    normal = A / math.sqrt(1 - E2 * math.sin(phi) ** 2)
+    return origin[0] + math.degrees(north / meridional), origin[1] + math.degrees(east / (normal * math.cos(phi)))
+
+
+def l_shaped_path(east_meters, north_meters, step):
+    """East, then north, every `step` metres: a path of known length east + north."""
+    points = [(d, 0.0) for d in range(step, int(east_meters) + 1, step)]
+    points += [(east_meters, d) for d in range(step, int(north_meters) + 1, step)]
+    return [offset(e, n) for e, n in points]

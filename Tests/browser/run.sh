@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Browser tests of the web app (DESIGN 8): Playwright for Python with the system's Chromium, against the
+# debug build of `bikeride serve`. scripts/test.sh installs chromium and playwright and builds first.
+#   bash Tests/browser/run.sh [pytest arguments]
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+exec python3 -m pytest -q -p no:cacheprovider "$@" .

@@ -1,0 +1,57 @@
+// The server's JSON API. Every call either returns the parsed answer or throws:
+// an ApiError for an answer with an error status, a NetworkError when the server could not be reached.
+
+/** An error answer: `{"error": {"code", "message"}}` with its HTTP status. */
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** The server could not be reached (offline, or it is down). */
+export class NetworkError extends Error {
+  constructor(cause) {
+    super('The server cannot be reached.');
+    this.name = 'NetworkError';
+    this.cause = cause;
+  }
+}
+
+async function call(method, path, body) {
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      cache: 'no-store',
+    });
+  } catch (error) {
+    throw new NetworkError(error);
+  }
+  const text = await response.text();
+  let data = null;
+  if (text) {
+    try { data = JSON.parse(text); } catch { data = null; }
+  }
+  if (!response.ok) {
+    const detail = data && data.error ? data.error : {};
+    throw new ApiError(response.status, detail.code || 'http_' + response.status, detail.message || response.statusText);
+  }
+  return data;
+}
+
+export const api = {
+  config: () => call('GET', '/api/config'),
+  startRecording: (options) => call('POST', '/api/recordings', options || {}),
+  recording: (id) => call('GET', `/api/recordings/${encodeURIComponent(id)}`),
+  sendFixes: (id, fixes) => call('POST', `/api/recordings/${encodeURIComponent(id)}/fixes`, { fixes }),
+  command: (id, command) => call('POST', `/api/recordings/${encodeURIComponent(id)}/${command}`),
+  tracks: (params) => call('GET', '/api/tracks?' + new URLSearchParams(params || {}).toString()),
+  track: (id) => call('GET', `/api/tracks/${encodeURIComponent(id)}`),
+  profile: (id) => call('GET', `/api/tracks/${encodeURIComponent(id)}/profile`),
+  simulation: (speedKmh) => call('GET', `/api/simulation?speedKmh=${speedKmh}`),
+};

@@ -1,0 +1,81 @@
+// The app shell: hash routes (#/record, #/tracks, #/tracks/ID), the tabs, the service worker.
+
+import { api } from './api.js';
+import { RecordView } from './record.js';
+import { SettingsView } from './settings.js';
+import { TracksView } from './tracks.js';
+
+const DEFAULT_CONFIG = {
+  offlineTiles: null,
+  standard: { url: 'https://tile.openstreetmap.org/{z}/{x}/{y}.png', attribution: '© OpenStreetMap contributors' },
+  satellite: { url: 'https://server.arcgisonline.com/ArcGIS/rest/services/World_Imagery/MapServer/tile/{z}/{y}/{x}', attribution: 'Imagery © Esri' },
+  labels: { url: 'https://server.arcgisonline.com/ArcGIS/rest/services/Reference/World_Boundaries_and_Places/MapServer/tile/{z}/{y}/{x}', attribution: 'Esri' },
+  cameraRadiusMeters: 300,
+};
+
+/** The server's settings; the last ones seen when it cannot be reached (a reload while offline). */
+async function loadConfig() {
+  try {
+    const config = await api.config();
+    localStorage.setItem('bikeride.config', JSON.stringify(config));
+    return config;
+  } catch {
+    try { return JSON.parse(localStorage.getItem('bikeride.config')) || DEFAULT_CONFIG; } catch { return DEFAULT_CONFIG; }
+  }
+}
+
+function whenLeafletLoaded() {
+  if (window.L) return Promise.resolve();
+  return new Promise((resolve) => window.addEventListener('load', resolve, { once: true }));
+}
+
+async function main() {
+  const config = await loadConfig();
+  await whenLeafletLoaded();
+  const record = new RecordView(config);
+  const tracks = new TracksView(config);
+  const settings = new SettingsView(() => record.settingsChanged());
+  const views = {
+    record: document.getElementById('record-view'), tracks: document.getElementById('tracks-view'),
+    track: document.getElementById('track-view'), settings: document.getElementById('settings-view'),
+  };
+  const titles = { record: 'Record', tracks: 'Tracks', track: 'Track', settings: 'Settings' };
+  let recordMounted = null;
+
+  async function route() {
+    const hash = location.hash || '#/record';
+    const parts = hash.replace(/^#\/?/, '').split('?')[0].split('/');
+    let name = parts[0] || 'record';
+    if (name === 'tracks' && parts[1]) name = 'track';
+    if (!views[name]) name = 'record';
+    for (const [key, element] of Object.entries(views)) element.hidden = key !== name;
+    for (const link of document.querySelectorAll('.tabs a')) {
+      const current = link.dataset.tab === (name === 'track' ? 'tracks' : name);
+      if (current) link.setAttribute('aria-current', 'page'); else link.removeAttribute('aria-current');
+    }
+    document.title = `${titles[name]} · bikeride`;
+    if (name === 'record') {
+      if (!recordMounted) recordMounted = record.mount();
+      await recordMounted;
+      record.shown();
+    } else if (name === 'settings') {
+      settings.show();
+    } else if (name === 'tracks') {
+      await tracks.showList();
+    } else {
+      await tracks.showTrack(decodeURIComponent(parts[1]));
+    }
+  }
+
+  window.addEventListener('hashchange', route);
+  // The recorder works in the background while another tab is shown: mount it once at start.
+  recordMounted = record.mount();
+  await route();
+  document.body.dataset.ready = 'true';
+
+  if ('serviceWorker' in navigator) {
+    navigator.serviceWorker.register('/sw.js').catch((error) => console.warn('service worker not registered', error));
+  }
+}
+
+main();

@@ -1,0 +1,46 @@
+// Figures for people, in the user's units. Only presentation: every figure is computed by the server.
+
+const MILE = 1609.344;
+const FOOT = 0.3048;
+
+export function units() {
+  return localStorage.getItem('bikeride.units') === 'imperial' ? 'imperial' : 'metric';
+}
+
+export function distance(meters, system = units()) {
+  if (meters == null || !Number.isFinite(meters)) return '–';
+  if (system === 'imperial') {
+    const miles = meters / MILE;
+    return miles < 0.1 ? `${Math.round(meters / FOOT)} ft` : `${miles.toFixed(2)} mi`;
+  }
+  return meters < 1000 ? `${Math.round(meters)} m` : `${(meters / 1000).toFixed(2)} km`;
+}
+
+export function elevation(meters, system = units()) {
+  if (meters == null || !Number.isFinite(meters)) return '–';
+  return system === 'imperial' ? `${Math.round(meters / FOOT)} ft` : `${Math.round(meters)} m`;
+}
+
+export function speed(metersPerSecond, system = units()) {
+  if (metersPerSecond == null || !Number.isFinite(metersPerSecond)) return '–';
+  return system === 'imperial'
+    ? `${(metersPerSecond * 3600 / MILE).toFixed(1)} mph`
+    : `${(metersPerSecond * 3.6).toFixed(1)} km/h`;
+}
+
+export function duration(seconds) {
+  if (seconds == null || !Number.isFinite(seconds)) return '–';
+  const total = Math.max(0, Math.floor(seconds));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  const mm = String(m).padStart(2, '0');
+  const ss = String(s).padStart(2, '0');
+  return h > 0 ? `${h}:${mm}:${ss}` : `${m}:${ss}`;
+}
+
+export function date(iso) {
+  if (!iso) return '';
+  const value = new Date(iso);
+  return Number.isNaN(value.getTime()) ? iso : value.toLocaleString();
+}

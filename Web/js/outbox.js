@@ -1,0 +1,147 @@
+// The device's queue of what the server has not acknowledged yet, in IndexedDB so that it survives a lost
+// network and a reload (DESIGN 2.1): fixes with their sequence numbers, and Pause/Resume/Stop, in order.
+//
+// Stores: `outbox` (autoIncrement key = order of sending), `meta` (the recording in progress).
+
+const DB_NAME = 'bikeride';
+const DB_VERSION = 1;
+let opening = null;
+
+function open() {
+  if (!opening) {
+    opening = new Promise((resolve, reject) => {
+      const request = indexedDB.open(DB_NAME, DB_VERSION);
+      request.onupgradeneeded = () => {
+        const db = request.result;
+        if (!db.objectStoreNames.contains('outbox')) db.createObjectStore('outbox', { keyPath: 'key', autoIncrement: true });
+        if (!db.objectStoreNames.contains('meta')) db.createObjectStore('meta', { keyPath: 'name' });
+      };
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+  }
+  return opening;
+}
+
+function done(transaction) {
+  return new Promise((resolve, reject) => {
+    transaction.oncomplete = () => resolve();
+    transaction.onerror = () => reject(transaction.error);
+    transaction.onabort = () => reject(transaction.error || new Error('transaction aborted'));
+  });
+}
+
+function result(request) {
+  return new Promise((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
+
+/** The recording in progress on this device: `{id, state, nextSequence, startedAt}`, or null. */
+export async function current() {
+  const db = await open();
+  const transaction = db.transaction('meta', 'readonly');
+  const value = await result(transaction.objectStore('meta').get('current'));
+  return value ? value.recording : null;
+}
+
+export async function setCurrent(recording) {
+  const db = await open();
+  const transaction = db.transaction('meta', 'readwrite');
+  if (recording) transaction.objectStore('meta').put({ name: 'current', recording });
+  else transaction.objectStore('meta').delete('current');
+  await done(transaction);
+}
+
+/**
+ * Queues a fix for the recording in progress and gives it the next sequence number, in one transaction
+ * with the counter, so that no number is used twice even across reloads. Returns the number.
+ */
+export async function enqueueFix(fix) {
+  const db = await open();
+  const transaction = db.transaction(['meta', 'outbox'], 'readwrite');
+  const meta = transaction.objectStore('meta');
+  const entry = await result(meta.get('current'));
+  if (!entry || entry.recording.state !== 'recording') {
+    transaction.abort();
+    return null;
+  }
+  const sequence = entry.recording.nextSequence;
+  entry.recording.nextSequence = sequence + 1;
+  meta.put(entry);
+  transaction.objectStore('outbox').add({ kind: 'fix', recordingId: entry.recording.id, fix: { ...fix, sequence } });
+  await done(transaction);
+  return sequence;
+}
+
+/** Queues Pause, Resume or Stop behind the fixes already queued, and records the new state. */
+export async function enqueueCommand(command, state) {
+  const db = await open();
+  const transaction = db.transaction(['meta', 'outbox'], 'readwrite');
+  const meta = transaction.objectStore('meta');
+  const entry = await result(meta.get('current'));
+  if (!entry) {
+    transaction.abort();
+    return;
+  }
+  entry.recording.state = state;
+  meta.put(entry);
+  transaction.objectStore('outbox').add({ kind: 'command', recordingId: entry.recording.id, command });
+  await done(transaction);
+}
+
+/** The oldest `limit` entries, in order. */
+export async function peek(limit) {
+  const db = await open();
+  const transaction = db.transaction('outbox', 'readonly');
+  const entries = [];
+  await new Promise((resolve, reject) => {
+    const request = transaction.objectStore('outbox').openCursor();
+    request.onsuccess = () => {
+      const cursor = request.result;
+      if (!cursor || entries.length >= limit) return resolve();
+      entries.push(cursor.value);
+      cursor.continue();
+    };
+    request.onerror = () => reject(request.error);
+  });
+  return entries;
+}
+
+export async function remove(keys) {
+  if (!keys.length) return;
+  const db = await open();
+  const transaction = db.transaction('outbox', 'readwrite');
+  const store = transaction.objectStore('outbox');
+  for (const key of keys) store.delete(key);
+  await done(transaction);
+}
+
+/** Drops everything queued for a recording (the server no longer knows it). */
+export async function dropRecording(recordingId) {
+  const entries = await peek(Number.MAX_SAFE_INTEGER);
+  await remove(entries.filter((entry) => entry.recordingId === recordingId).map((entry) => entry.key));
+}
+
+export async function size() {
+  const db = await open();
+  const transaction = db.transaction('outbox', 'readonly');
+  return result(transaction.objectStore('outbox').count());
+}
+
+/** What the map showed for the recording in progress (path, breadcrumbs, figures), to redraw it offline. */
+export async function saveView(view) {
+  const db = await open();
+  const transaction = db.transaction('meta', 'readwrite');
+  if (view) transaction.objectStore('meta').put({ name: 'view', view });
+  else transaction.objectStore('meta').delete('view');
+  await done(transaction);
+}
+
+export async function loadView() {
+  const db = await open();
+  const transaction = db.transaction('meta', 'readonly');
+  const value = await result(transaction.objectStore('meta').get('view'));
+  return value ? value.view : null;
+}

@@ -1,0 +1,425 @@
+// The Record tab: location permission, the blue dot, following, Start/Pause/Resume/Stop, and the fix queue.
+//
+// Positions from the browser go into the device's outbox (IndexedDB) with sequence numbers, and the outbox is
+// sent to the server in order, in batches; the server answers each batch with what to draw (the line, the
+// breadcrumbs, the camera region, the figures). Offline the ride goes on and the outbox waits.
+
+import { api, ApiError, NetworkError } from './api.js';
+import * as outbox from './outbox.js';
+import * as format from './format.js';
+import { RideMap } from './map.js';
+import { breadcrumbsEnabled } from './settings.js';
+
+const BATCH_LIMIT = 500;           // fixes per request: a few minutes of riding after a gap, well under the server's limit
+const RETRY_MIN_MS = 1000;
+const RETRY_MAX_MS = 30000;
+
+const $ = (id) => document.getElementById(id);
+
+export class RecordView {
+  constructor(config) {
+    this.config = config;
+    this.radiusMeters = config.cameraRadiusMeters || 300;
+    this.map = null;
+    this.following = true;
+    this.recording = null;        // {id, state, nextSequence, startedAt} as kept in the outbox's meta
+    this.lastPosition = null;
+    this.stats = null;
+    this.statsReceivedAt = 0;
+    this.flushing = false;
+    this.retryDelay = RETRY_MIN_MS;
+    this.retryTimer = null;
+    this.watchId = null;
+    this.lastCamera = null;
+    this.isolating = 0;          // fixes still to send one by one after a refused batch
+  }
+
+  async mount() {
+    this.map = new RideMap($('record-map'), this.config);
+    this.map.obstruction = document.querySelector('.record-panel');
+    this.map.setBreadcrumbsVisible(breadcrumbsEnabled());
+    this.map.onUserMove(() => this.setFollowing(false));
+    $('follow-button').addEventListener('click', () => this.setFollowing(!this.following));
+    for (const input of document.querySelectorAll('input[name="map-type"]')) {
+      input.addEventListener('change', () => { if (input.checked) this.map.setMapType(input.value); });
+    }
+    $('location-allow').addEventListener('click', () => this.startWatching());
+    $('start-button').addEventListener('click', () => this.start());
+    $('pause-button').addEventListener('click', () => this.command('pause', 'paused'));
+    $('resume-button').addEventListener('click', () => this.command('resume', 'recording'));
+    $('stop-button').addEventListener('click', () => this.command('stop', 'stopping'));
+    window.addEventListener('online', () => this.flushSoon(0));
+    setInterval(() => this.tick(), 1000);
+
+    await this.restore();
+    await this.askForLocation();
+    this.renderButtons();
+    this.flushSoon(0);
+  }
+
+  shown() { if (this.map) this.map.invalidateSize(); }
+
+  /** Units or breadcrumbs changed in Settings. */
+  settingsChanged() {
+    this.map.setBreadcrumbsVisible(breadcrumbsEnabled());
+    this.renderStats();
+  }
+
+  // MARK: location
+
+  async askForLocation() {
+    const simulate = /[?&]simulate=(\d+(?:\.\d+)?)/.exec(location.hash);
+    if (simulate) return this.simulate(Number(simulate[1]));
+    if (!('geolocation' in navigator)) {
+      return this.showLocationMessage(window.isSecureContext
+        ? 'This browser cannot tell your location.'
+        : 'Your location is only available over a secure connection: open bikeride with https:// (see the README).');
+    }
+    let state = 'prompt';
+    try {
+      state = (await navigator.permissions.query({ name: 'geolocation' })).state;
+    } catch { /* no Permissions API: ask directly */ }
+    if (state === 'granted') return this.startWatching();
+    if (state === 'denied') return this.showDenied();
+    $('location-prompt').hidden = false;
+  }
+
+  startWatching() {
+    $('location-prompt').hidden = true;
+    if (this.watchId !== null) return;
+    this.watchId = navigator.geolocation.watchPosition(
+      (position) => this.onPosition(position),
+      (error) => this.onPositionError(error),
+      { enableHighAccuracy: true, maximumAge: 0, timeout: 30000 },
+    );
+  }
+
+  /**
+   * Demo mode (`#/record?simulate=18`): the server's simulated ride around Cupertino at that speed in km/h
+   * takes the place of the GPS, one fix a second, through the same path as real positions.
+   */
+  async simulate(speedKmh) {
+    const simulation = await api.simulation(speedKmh);
+    this.setStatus(`Simulated ride: ${simulation.name}`);
+    const started = Date.now();
+    let index = 0;
+    const next = () => {
+      const fix = simulation.fixes[index % simulation.fixes.length];
+      index += 1;
+      const coords = {
+        latitude: fix.latitude, longitude: fix.longitude, accuracy: fix.accuracy, altitude: fix.altitude,
+        altitudeAccuracy: null, speed: fix.speed, heading: fix.heading,
+      };
+      this.onPosition({ coords, timestamp: started + index * 1000 });
+    };
+    next();
+    setInterval(next, 1000);
+  }
+
+  onPositionError(error) {
+    if (error.code === error.PERMISSION_DENIED) {
+      navigator.geolocation.clearWatch(this.watchId);
+      this.watchId = null;
+      this.showDenied();
+    } else if (error.code === error.POSITION_UNAVAILABLE) {
+      this.showLocationMessage('Your position is unavailable right now (no GPS signal?). bikeride keeps trying.');
+    }
+    // TIMEOUT: the watch goes on; nothing to tell.
+  }
+
+  showDenied() {
+    this.showLocationMessage('Location access is blocked, so bikeride cannot show or record where you are. Allow location for this site in your browser’s settings, then reload.');
+  }
+
+  showLocationMessage(text) {
+    $('location-prompt').hidden = true;
+    const message = $('location-message');
+    message.textContent = text;
+    message.hidden = false;
+  }
+
+  async onPosition(position) {
+    const c = position.coords;
+    $('location-message').hidden = true;
+    this.lastPosition = position;
+    this.map.showPosition(c.latitude, c.longitude, c.accuracy);
+    if (this.following && !(this.recording && this.recording.state === 'recording' && this.lastCamera)) {
+      this.map.showAround(c.latitude, c.longitude, this.radiusMeters);
+    }
+    if (this.recording && this.recording.state === 'recording') {
+      if ((await outbox.enqueueFix(fixFrom(position))) !== null) this.map.addPending(c.latitude, c.longitude);
+      this.flushSoon(0);
+    }
+  }
+
+  // MARK: follow mode
+
+  setFollowing(on) {
+    this.following = on;
+    $('follow-button').setAttribute('aria-pressed', String(on));
+    $('record-map').dataset.following = String(on);
+    if (on) {
+      if (this.lastCamera && this.recording) this.map.showBounds(this.lastCamera.bounds);
+      else if (this.lastPosition) {
+        const c = this.lastPosition.coords;
+        this.map.showAround(c.latitude, c.longitude, this.radiusMeters);
+      }
+    }
+  }
+
+  // MARK: recording
+
+  async restore() {
+    const saved = await outbox.current();
+    if (!saved) return;
+    this.recording = saved;
+    try {
+      const answer = await api.recording(saved.id);
+      this.applyRecording(answer);
+      if (answer.state === 'stopped') {
+        // Stopped already (the answer to Stop came before a reload, or another tab stopped it).
+        await outbox.dropRecording(saved.id);
+        await this.finish(answer);
+      }
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return this.forget('The server no longer knows the ride in progress (was it restarted?); it was not saved.');
+      this.setStatus('Offline: the ride goes on and is sent when the server is reachable.');
+      // Redraw what the server last answered, kept on the device.
+      const view = await outbox.loadView();
+      if (view && view.id === saved.id) this.applyRecording(view);
+    }
+  }
+
+  async start() {
+    $('start-button').disabled = true;
+    try {
+      const answer = await api.startRecording({ units: format.units(), breadcrumbs: breadcrumbsEnabled() });
+      this.recording = { id: answer.id, state: 'recording', nextSequence: 1, startedAt: answer.startedAt };
+      await outbox.setCurrent(this.recording);
+      this.map.clearRide();
+      this.lastCamera = null;
+      this.applyRecording(answer);
+      if (this.lastPosition) await outbox.enqueueFix(fixFrom(this.lastPosition));
+      this.flushSoon(0);
+    } catch (error) {
+      this.setStatus(error instanceof NetworkError
+        ? 'Cannot reach the server to start a ride. Check the connection and try again.'
+        : `Could not start: ${error.message}`);
+    } finally {
+      $('start-button').disabled = false;
+      this.renderButtons();
+    }
+  }
+
+  async command(command, state) {
+    if (!this.recording) return;
+    await outbox.enqueueCommand(command, state);
+    this.recording.state = state;
+    this.renderButtons();
+    this.flushSoon(0);
+  }
+
+  /** Sends the outbox, oldest first, until it is empty or the server cannot be reached. */
+  async flush() {
+    if (this.flushing) return;
+    this.flushing = true;
+    try {
+      for (;;) {
+        const entries = await outbox.peek(BATCH_LIMIT);
+        if (!entries.length) break;
+        const first = entries[0];
+        if (first.kind === 'command') {
+          await this.send(first, () => api.command(first.recordingId, first.command), async (answer) => {
+            await outbox.remove([first.key]);
+            this.applyRecording(answer);
+            if (first.command === 'stop') await this.finish(answer);
+          });
+        } else {
+          // After a refused batch its fixes go one by one, so that only the bad one is dropped.
+          const limit = this.isolating > 0 ? 1 : BATCH_LIMIT;
+          const batch = [];
+          for (const entry of entries) {
+            if (batch.length >= limit || entry.kind !== 'fix' || entry.recordingId !== first.recordingId) break;
+            batch.push(entry);
+          }
+          try {
+            await this.send(first, () => api.sendFixes(first.recordingId, batch.map((entry) => entry.fix)), async (answer) => {
+              const acknowledged = answer.recording.lastSequence;
+              await outbox.remove(batch.filter((entry) => acknowledged !== null && entry.fix.sequence <= acknowledged).map((entry) => entry.key));
+              if (this.recording && this.recording.id === first.recordingId) this.applyUpdate(answer);
+            }, batch.length);
+          } finally {
+            if (this.isolating > 0 && batch.length === 1) this.isolating -= 1;
+          }
+        }
+      }
+      this.retryDelay = RETRY_MIN_MS;
+      this.setStatus('');
+    } catch (error) {
+      if (error instanceof NetworkError || (error instanceof ApiError && error.status >= 500)) {
+        const waiting = await outbox.size();
+        this.setStatus(`Offline: ${waiting} ${waiting === 1 ? 'update' : 'updates'} waiting to be sent.`);
+        this.flushSoon(this.retryDelay);
+        this.retryDelay = Math.min(RETRY_MAX_MS, this.retryDelay * 2);
+      } else {
+        console.error(error);
+      }
+    } finally {
+      this.flushing = false;
+    }
+    // Fixes that arrived while the last request was out.
+    if ((await outbox.size()) > 0 && !this.retryTimer) this.flushSoon(0);
+  }
+
+  /**
+   * One request; an answer the server will never accept is dropped so that it cannot block the queue. A
+   * refused batch of several fixes (`batchSize` > 1) is not dropped: its fixes are sent again one by one.
+   */
+  async send(entry, request, onSuccess, batchSize = 1) {
+    try {
+      await onSuccess(await request());
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status >= 500) throw error;
+      if (batchSize > 1 && error.status === 400) {
+        this.isolating = batchSize;
+        return;
+      }
+      if (error.status === 404) {
+        await outbox.dropRecording(entry.recordingId);
+        if (this.recording && this.recording.id === entry.recordingId) {
+          await this.forget('The server no longer knows this ride (was it restarted?); it could not be saved.');
+        }
+      } else {
+        // 400 (a fix the server refuses), 409 (a command that no longer applies): drop it, keep the rest.
+        console.warn('dropped an update the server refused', error.code, error.message);
+        await outbox.remove([entry.key]);
+      }
+    }
+  }
+
+  flushSoon(delay) {
+    if (this.retryTimer) {
+      if (delay > 0) return;
+      clearTimeout(this.retryTimer);
+    }
+    this.retryTimer = setTimeout(() => { this.retryTimer = null; this.flush(); }, delay);
+  }
+
+  applyRecording(answer) {
+    this.view = { id: answer.id, path: (answer.path || []).map((path) => ({ segment: path.segment, points: [...path.points] })),
+      breadcrumbs: [...(answer.breadcrumbs || [])], stats: answer.stats };
+    this.saveView();
+    this.map.clearRide();
+    this.map.extendPath(answer.path || []);
+    this.map.addBreadcrumbs(answer.breadcrumbs || []);
+    this.showStats(answer.stats);
+    this.renderButtons();
+  }
+
+  applyUpdate(answer) {
+    if (this.view && this.view.id === answer.recording.id) {
+      for (const path of answer.path) {
+        const segment = this.view.path.find((known) => known.segment === path.segment);
+        if (segment) segment.points.push(...path.points);
+        else this.view.path.push({ segment: path.segment, points: path.from ? [path.from, ...path.points] : [...path.points] });
+      }
+      this.view.breadcrumbs.push(...answer.breadcrumbs);
+      this.view.stats = answer.stats;
+      this.saveView();
+    }
+    this.map.extendPath(answer.path);
+    this.map.addBreadcrumbs(answer.breadcrumbs);
+    this.map.acknowledgePending(answer.path.reduce((count, path) => count + path.points.length, 0) + answer.skipped + answer.duplicates);
+    this.showStats(answer.stats);
+    if (answer.camera) {
+      this.lastCamera = answer.camera;
+      if (this.following) this.map.showBounds(answer.camera.bounds);
+    }
+    $('record-map').dataset.pathPoints = String(this.map.pathPointCount());
+  }
+
+  /** Keeps the drawn ride on the device (at most once a second), for a reload without network. */
+  saveView() {
+    if (this.viewTimer) return;
+    this.viewTimer = setTimeout(() => {
+      this.viewTimer = null;
+      outbox.saveView(this.recording ? this.view : null).catch(() => undefined);
+    }, 1000);
+  }
+
+  async finish(answer) {
+    sessionStorage.setItem('bikeride.lastStopped', JSON.stringify(answer));
+    this.recording = null;
+    this.lastCamera = null;
+    this.view = null;
+    await outbox.setCurrent(null);
+    await outbox.saveView(null);
+    this.renderButtons();
+    if (answer.trackId) location.hash = `#/tracks/${encodeURIComponent(answer.trackId)}`;
+  }
+
+  async forget(message) {
+    this.recording = null;
+    await outbox.setCurrent(null);
+    this.renderButtons();
+    this.setStatus(message);
+  }
+
+  // MARK: view
+
+  showStats(stats) {
+    if (!stats) return;
+    this.stats = stats;
+    this.statsReceivedAt = Date.now();
+    this.renderStats();
+  }
+
+  tick() {
+    if (this.recording && this.recording.state === 'recording') this.renderStats();
+  }
+
+  renderStats() {
+    const stats = this.stats;
+    if (!stats) return;
+    let elapsed = stats.elapsedSeconds;
+    // Between answers the clock runs on, from the last fix's time (the server's figures are per fix).
+    if (this.recording && this.recording.state === 'recording' && stats.lastFixTime) {
+      elapsed += Math.max(0, (Date.now() - Date.parse(stats.lastFixTime)) / 1000);
+    }
+    $('stat-distance').textContent = format.distance(stats.distanceMeters);
+    $('stat-time').textContent = format.duration(elapsed);
+    $('stat-speed').textContent = format.speed(stats.currentSpeedMetersPerSecond ?? stats.averageSpeedMetersPerSecond);
+    $('stat-climb').textContent = format.elevation(stats.ascentMeters);
+    $('stat-distance').dataset.meters = String(stats.distanceMeters);
+  }
+
+  renderButtons() {
+    const state = this.recording ? this.recording.state : 'idle';
+    $('start-button').hidden = state !== 'idle';
+    $('pause-button').hidden = state !== 'recording';
+    $('resume-button').hidden = state !== 'paused';
+    $('stop-button').hidden = !(state === 'recording' || state === 'paused');
+    document.body.dataset.recordingState = state;
+    if (state === 'stopping') this.setStatus('Saving the ride…');
+  }
+
+  setStatus(text) {
+    $('sync-status').textContent = text;
+  }
+}
+
+/** A browser position as the API's fix (sequence numbers are given by the outbox). */
+function fixFrom(position) {
+  const c = position.coords;
+  const finite = (value) => (value === null || value === undefined || !Number.isFinite(value) ? undefined : value);
+  return {
+    latitude: c.latitude,
+    longitude: c.longitude,
+    altitude: finite(c.altitude),
+    accuracy: finite(c.accuracy),
+    altitudeAccuracy: finite(c.altitudeAccuracy),
+    speed: finite(c.speed),
+    heading: finite(c.heading),
+    time: new Date(position.timestamp).toISOString(),
+  };
+}

@@ -1,0 +1,242 @@
+// The Tracks tab: the list of saved tracks and a track's page.
+//
+// Saved tracks live in the track store; until the server has it, /api/tracks answers 501 and these views
+// say so, showing only the ride just stopped (from the Stop answer kept for this session).
+
+import { api, ApiError, NetworkError } from './api.js';
+import * as format from './format.js';
+import { drawTrackMap, escapeHTML } from './map.js';
+
+const $ = (id) => document.getElementById(id);
+const PAGE_SIZE = 20;
+
+function lastStopped() {
+  try { return JSON.parse(sessionStorage.getItem('bikeride.lastStopped') || 'null'); } catch { return null; }
+}
+
+function explain(error) {
+  if (error instanceof NetworkError) return 'Offline: the list of tracks needs the server.';
+  if (error instanceof ApiError && error.code === 'store_unavailable') {
+    return 'Saved tracks appear here once this server has its track store.';
+  }
+  return `Could not load the tracks: ${error.message}`;
+}
+
+export class TracksView {
+  constructor(config) {
+    this.config = config;
+    this.cursor = null;
+    this.trackMap = null;
+    $('track-search').addEventListener('submit', (event) => { event.preventDefault(); this.showList(); });
+    $('tracks-more').addEventListener('click', () => this.loadPage(false));
+    $('import-files').addEventListener('change', (event) => {
+      this.importFiles([...event.target.files]);
+      event.target.value = '';
+    });
+    const zone = $('drop-zone');
+    zone.addEventListener('dragover', (event) => { event.preventDefault(); zone.classList.add('dragging'); });
+    zone.addEventListener('dragleave', () => zone.classList.remove('dragging'));
+    zone.addEventListener('drop', (event) => {
+      event.preventDefault();
+      zone.classList.remove('dragging');
+      this.importFiles([...event.dataTransfer.files]);
+    });
+  }
+
+  /** Uploads files one after the other, each with its progress and its own result. */
+  async importFiles(files) {
+    let imported = 0;
+    for (const file of files) {
+      const item = document.createElement('li');
+      const name = document.createElement('span');
+      name.textContent = file.name;
+      const status = document.createElement('span');
+      status.textContent = 'waiting';
+      const progress = document.createElement('progress');
+      progress.max = 1;
+      progress.value = 0;
+      progress.setAttribute('aria-label', `Uploading ${file.name}`);
+      item.append(name, status, progress);
+      $('import-list').append(item);
+      try {
+        status.textContent = 'uploading';
+        await upload(file, (fraction) => { progress.value = fraction; });
+        progress.value = 1;
+        status.textContent = 'imported';
+        imported += 1;
+      } catch (error) {
+        progress.remove();
+        status.textContent = error.code === 'store_unavailable' ? 'not imported: this server has no track store yet' : `not imported: ${error.message}`;
+        status.classList.add('failed');
+      }
+    }
+    if (imported) await this.showList();
+  }
+
+  async showList() {
+    this.cursor = null;
+    $('track-list').replaceChildren();
+    await this.loadPage(true);
+  }
+
+  async loadPage(first) {
+    const message = $('tracks-message');
+    message.textContent = '';
+    try {
+      const params = { limit: PAGE_SIZE, q: $('track-query').value.trim() };
+      if (this.cursor) params.cursor = this.cursor;
+      const page = await api.tracks(params);
+      for (const track of page.tracks || []) $('track-list').append(this.row(track));
+      this.cursor = page.nextCursor || null;
+      $('tracks-more').hidden = !this.cursor;
+      if (first && !(page.tracks || []).length) message.textContent = 'No tracks yet. Record a ride, or import a GPX file.';
+    } catch (error) {
+      message.textContent = explain(error);
+      $('tracks-more').hidden = true;
+      const recent = lastStopped();
+      if (first && recent && recent.trackId) {
+        message.textContent += ' The ride you just stopped is below.';
+        $('track-list').append(this.row({
+          id: recent.trackId, name: recent.name, startedAt: recent.startedAt,
+          distanceMeters: recent.stats.distanceMeters, ascentMeters: recent.stats.ascentMeters, elapsedSeconds: recent.stats.elapsedSeconds,
+          shape: recent.path.flatMap((path) => path.points),
+        }));
+      }
+    }
+  }
+
+  row(track) {
+    const item = document.createElement('li');
+    const link = document.createElement('a');
+    link.href = `#/tracks/${encodeURIComponent(track.id)}`;
+    if (track.shape && track.shape.length > 1) item.append(shapeSVG(track.shape));
+    link.innerHTML = `<strong>${escapeHTML(track.name || 'Track')}</strong><br>
+      <span>${escapeHTML(format.date(track.startedAt))} · ${format.distance(track.distanceMeters)} ·
+      ${format.elevation(track.ascentMeters)} climb · ${format.duration(track.elapsedSeconds)}</span>`;
+    item.append(link);
+    return item;
+  }
+
+  async showTrack(id) {
+    const message = $('track-message');
+    message.textContent = '';
+    let track = null;
+    try {
+      track = await api.track(id);
+    } catch (error) {
+      const recent = lastStopped();
+      if (recent && recent.trackId === id) {
+        track = { id, name: recent.name, stats: recent.stats, segments: recent.path.map((path) => path.points), profile: recent.profile };
+        if (error instanceof ApiError && error.code === 'store_unavailable') {
+          message.textContent = 'This ride was saved on the server; renaming and export come with the track store.';
+        }
+      } else {
+        message.textContent = explain(error);
+      }
+    }
+    $('track-heading').textContent = track ? track.name : 'Track';
+    this.renderStats(track ? track.stats : null);
+    if (this.trackMap) { this.trackMap.remove(); this.trackMap = null; }
+    if (track) this.trackMap = drawTrackMap($('track-map'), this.config, track.segments || []);
+    try {
+      const profile = track ? (track.profile || await api.profile(id)) : null;
+      renderProfile($('elevation-profile'), profile ? profile.distanceMeters : [], profile ? profile.elevationMeters : [], 'elevation');
+      renderProfile($('speed-profile'), profile ? profile.distanceMeters : [], profile ? profile.speedMetersPerSecond : [], 'speed');
+    } catch {
+      renderProfile($('elevation-profile'), [], [], 'elevation');
+      renderProfile($('speed-profile'), [], [], 'speed');
+    }
+  }
+
+  renderStats(stats) {
+    const list = $('track-stats');
+    list.replaceChildren();
+    if (!stats) return;
+    const rows = [
+      ['Distance', format.distance(stats.distanceMeters)],
+      ['Moving time', format.duration(stats.movingSeconds)],
+      ['Elapsed time', format.duration(stats.elapsedSeconds)],
+      ['Average speed', format.speed(stats.averageSpeedMetersPerSecond)],
+      ['Maximum speed', format.speed(stats.maxSpeedMetersPerSecond)],
+      ['Climb', format.elevation(stats.ascentMeters)],
+      ['Descent', format.elevation(stats.descentMeters)],
+    ];
+    for (const [label, value] of rows) {
+      const wrapper = document.createElement('div');
+      const term = document.createElement('dt');
+      term.textContent = label;
+      const detail = document.createElement('dd');
+      detail.textContent = value;
+      wrapper.append(term, detail);
+      list.append(wrapper);
+    }
+  }
+}
+
+/** A line chart of `ys` against `xs` (metres), as SVG with a text alternative. */
+export function renderProfile(container, xs, ys, kind) {
+  container.replaceChildren();
+  const points = (xs || []).map((x, i) => [x, ys[i]]).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
+  if (points.length < 2) {
+    container.textContent = 'No data for this profile yet.';
+    return;
+  }
+  const width = 600, height = 120;
+  const [minX, maxX] = [points[0][0], points[points.length - 1][0]];
+  const minY = Math.min(...points.map((p) => p[1])), maxY = Math.max(...points.map((p) => p[1]));
+  const sx = (x) => ((x - minX) / Math.max(1, maxX - minX)) * width;
+  const sy = (y) => height - ((y - minY) / Math.max(1e-9, maxY - minY)) * (height - 10) - 5;
+  const d = points.map(([x, y], i) => `${i ? 'L' : 'M'}${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join('');
+  const label = kind === 'speed'
+    ? `Speed from ${format.speed(minY)} to ${format.speed(maxY)} over ${format.distance(maxX - minX)}`
+    : `Elevation from ${format.elevation(minY)} to ${format.elevation(maxY)} over ${format.distance(maxX - minX)}`;
+  container.innerHTML = `<svg viewBox="0 0 ${width} ${height}" preserveAspectRatio="none" role="img" aria-label="${escapeHTML(label)}">
+    <path d="${d}" fill="none" stroke="var(--colour-primary)" stroke-width="2" vector-effect="non-scaling-stroke"/></svg>`;
+}
+
+const MEDIA_TYPES = { gpx: 'application/gpx+xml', gpx436: 'application/json', geojson: 'application/geo+json', json: 'application/json' };
+
+/** POST /api/tracks with upload progress (fetch cannot report it); rejects with an ApiError-like error. */
+function upload(file, onProgress) {
+  return new Promise((resolve, reject) => {
+    const request = new XMLHttpRequest();
+    const extension = file.name.split('.').pop().toLowerCase();
+    request.open('POST', `/api/tracks?name=${encodeURIComponent(file.name)}`);
+    request.setRequestHeader('Content-Type', MEDIA_TYPES[extension] || 'application/octet-stream');
+    request.upload.onprogress = (event) => { if (event.lengthComputable) onProgress(event.loaded / event.total); };
+    request.onload = () => {
+      let body = null;
+      try { body = JSON.parse(request.responseText); } catch { body = null; }
+      if (request.status >= 200 && request.status < 300) return resolve(body);
+      const detail = body && body.error ? body.error : {};
+      reject(new ApiError(request.status, detail.code || `http_${request.status}`, detail.message || request.statusText));
+    };
+    request.onerror = () => reject(new NetworkError(new Error('upload failed')));
+    request.send(file);
+  });
+}
+
+/** A small drawing of a track's shape, `[latitude, longitude]` points fitted into 64×48 (north up). */
+export function shapeSVG(points) {
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('viewBox', '0 0 64 48');
+  svg.setAttribute('class', 'shape');
+  svg.setAttribute('aria-hidden', 'true');
+  const lats = points.map((p) => p[0]), lons = points.map((p) => p[1]);
+  const midLat = (Math.min(...lats) + Math.max(...lats)) / 2;
+  const xScale = Math.cos(midLat * Math.PI / 180);  // degrees of longitude are shorter away from the equator
+  const minX = Math.min(...lons) * xScale, maxX = Math.max(...lons) * xScale;
+  const minY = Math.min(...lats), maxY = Math.max(...lats);
+  const scale = Math.min(60 / Math.max(1e-9, maxX - minX), 44 / Math.max(1e-9, maxY - minY));
+  const offsetX = (64 - (maxX - minX) * scale) / 2, offsetY = (48 - (maxY - minY) * scale) / 2;
+  const step = Math.max(1, Math.floor(points.length / 200));
+  const d = points.filter((_, i) => i % step === 0 || i === points.length - 1)
+    .map(([lat, lon], i) => `${i ? 'L' : 'M'}${(offsetX + (lon * xScale - minX) * scale).toFixed(1)},${(48 - offsetY - (lat - minY) * scale).toFixed(1)}`).join('');
+  const path = document.createElementNS('http://www.w3.org/2000/svg', 'path');
+  path.setAttribute('d', d);
+  path.setAttribute('fill', 'none');
+  path.setAttribute('stroke', '#ff0000');
+  path.setAttribute('stroke-width', '2');
+  svg.append(path);
+  return svg;
+}

@@ -1,0 +1,70 @@
+// The service worker: keeps the app shell (and Leaflet, and offline tiles seen) so that the app opens and
+// records with no network; the fix queue itself is in IndexedDB (js/outbox.js). The API is never cached.
+
+const SHELL_CACHE = 'bikeride-shell-v1';
+const TILE_CACHE = 'bikeride-tiles-v1';
+const SHELL = [
+  '/', '/index.html', '/css/app.css', '/manifest.webmanifest', '/icons/icon.svg', '/icons/icon-192.png', '/icons/icon-512.png',
+  '/js/app.js', '/js/api.js', '/js/format.js', '/js/map.js', '/js/outbox.js', '/js/record.js', '/js/settings.js',
+  '/js/tracks.js',
+  '/vendor/leaflet/leaflet.js', '/vendor/leaflet/leaflet.css',
+];
+
+self.addEventListener('install', (event) => {
+  event.waitUntil((async () => {
+    const cache = await caches.open(SHELL_CACHE);
+    // One by one: a file that fails (Leaflet from the public copy while offline) must not stop the rest.
+    await Promise.all(SHELL.map((url) => cache.add(url).catch(() => undefined)));
+    await self.skipWaiting();
+  })());
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil((async () => {
+    for (const name of await caches.keys()) {
+      if (![SHELL_CACHE, TILE_CACHE].includes(name)) await caches.delete(name);
+    }
+    await self.clients.claim();
+  })());
+});
+
+self.addEventListener('fetch', (event) => {
+  const request = event.request;
+  if (request.method !== 'GET') return;
+  const url = new URL(request.url);
+  if (url.origin !== self.location.origin) return;
+  if (url.pathname.startsWith('/api/') || url.pathname === '/health' || url.pathname === '/metrics') return;
+  if (url.pathname.startsWith('/tiles/')) {
+    event.respondWith(cacheFirst(request, TILE_CACHE));
+    return;
+  }
+  if (request.mode === 'navigate') {
+    event.respondWith(staleWhileRevalidate(new Request('/index.html'), SHELL_CACHE));
+    return;
+  }
+  event.respondWith(staleWhileRevalidate(request, SHELL_CACHE));
+});
+
+async function cacheFirst(request, cacheName) {
+  const cache = await caches.open(cacheName);
+  const cached = await cache.match(request);
+  if (cached) return cached;
+  const response = await fetch(request);
+  if (response.ok) cache.put(request, response.clone());
+  return response;
+}
+
+/** The cached copy at once, refreshed from the network for next time; the network when nothing is cached. */
+async function staleWhileRevalidate(request, cacheName) {
+  const cache = await caches.open(cacheName);
+  const cached = await cache.match(request);
+  const refresh = fetch(request).then((response) => {
+    if (response.ok) cache.put(request, response.clone());
+    return response;
+  });
+  if (cached) {
+    refresh.catch(() => undefined);
+    return cached;
+  }
+  return refresh;
+}
