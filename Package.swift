@@ -7,10 +7,13 @@ let package = Package(
     products: [
         .executable(name: "bikeride", targets: ["bikeride"]),
         .library(name: "RideKit", targets: ["RideKit"]),
+        .library(name: "RideStore", targets: ["RideStore"]),
         .library(name: "RideServer", targets: ["RideServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
         // Already in the graph through Hummingbird; named for the TLS configuration types.
@@ -52,13 +55,29 @@ let package = Package(
             name: "bikeride",
             dependencies: [
                 "RideKit",
+                "RideStore",
                 "RideServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Persistence behind one interface (`RideStore`), its SQLite implementation on GRDB, import and export.
+        .target(
+            name: "RideStore",
+            dependencies: [
+                "RideKit",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                // SHA-256 of imported files (duplicate detection): BoringSSL's, with the CPU's SHA instructions.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // A helper process for the store tests: imports a large file so that a test can kill it midway.
+        .executableTarget(name: "ridestore-crash-helper", dependencies: ["RideStore"], path: "Tests/RideStoreCrashHelper"),
+        // The store benchmark's measuring program (Benchmarks/run-store.sh; not part of the tests).
+        .executableTarget(name: "ridestore-bench", dependencies: ["RideStore", "RideKit"], path: "Benchmarks/store"),
         .testTarget(name: "RideKitTests", dependencies: ["RideKit", "CExpat"]),
+        .testTarget(name: "RideStoreTests", dependencies: ["RideStore", "RideKit"]),
         .testTarget(
             name: "RideServerTests",
             dependencies: [

@@ -95,7 +95,7 @@ measure() {
     rss=$(awk 'END { print $2 }' "$timefile")
     local wall
     wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$size" "$file" "$(stat -c %s "$file")" "$tool" "$wall" "${rss:-0}" \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$size" "$file" "$(stat -L -c %s "$file")" "$tool" "$wall" "${rss:-0}" \
         "$status" "$output" >> "$results"
     echo "  $tool: ${wall}s, $((${rss:-0} / 1024)) MiB, exit $status" >&2
     if [ "$status" != 0 ]; then
@@ -105,7 +105,7 @@ measure() {
 
 for size in $sizes; do
     file="$data/ride-$size.gpx"
-    echo "ride-$size.gpx ($(($(stat -c %s "$file") / 1000000)) MB):" >&2
+    echo "ride-$size.gpx ($(($(stat -L -c %s "$file") / 1000000)) MB):" >&2
     cat "$file" > /dev/null  # the first tool should not pay for reading from disk
     for ((i = 1; i <= repeat; i++)); do
         measure bikeride "$size" "$file" "$out/ride-$size.bikeride.$i.json" "$bikeride" stats --json "$file"

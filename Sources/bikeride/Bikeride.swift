@@ -11,7 +11,10 @@ struct Bikeride: AsyncParsableCommand {
             moving time and speed that you can trust.
             """,
         version: "0.1.0",
-        subcommands: [Serve.self, Stats.self, Convert.self]
+        subcommands: [
+            Serve.self, Stats.self, Convert.self, Import.self, Export.self, List.self, Show.self, Rename.self, Delete.self,
+            Places.self, Sync.self,
+        ]
     )
 }
 

@@ -65,7 +65,7 @@ import Testing
 
     @Test func matchesFoundationOnManyInstants() throws {
         let formatter = ISO8601DateFormatter()
-        var generator = SplitMix(seed: 42)
+        var generator = SeededGenerator(seed: 42)
         for _ in 0..<2000 {
             let seconds = Int64(generator.next() % 8_000_000_000) - 2_000_000_000
             let date = Date(timeIntervalSince1970: TimeInterval(seconds))
@@ -77,15 +77,3 @@ import Testing
     }
 }
 
-/// A small seeded generator for tests (no Foundation randomness, so runs repeat).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -159,7 +159,7 @@ private enum Brief {
     }
 
     @Test func randomTimesSurviveAReadAndAWriteBitForBit() throws {
-        var generator = WriterSeededGenerator(seed: 2001)
+        var generator = SeededGenerator(seed: 2001)
         let coords = (0..<2_000).map { index in
             // 1990–2040 with sub-microsecond noise, as CoreLocation timestamps have. Within 2^23 s (97 days)
             // of 2001-01-01 a Double is finer than a nanosecond and cannot survive; no recording is there.

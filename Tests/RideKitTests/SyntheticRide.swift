@@ -1,25 +1,5 @@
 import RideKit
 
-/// SplitMix64: a small, seeded generator so that every noisy test is the same on every run.
-struct SeededGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in 0..<1.
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-
-    /// Uniform in −amplitude…amplitude.
-    mutating func symmetric(_ amplitude: Double) -> Double { (2 * unit() - 1) * amplitude }
-}
 
 /// Builds rides of known geometry: positions from a path function of the distance travelled, taken at a
 /// fixed speed and sampling interval, with optional elevation profile and seeded noise.

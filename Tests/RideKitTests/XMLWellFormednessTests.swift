@@ -30,7 +30,8 @@ func tokenizerAccepts(_ bytes: [UInt8]) -> (Bool, String) {
         "<gpx><!-- x ---></gpx>", "<!-- before --><gpx/><!-- after -->", "<gpx><!- x --></gpx>",
         "<?xml version='1.0'?><gpx/>", " <?xml version='1.0'?><gpx/>", "<gpx/><?xml version='1.0'?>",
         "<?xml version='1.0' encoding='UTF-8' standalone='yes'?><gpx/>", "<?xml version='1.0' standalone='maybe'?><gpx/>",
-        "<?xml encoding='UTF-8'?><gpx/>", "<?xml version='2.0'?><gpx/>", "<?xml version='1.0' encoding='UTF-8' version='1.0'?><gpx/>",
+        "<?xml encoding='UTF-8'?><gpx/>", "<?xml version='2.0'?><gpx/>", "<?xml version=':.0'?><gpx/>", "<?xml version='1:0'?><gpx/>",
+        "<?xml version='a-1_x'?><gpx/>", "<?xml version='1.0' encoding='UTF-8' version='1.0'?><gpx/>",
         "<?x?><gpx/>", "<?x y?><gpx/>", "<gpx><?pi data?></gpx>", "<?xml-stylesheet href='a'?><gpx/>", "<?XML version='1.0'?><gpx/>",
         "<gpx><?xml x?></gpx>", "<?x", "<gpx", "<gpx a='1'", "<gpx><a></b></gpx>", "<1gpx/>", "<-gpx/>", "<gpx><a:b/></gpx>",
         "<gpx xmlns:a='urn:a'><a:b/></gpx>", "<gpx xmlns:a=''/>", "<gpx xmlns=''/>", "<gpx xmlns:xmlns='urn:x'/>",
@@ -64,6 +65,9 @@ func tokenizerAccepts(_ bytes: [UInt8]) -> (Bool, String) {
         [0xFF, 0xFE] + Array("<gpx/>".utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] },  // UTF-16LE with BOM
         [0xFE, 0xFF] + Array("<gpx>é</gpx>".utf16).flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] },  // UTF-16BE with BOM
         Array("<?xml version='1.0' encoding='ISO-8859-1'?><gpx>".utf8) + [0xE9] + Array("</gpx>".utf8),
+        // Found by the fuzzer: a processing instruction whose target starts with "xml" is no declaration, so
+        // its "encoding" does not apply and the byte 0xFC is invalid UTF-8.
+        Array("<?xmlsevo irn=\"1.0\" encoding=\"ISO-8859-1\"?><gpx><name>Z".utf8) + [0xFC] + Array("rich</name></gpx>".utf8),
     ]
 
     @Test(arguments: invalidBytes.indices)

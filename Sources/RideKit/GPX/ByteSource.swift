@@ -50,6 +50,8 @@ final class ReadAheadSource: ByteSource, @unchecked Sendable {
     private var finished = false
     private var failure: (any Error)?
     private var current: [UInt8] = []
+    /// Chunks handed back by the reader, for the thread to fill again.
+    private var spare: [[UInt8]] = []
     private var offset = 0
     private var started = false
     private var threadEnded = false
@@ -80,7 +82,13 @@ final class ReadAheadSource: ByteSource, @unchecked Sendable {
         defer { endThread() }
         var source = FileSource(handle: handle)
         while true {
-            var chunk = [UInt8](repeating: 0, count: Self.chunkBytes)
+            // Reuse a chunk the reader has finished with: no allocation, no zeroing, no page faults per chunk.
+            condition.lock()
+            var chunk = spare.popLast() ?? []
+            condition.unlock()
+            if chunk.count != Self.chunkBytes {
+                chunk = [UInt8](unsafeUninitializedCapacity: Self.chunkBytes) { _, count in count = Self.chunkBytes }
+            }
             let count: Int
             do {
                 count = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
@@ -103,7 +111,7 @@ final class ReadAheadSource: ByteSource, @unchecked Sendable {
                 condition.unlock()
                 return
             }
-            chunk.removeSubrange(count...)
+            if count < Self.chunkBytes { chunk.removeSubrange(count...) }
             while ready.count >= Self.chunksAhead && !finished { condition.wait() }
             ready.append(chunk)
             condition.broadcast()
@@ -127,8 +135,10 @@ final class ReadAheadSource: ByteSource, @unchecked Sendable {
                 if let error { throw error }
                 return 0
             }
+            let finishedChunk = current
             current = ready.removeFirst()
             offset = 0
+            if finishedChunk.count == Self.chunkBytes { spare.append(finishedChunk) }
             condition.broadcast()
             condition.unlock()
         }
@@ -234,7 +244,9 @@ struct DecodingSource: ByteSource {
 
     /// The `encoding` pseudo-attribute of an XML declaration at the very start, if any.
     static func declaredEncoding(in head: [UInt8]) -> String? {
-        guard head.starts(with: Array("<?xml".utf8)) else { return nil }
+        // `<?xml` then white space: `<?xml-stylesheet …?>` or `<?xmlfoo …?>` is a processing instruction, not
+        // the declaration, and says nothing about the encoding (the fuzzer found this one).
+        guard head.starts(with: Array("<?xml".utf8)), head.count > 5, [0x20, 0x09, 0x0A, 0x0D].contains(head[5]) else { return nil }
         let end = head.firstIndex(of: UInt8(ascii: ">")) ?? head.count
         let declaration = String(decoding: head[..<end], as: UTF8.self)
         guard let range = declaration.range(of: "encoding") else { return nil }

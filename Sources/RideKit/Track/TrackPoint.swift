@@ -171,6 +171,11 @@ public struct TrackPoint: Sendable, Hashable {
 
     /// The point's position.
     public var coordinate: Coordinate { Coordinate(latitude: latitude, longitude: longitude) }
+
+    /// True when any of the rarely set fields is (every field other than position, elevation, time, speed,
+    /// course, heart rate, cadence, temperature and power): a compact store checks this once a point instead
+    /// of reading each of those fields.
+    public var hasDetails: Bool { details != nil }
 }
 
 /// The rarely set fields of a `TrackPoint`, shared between copies until one changes.

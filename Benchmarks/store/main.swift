@@ -1,0 +1,131 @@
+// The store benchmark's measuring program (Benchmarks/run-store.sh builds it in release and runs it).
+//
+//   ridestore-bench import FILE DB     import FILE into a new database DB; prints points, seconds, points/s, bytes
+//   ridestore-bench csv FILE OUT       the same points as CSV (track, seq, lat, lon, ele, time) for the sqlite3 shell
+//   ridestore-bench read FILE DB       import FILE, then read its track back whole (points decoded), best of runs
+//   ridestore-bench list DB COUNT      save COUNT small tracks, then list pages of 50 (first, deep, search)
+//
+// Each prints one line of JSON.
+import Foundation
+import RideKit
+import RideStore
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("ridestore-bench: \(message)\n".utf8))
+    exit(1)
+}
+
+func json(_ object: [String: Any]) {
+    let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+    print(String(decoding: data, as: UTF8.self))
+}
+
+func fileSize(_ path: String) -> Int {
+    (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+}
+
+func freshStore(_ path: String) throws -> SQLiteRideStore {
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    return try SQLiteRideStore(path: path)
+}
+
+/// Median and minimum of `runs` timings of `body`, milliseconds.
+func measure(runs: Int, _ body: () async throws -> Void) async throws -> (median: Double, best: Double) {
+    var times: [Double] = []
+    for _ in 0..<runs {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try await body()
+        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+    }
+    times.sort()
+    return (times[times.count / 2], times[0])
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else { fail("usage: ridestore-bench import|csv|read|list …") }
+
+do {
+    switch arguments[1] {
+    case "import":
+        guard arguments.count == 4 else { fail("usage: ridestore-bench import FILE DB") }
+        let store = try freshStore(arguments[3])
+        let library = TrackLibrary(store: store, userID: try await store.localUser().id)
+        let start = DispatchTime.now().uptimeNanoseconds
+        let outcome = try await library.importFile(at: URL(filePath: arguments[2]))
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        // Bytes on disk once the WAL is folded into the database, as after any quiet moment.
+        try await store.checkpoint()
+        let bytes = fileSize(arguments[3]) + fileSize(arguments[3] + "-wal")
+        json([
+            "points": outcome.pointCount, "seconds": seconds, "pointsPerSecond": Double(outcome.pointCount) / seconds,
+            "databaseBytes": bytes, "bytesPerPoint": Double(bytes) / Double(max(1, outcome.pointCount)),
+            "tracks": outcome.tracks.count,
+        ])
+
+    case "csv":
+        guard arguments.count == 4 else { fail("usage: ridestore-bench csv FILE OUT") }
+        let document = try GPXReader.read(contentsOf: URL(filePath: arguments[2]))
+        var text = ""
+        text.reserveCapacity(80 << 20)
+        var count = 0
+        for (trackIndex, track) in document.tracks.enumerated() {
+            for point in track.segments.flatMap(\.points) {
+                text += "\(trackIndex + 1),\(count),\(point.latitude),\(point.longitude),\(point.elevation.map { "\($0)" } ?? ""),\(point.time?.rfc3339 ?? "")\n"
+                count += 1
+            }
+        }
+        try Data(text.utf8).write(to: URL(filePath: arguments[3]))
+        json(["points": count])
+
+    case "read":
+        guard arguments.count == 4 else { fail("usage: ridestore-bench read FILE DB") }
+        let store = try freshStore(arguments[3])
+        let user = try await store.localUser()
+        let library = TrackLibrary(store: store, userID: user.id)
+        let outcome = try await library.importFile(at: URL(filePath: arguments[2]))
+        guard let id = outcome.tracks.first?.id else { fail("nothing imported") }
+        var points = 0
+        let timing = try await measure(runs: 9) {
+            guard let track = try await store.track(id: id, userID: user.id) else { fail("track gone") }
+            points = try track.content.document().tracks.reduce(0) { $0 + $1.segments.reduce(0) { $0 + $1.points.count } }
+        }
+        json(["points": points, "medianMilliseconds": timing.median, "bestMilliseconds": timing.best])
+
+    case "list":
+        guard arguments.count == 4, let count = Int(arguments[3]) else { fail("usage: ridestore-bench list DB COUNT") }
+        let store = try freshStore(arguments[2])
+        let user = try await store.localUser()
+        // COUNT tracks of 100 points each, a day apart, saved in one import.
+        var tracks: [NewTrack] = []
+        for index in 0..<count {
+            let start = Int64(1_500_000_000 + index * 86_400)
+            let base = 46 + Double(index % 1000) / 1000
+            var points: [TrackPoint] = []
+            for step in 0..<100 {
+                let offset = Double(step) / 10_000
+                points.append(
+                    TrackPoint(latitude: base + offset, longitude: 7 + offset, elevation: 500, time: GPXTime(secondsSince1970: start + Int64(step))))
+            }
+            let document = GPXDocument(tracks: [Track(name: "Ride \(index) to \(["the lake", "work", "the hills", "town"][index % 4])", segments: [TrackSegment(points: points)])])
+            tracks.append(NewTrack(name: document.tracks[0].name!, kind: .ride, content: TrackContent(document: document), stats: document.stats()))
+        }
+        _ = try await store.saveImport(
+            TrackImport(source: ImportSource(fileName: nil, format: .gpx, contentHash: "bench", byteCount: 0), tracks: tracks), userID: user.id)
+        var cursor: String?
+        for _ in 0..<100 { cursor = try await store.tracks(TrackQuery(limit: 50, cursor: cursor), userID: user.id).nextCursor }
+        let deepCursor = cursor
+        var listed = 0
+        let first = try await measure(runs: 51) { listed = try await store.tracks(TrackQuery(limit: 50), userID: user.id).tracks.count }
+        let deep = try await measure(runs: 51) { _ = try await store.tracks(TrackQuery(limit: 50, cursor: deepCursor), userID: user.id) }
+        let search = try await measure(runs: 51) { _ = try await store.tracks(TrackQuery(search: "lake", limit: 50), userID: user.id) }
+        json([
+            "tracks": count, "listed": listed, "firstPageMedianMilliseconds": first.median, "deepPageMedianMilliseconds": deep.median,
+            "searchMedianMilliseconds": search.median,
+        ])
+
+    default:
+        fail("unknown command \(arguments[1])")
+    }
+} catch {
+    fail("\(error)")
+}

@@ -1,0 +1,42 @@
+/// What a saved track is, as the user sets it: an activity that was recorded, or a planned route.
+///
+/// A route has no recorded times worth measuring; its figures (distance, climb) are computed with the ride
+/// thresholds, which only matter for moving time and speed.
+public enum TrackKind: String, CaseIterable, Sendable, Codable {
+    case ride, run, walk, route
+
+    /// The thresholds the stats of this kind are computed with.
+    public var activity: ActivityKind {
+        switch self {
+        case .ride, .route: return .ride
+        case .run: return .run
+        case .walk: return .walk
+        }
+    }
+
+    /// The kind of a recorded activity.
+    public init(activity: ActivityKind) {
+        switch activity {
+        case .ride: self = .ride
+        case .run: self = .run
+        case .walk: self = .walk
+        }
+    }
+
+    /// The kind a GPX `type` names, as apps write it (`cycling`, `biking`, `Run`, `running`, `hiking` …), or nil.
+    ///
+    ///     TrackKind(gpxType: "Cycling")  // .ride
+    public init?(gpxType: String) {
+        let type = gpxType.lowercased()
+        let words: [(TrackKind, [String])] = [
+            (.ride, ["cycl", "bik", "ride", "riding", "bicycl", "velo"]),
+            (.run, ["run", "jog"]),
+            (.walk, ["walk", "hik", "trek"]),
+        ]
+        for (kind, stems) in words where stems.contains(where: { type.contains($0) }) {
+            self = kind
+            return
+        }
+        return nil
+    }
+}

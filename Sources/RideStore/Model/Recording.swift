@@ -1,0 +1,93 @@
+import Foundation
+import RideKit
+
+/// A ride being recorded: a track whose points are appended in batches as they arrive (DESIGN 2.1, 6).
+public struct Recording: Sendable, Hashable, Identifiable {
+    public var id: RecordingID
+    public var userID: UserID
+    /// The track the points go to (state `.recording` until stopped).
+    public var trackID: TrackID
+    public var deviceID: DeviceID?
+    public var state: RecordingState
+    /// The planned route followed, if any.
+    public var routeTrackID: TrackID?
+    /// The highest client sequence number stored: a fix at or below it is a replay and is not stored again.
+    public var lastClientSequence: Int64?
+    public var startedAt: Date
+    public var updatedAt: Date
+    public var stoppedAt: Date?
+    /// Points stored so far, and segments (a pause starts a new one on resume).
+    public var pointCount: Int
+    public var segmentCount: Int
+
+    public init(
+        id: RecordingID, userID: UserID, trackID: TrackID, deviceID: DeviceID? = nil, state: RecordingState,
+        routeTrackID: TrackID? = nil, lastClientSequence: Int64? = nil, startedAt: Date, updatedAt: Date,
+        stoppedAt: Date? = nil, pointCount: Int = 0, segmentCount: Int = 1
+    ) {
+        self.id = id
+        self.userID = userID
+        self.trackID = trackID
+        self.deviceID = deviceID
+        self.state = state
+        self.routeTrackID = routeTrackID
+        self.lastClientSequence = lastClientSequence
+        self.startedAt = startedAt
+        self.updatedAt = updatedAt
+        self.stoppedAt = stoppedAt
+        self.pointCount = pointCount
+        self.segmentCount = segmentCount
+    }
+}
+
+/// Where a recording is in Start / Pause / Resume / Stop.
+public enum RecordingState: String, Sendable, Hashable, Codable, CaseIterable {
+    case recording, paused, stopped
+}
+
+/// What it takes to start recording.
+public struct NewRecording: Sendable, Hashable {
+    public var name: String
+    public var kind: TrackKind
+    public var source: TrackSource
+    public var deviceID: DeviceID?
+    public var routeTrackID: TrackID?
+
+    public init(
+        name: String, kind: TrackKind = .ride, source: TrackSource = .recording, deviceID: DeviceID? = nil,
+        routeTrackID: TrackID? = nil
+    ) {
+        self.name = name
+        self.kind = kind
+        self.source = source
+        self.deviceID = deviceID
+        self.routeTrackID = routeTrackID
+    }
+}
+
+/// One fix as a client sent it, with the client's sequence number (increasing per recording).
+public struct RecordedFix: Sendable, Hashable {
+    public var sequence: Int64
+    public var point: TrackPoint
+
+    public init(sequence: Int64, point: TrackPoint) {
+        self.sequence = sequence
+        self.point = point
+    }
+}
+
+/// What appending a batch of fixes did.
+public struct FixAppendResult: Sendable, Hashable {
+    /// The recording after the batch.
+    public var recording: Recording
+    /// The points stored by this call, in order (the line to extend on the map).
+    public var appended: [TrackPoint]
+    /// Fixes not stored again: their sequence number was already stored (a batch sent twice).
+    public var replayedCount: Int
+
+    public init(recording: Recording, appended: [TrackPoint], replayedCount: Int) {
+        self.recording = recording
+        self.appended = appended
+        self.replayedCount = replayedCount
+    }
+}

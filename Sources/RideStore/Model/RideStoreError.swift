@@ -1,0 +1,29 @@
+/// Why the store refused or failed; each case says what a user can do about it.
+public enum RideStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No such thing for this user (or it was deleted).
+    case notFound(kind: String, id: String)
+    /// A value that cannot be stored as it is.
+    case invalid(field: String, reason: String)
+    /// The request clashes with what is stored (a name already taken, a recording already stopped …).
+    case conflict(String)
+    /// Stored data could not be read back.
+    case damaged(String)
+    /// The database failed (disk full, locked by another program, unreadable file …).
+    case database(String)
+    /// A file to import is not a track file bikeride can read; `reason` says where and why.
+    case invalidFile(path: String, reason: String)
+    /// A file or folder could not be read or written.
+    case io(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let kind, let id): return "no \(kind) with id \(id)"
+        case .invalid(let field, let reason): return "\(field): \(reason)"
+        case .conflict(let reason): return reason
+        case .damaged(let reason): return "stored data is damaged: \(reason)"
+        case .database(let reason): return "database error: \(reason)"
+        case .invalidFile(let path, let reason): return "\(path): \(reason)"
+        case .io(let path, let reason): return "\(path): \(reason)"
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import RideKit
+
+/// Everything one file brings, saved in one transaction by `RideStore.saveImport(_:userID:)`: all of it or
+/// nothing.
+public struct TrackImport: Sendable {
+    /// The file it came from.
+    public var source: ImportSource
+    /// The tracks to save (at least one).
+    public var tracks: [NewTrack]
+    /// Places made from the file's waypoints, when asked.
+    public var places: [NewPlace]
+    /// Save even when a file with the same content hash was imported before and some of its tracks are
+    /// still there.
+    public var allowsDuplicate: Bool
+    /// Replace this track's content and figures (keeping its id) instead of adding tracks: a file in the
+    /// documents folder that changed. `tracks` must then hold exactly one.
+    public var replacing: TrackID?
+
+    public init(
+        source: ImportSource, tracks: [NewTrack], places: [NewPlace] = [], allowsDuplicate: Bool = false,
+        replacing: TrackID? = nil
+    ) {
+        self.source = source
+        self.tracks = tracks
+        self.places = places
+        self.allowsDuplicate = allowsDuplicate
+        self.replacing = replacing
+    }
+}
+
+/// The file an import came from.
+public struct ImportSource: Sendable, Hashable {
+    /// The file's name (not its path), for the record.
+    public var fileName: String?
+    public var format: TrackFileFormat
+    /// SHA-256 of the file's bytes, lower-case hex: the same file imported twice is found by it.
+    public var contentHash: String
+    public var byteCount: Int
+
+    public init(fileName: String?, format: TrackFileFormat, contentHash: String, byteCount: Int) {
+        self.fileName = fileName
+        self.format = format
+        self.contentHash = contentHash
+        self.byteCount = byteCount
+    }
+}
+
+/// A track to save.
+public struct NewTrack: Sendable {
+    public var name: String
+    public var kind: TrackKind
+    public var source: TrackSource
+    public var content: TrackContent
+    /// Figures computed by RideKit from `content` with `kind`'s thresholds.
+    public var stats: TrackStats
+    /// Its file in the documents folder, when it came from there.
+    public var documentName: String?
+    /// The shape for the list's small picture, when the caller has it (an import sees every point once);
+    /// nil lets the store compute it from `content`.
+    public var preview: [Coordinate]?
+
+    public init(
+        name: String, kind: TrackKind, source: TrackSource = .file, content: TrackContent, stats: TrackStats,
+        documentName: String? = nil, preview: [Coordinate]? = nil
+    ) {
+        self.name = name
+        self.kind = kind
+        self.source = source
+        self.content = content
+        self.stats = stats
+        self.documentName = documentName
+        self.preview = preview
+    }
+}
+
+/// What an import did.
+public enum TrackImportResult: Sendable, Hashable {
+    /// Saved: the new (or replaced) tracks, in file order, and the places made.
+    case imported(ImportID, tracks: [TrackSummary], places: [PlaceID])
+    /// Not saved: a file with the same content was imported before and these of its tracks are still there.
+    case duplicate(of: [TrackID])
+}
+
+/// Changes to a saved track; nil fields stay as they are.
+public struct TrackChanges: Sendable {
+    public var name: String?
+    public var kind: TrackKind?
+    /// New figures (after a change of kind, whose thresholds differ).
+    public var stats: TrackStats?
+    public var documentName: String?
+
+    public init(name: String? = nil, kind: TrackKind? = nil, stats: TrackStats? = nil, documentName: String? = nil) {
+        self.name = name
+        self.kind = kind
+        self.stats = stats
+        self.documentName = documentName
+    }
+}
+
+/// Which tracks to list: newest first, a page at a time.
+public struct TrackQuery: Sendable, Hashable {
+    /// Tracks whose name contains this text (case-insensitive for ASCII letters).
+    public var search: String?
+    /// At most this many (1…1000).
+    public var limit: Int
+    /// Where the previous page ended (`TrackPage.nextCursor`).
+    public var cursor: String?
+    public var kinds: Set<TrackKind>?
+    /// Also list tracks that are still being recorded.
+    public var includesRecordings: Bool
+    /// List deleted tracks that can still be restored, instead of the others.
+    public var deletedOnly: Bool
+
+    public init(
+        search: String? = nil, limit: Int = 50, cursor: String? = nil, kinds: Set<TrackKind>? = nil,
+        includesRecordings: Bool = false, deletedOnly: Bool = false
+    ) {
+        self.search = search
+        self.limit = limit
+        self.cursor = cursor
+        self.kinds = kinds
+        self.includesRecordings = includesRecordings
+        self.deletedOnly = deletedOnly
+    }
+
+    /// The largest page.
+    public static let maximumLimit = 1000
+}
+
+/// One page of the Tracks list.
+public struct TrackPage: Sendable, Hashable {
+    public var tracks: [TrackSummary]
+    /// Pass it as `TrackQuery.cursor` for the next page; nil on the last.
+    public var nextCursor: String?
+
+    public init(tracks: [TrackSummary], nextCursor: String?) {
+        self.tracks = tracks
+        self.nextCursor = nextCursor
+    }
+}

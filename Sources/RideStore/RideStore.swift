@@ -1,0 +1,109 @@
+import Foundation
+import RideKit
+
+/// Everything bikeride stores and asks, behind one interface: users, devices, tracks with their points,
+/// recordings in progress, places with notes, photos and labels, and what the documents folder held.
+///
+/// The server and the command line use only this protocol, so that another implementation (PostgreSQL, for
+/// several server instances) can stand beside `SQLiteRideStore` and pass the same test suite. Every method
+/// that touches someone's data takes their `UserID` and sees only that user's rows: an id of another user's
+/// track is "not found". Each call is one transaction: it happens whole or not at all.
+///
+/// Errors are `RideStoreError`.
+public protocol RideStore: Sendable {
+    // MARK: Users and devices
+
+    /// The one user of the embedded single-user setup, created on first call.
+    func localUser() async throws -> User
+    /// A new user; the name must be unused.
+    func createUser(name: String, passwordHash: String?) async throws -> User
+    func user(id: UserID) async throws -> User?
+    func user(named name: String) async throws -> User?
+
+    func createDevice(_ device: NewDevice, userID: UserID) async throws -> Device
+    func devices(userID: UserID) async throws -> [Device]
+    /// The device a token hash belongs to, whoever its user (how a phone app's post is authenticated).
+    func device(tokenHash: String) async throws -> Device?
+    func markDeviceSeen(id: DeviceID, at date: Date) async throws
+    /// Returns false when there was no such device.
+    func deleteDevice(id: DeviceID, userID: UserID) async throws -> Bool
+
+    // MARK: Tracks
+
+    /// Saves every track (and place) of one file in one transaction, unless the same content was imported
+    /// before and some of its tracks remain (`.duplicate`), or replaces one track's content (`replacing`).
+    func saveImport(_ batch: TrackImport, userID: UserID) async throws -> TrackImportResult
+    /// The undeleted tracks of earlier imports of a file with this SHA-256 (lower-case hex), in file order:
+    /// what `saveImport` would call a duplicate, asked before reading a big file.
+    func importedTracks(contentHash: String, userID: UserID) async throws -> [TrackID]
+    /// One page of tracks, newest first (by start time, else save time), optionally filtered.
+    func tracks(_ query: TrackQuery, userID: UserID) async throws -> TrackPage
+    /// How many complete, undeleted tracks the user has.
+    func trackCount(userID: UserID) async throws -> Int
+    func trackSummary(id: TrackID, userID: UserID) async throws -> TrackSummary?
+    /// A track whole, its points included (deleted tracks too, until purged).
+    func track(id: TrackID, userID: UserID) async throws -> StoredTrack?
+    func updateTrack(id: TrackID, userID: UserID, _ changes: TrackChanges) async throws -> TrackSummary
+    /// Deletes tracks so that `restoreTracks` can still bring them back (undo); returns those deleted.
+    func deleteTracks(ids: [TrackID], userID: UserID) async throws -> [TrackID]
+    /// Brings back deleted tracks that were not purged yet; returns those restored.
+    func restoreTracks(ids: [TrackID], userID: UserID) async throws -> [TrackID]
+    /// Removes for good the tracks deleted before `date` (of every user); returns them as they were.
+    func purgeDeletedTracks(deletedBefore date: Date) async throws -> [TrackSummary]
+    /// Removes tracks for good at once, deleted or not (no undo); returns them as they were.
+    func purgeTracks(ids: [TrackID], userID: UserID) async throws -> [TrackSummary]
+
+    // MARK: Recordings
+
+    /// Starts a recording: a new track in state `.recording` with one empty segment.
+    func startRecording(_ request: NewRecording, userID: UserID) async throws -> Recording
+    func recording(id: RecordingID, userID: UserID) async throws -> Recording?
+    /// Recordings not stopped yet, newest first.
+    func activeRecordings(userID: UserID) async throws -> [Recording]
+    /// Appends the fixes whose sequence number is above the last one stored, in sequence order, to the
+    /// track's last segment: a batch sent twice is stored once. Refused once the recording is stopped.
+    func appendFixes(_ fixes: [RecordedFix], recordingID: RecordingID, userID: UserID) async throws -> FixAppendResult
+    func pauseRecording(id: RecordingID, userID: UserID) async throws -> Recording
+    /// Resumes a paused recording in a new segment.
+    func resumeRecording(id: RecordingID, userID: UserID) async throws -> Recording
+    /// Stops the recording and completes its track with the given figures; returns the saved track.
+    func stopRecording(id: RecordingID, userID: UserID, stats: TrackStats) async throws -> TrackSummary
+
+    // MARK: Places
+
+    func createPlace(_ place: NewPlace, userID: UserID) async throws -> Place
+    func places(_ query: PlaceQuery, userID: UserID) async throws -> [Place]
+    func place(id: PlaceID, userID: UserID) async throws -> Place?
+    func updatePlace(id: PlaceID, userID: UserID, _ changes: PlaceChanges) async throws -> Place
+    /// Deletes places with their notes and photos; returns those deleted.
+    func deletePlaces(ids: [PlaceID], userID: UserID) async throws -> [PlaceID]
+
+    /// A place's notes, oldest first, each with what is known of its photos.
+    func notes(placeID: PlaceID, userID: UserID) async throws -> [PlaceNote]
+    func addNote(placeID: PlaceID, body: String, userID: UserID) async throws -> PlaceNote
+    func updateNote(id: NoteID, body: String, userID: UserID) async throws -> PlaceNote
+    func deleteNote(id: NoteID, userID: UserID) async throws -> Bool
+
+    func addPhoto(noteID: NoteID, mediaType: String, bytes: Data, userID: UserID) async throws -> PhotoInfo
+    func photo(id: PhotoID, userID: UserID) async throws -> PhotoData?
+    func deletePhoto(id: PhotoID, userID: UserID) async throws -> Bool
+
+    /// The user's labels by name.
+    func labels(userID: UserID) async throws -> [PlaceLabel]
+    /// A new label; the name must be unused by this user; the colour is `#RRGGBB`.
+    func createLabel(name: String, color: String, userID: UserID) async throws -> PlaceLabel
+    func updateLabel(id: LabelID, name: String?, color: String?, userID: UserID) async throws -> PlaceLabel
+    func deleteLabel(id: LabelID, userID: UserID) async throws -> Bool
+    /// Sets exactly which labels a place carries.
+    func setLabels(_ labelIDs: [LabelID], placeID: PlaceID, userID: UserID) async throws -> Place
+
+    // MARK: Documents folder
+
+    /// What the last sync saw of each file of the user's documents folder.
+    func documentFiles(userID: UserID) async throws -> [DocumentFile]
+    /// Remembers a file as synced (after importing it or writing it).
+    func saveDocumentFile(_ file: DocumentFile, userID: UserID) async throws
+    func removeDocumentFile(path: String, userID: UserID) async throws
+    /// Complete tracks that have no file in the documents folder yet, oldest first.
+    func tracksWithoutDocument(userID: UserID, limit: Int) async throws -> [TrackSummary]
+}

@@ -1,0 +1,26 @@
+import Foundation
+import GRDB
+import RideKit
+
+/// What every record of the SQLite store shares: Codable persistence with dates stored as milliseconds
+/// since 1970 (an integer: sortable, compact, and read without a date formatter).
+protocol StoreRecord: Codable, FetchableRecord, PersistableRecord {}
+
+extension StoreRecord {
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .millisecondsSince1970 }
+    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .millisecondsSince1970 }
+}
+
+/// Ids are stored as their 8 characters.
+extension ShortID: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { rawValue.databaseValue }
+
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> ShortID? {
+        String.fromDatabaseValue(dbValue).flatMap(ShortID.init)
+    }
+}
+
+extension TrackKind: DatabaseValueConvertible {}
+extension TrackSource: DatabaseValueConvertible {}
+extension TrackState: DatabaseValueConvertible {}
+extension RecordingState: DatabaseValueConvertible {}

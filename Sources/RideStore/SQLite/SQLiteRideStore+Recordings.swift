@@ -1,0 +1,200 @@
+import Foundation
+import GRDB
+import RideKit
+
+extension SQLiteRideStore {
+    public func startRecording(_ request: NewRecording, userID: UserID) async throws -> Recording {
+        try Self.validate(name: request.name)
+        return try await write { db in
+            try Self.requireUser(db, userID)
+            if let route = request.routeTrackID, try Self.optionalSummary(db, id: route, userID: userID) == nil {
+                throw RideStoreError.notFound(kind: "track", id: route.rawValue)
+            }
+            if let device = request.deviceID,
+                try DeviceRecord.filter(key: device).filter(DeviceRecord.Columns.userId == userID).fetchCount(db) == 0
+            {
+                throw RideStoreError.notFound(kind: "device", id: device.rawValue)
+            }
+            let now = Self.now()
+            let trackID = try Self.freshID(db, table: "track")
+            var record = Self.emptyRecord(id: trackID, userID: userID, name: request.name, kind: request.kind, source: request.source, now: now)
+            let content = TrackContent(creator: GPXWriter.defaultCreator, tracks: [PackedTrack(header: Track(name: Self.cleanName(request.name)), segments: [PackedSegment()])])
+            try Self.fill(
+                &record, with: NewTrack(name: request.name, kind: request.kind, content: content, stats: TrackStats(activity: request.kind.activity), preview: []),
+                importID: nil, position: 0, now: now)
+            record.state = .recording
+            try record.insert(db)
+            try Self.insertContent(content, trackID: trackID, db)
+            let recording = RecordingRecord(
+                id: try Self.freshID(db, table: "recording"), userId: userID, trackId: trackID, deviceId: request.deviceID,
+                state: .recording, routeTrackId: request.routeTrackID, lastClientSequence: nil, startedAt: now, updatedAt: now)
+            try recording.insert(db)
+            return try Self.recording(db, recording)
+        }
+    }
+
+    public func recording(id: RecordingID, userID: UserID) async throws -> Recording? {
+        try await read { db in
+            guard let record = try Self.recordingRecord(db, id: id, userID: userID) else { return nil }
+            return try Self.recording(db, record)
+        }
+    }
+
+    public func activeRecordings(userID: UserID) async throws -> [Recording] {
+        try await read { db in
+            try RecordingRecord.filter(RecordingRecord.Columns.userId == userID && RecordingRecord.Columns.state != RecordingState.stopped)
+                .order(RecordingRecord.Columns.startedAt.desc).fetchAll(db).map { try Self.recording(db, $0) }
+        }
+    }
+
+    public func appendFixes(_ fixes: [RecordedFix], recordingID: RecordingID, userID: UserID) async throws -> FixAppendResult {
+        for fix in fixes {
+            let point = fix.point
+            guard point.coordinate.isValid else {
+                throw RideStoreError.invalid(field: "fix \(fix.sequence)", reason: "position \(point.latitude), \(point.longitude) is not a valid coordinate")
+            }
+            for value in [point.elevation, point.speedMetersPerSecond, point.courseDegrees] {
+                if let value, !value.isFinite { throw RideStoreError.invalid(field: "fix \(fix.sequence)", reason: "holds a value that is not a finite number") }
+            }
+        }
+        return try await write { db in
+            guard var record = try Self.recordingRecord(db, id: recordingID, userID: userID) else {
+                throw RideStoreError.notFound(kind: "recording", id: recordingID.rawValue)
+            }
+            guard record.state != .stopped else { throw RideStoreError.conflict("recording \(recordingID) is stopped") }
+            var fresh: [RecordedFix] = []
+            var last = record.lastClientSequence
+            for fix in fixes.sorted(by: { $0.sequence < $1.sequence }) where last == nil || fix.sequence > last! {
+                fresh.append(fix)
+                last = fix.sequence
+            }
+            let points = fresh.map(\.point)
+            if !points.isEmpty {
+                try Self.appendPoints(points, trackID: record.trackId, db)
+                record.lastClientSequence = last
+            }
+            record.updatedAt = Self.now()
+            try record.update(db)
+            return FixAppendResult(recording: try Self.recording(db, record), appended: points, replayedCount: fixes.count - points.count)
+        }
+    }
+
+    public func pauseRecording(id: RecordingID, userID: UserID) async throws -> Recording {
+        try await write { db in
+            guard var record = try Self.recordingRecord(db, id: id, userID: userID) else {
+                throw RideStoreError.notFound(kind: "recording", id: id.rawValue)
+            }
+            guard record.state != .stopped else { throw RideStoreError.conflict("recording \(id) is stopped") }
+            if record.state == .recording {
+                record.state = .paused
+                record.updatedAt = Self.now()
+                try record.update(db)
+            }
+            return try Self.recording(db, record)
+        }
+    }
+
+    public func resumeRecording(id: RecordingID, userID: UserID) async throws -> Recording {
+        try await write { db in
+            guard var record = try Self.recordingRecord(db, id: id, userID: userID) else {
+                throw RideStoreError.notFound(kind: "recording", id: id.rawValue)
+            }
+            guard record.state != .stopped else { throw RideStoreError.conflict("recording \(id) is stopped") }
+            if record.state == .paused {
+                // Pause starts a new segment (DESIGN 2.1); an empty one left by a pause without fixes is reused.
+                let last = try Row.fetchOne(
+                    db, sql: "SELECT position, pointCount FROM segment WHERE trackId = ? AND role = 0 AND part = 0 ORDER BY position DESC LIMIT 1",
+                    arguments: [record.trackId])
+                let position: Int = last?[0] ?? -1
+                let count: Int = last?[1] ?? 0
+                if position < 0 || count > 0 {
+                    try Self.insertPoints(PackedPoints(), trackID: record.trackId, role: .trackSegment, part: 0, position: position + 1, db)
+                    try db.execute(sql: "UPDATE track SET segmentCount = segmentCount + 1 WHERE id = ?", arguments: [record.trackId])
+                }
+                record.state = .recording
+                record.updatedAt = Self.now()
+                try record.update(db)
+            }
+            return try Self.recording(db, record)
+        }
+    }
+
+    public func stopRecording(id: RecordingID, userID: UserID, stats: TrackStats) async throws -> TrackSummary {
+        try await write { db in
+            guard var record = try Self.recordingRecord(db, id: id, userID: userID) else {
+                throw RideStoreError.notFound(kind: "recording", id: id.rawValue)
+            }
+            if record.state != .stopped {
+                let now = Self.now()
+                record.state = .stopped
+                record.stoppedAt = now
+                record.updatedAt = now
+                try record.update(db)
+                guard var track = try TrackRecord.fetchOne(db, key: record.trackId) else {
+                    throw RideStoreError.notFound(kind: "track", id: record.trackId.rawValue)
+                }
+                var content = try TrackHeaderCodec.decode(track.gpxHeader, version: track.gpxVersion, creator: track.gpxCreator)
+                try Self.loadPoints(into: &content, trackID: track.id, db)
+                try track.apply(stats)
+                track.state = .complete
+                track.updatedAt = now
+                track.segmentCount = content.segmentCount
+                track.pointCount = content.trackPointCount
+                track.preview = PreviewCodec.encode(PreviewCodec.preview(of: content))
+                track.gpxHeader = TrackHeaderCodec.encode(content)
+                try track.update(db)
+            }
+            return try Self.summary(db, id: record.trackId, userID: userID)
+        }
+    }
+
+    // MARK: Helpers
+
+    static func recordingRecord(_ db: Database, id: RecordingID, userID: UserID) throws -> RecordingRecord? {
+        try RecordingRecord.filter(key: id).filter(RecordingRecord.Columns.userId == userID).fetchOne(db)
+    }
+
+    static func recording(_ db: Database, _ record: RecordingRecord) throws -> Recording {
+        let counts = try Row.fetchOne(db, sql: "SELECT pointCount, segmentCount FROM track WHERE id = ?", arguments: [record.trackId])
+        return Recording(
+            id: record.id, userID: record.userId, trackID: record.trackId, deviceID: record.deviceId, state: record.state,
+            routeTrackID: record.routeTrackId, lastClientSequence: record.lastClientSequence, startedAt: record.startedAt,
+            updatedAt: record.updatedAt, stoppedAt: record.stoppedAt, pointCount: counts?[0] ?? 0, segmentCount: counts?[1] ?? 0)
+    }
+
+    /// Appends points to the last segment of the track's first `trk`: the last block is filled up (decoded,
+    /// extended, packed again: at most 1,024 points), then new blocks follow.
+    static func appendPoints(_ points: [TrackPoint], trackID: TrackID, _ db: Database) throws {
+        guard let segment = try Row.fetchOne(
+            db, sql: "SELECT id FROM segment WHERE trackId = ? AND role = 0 AND part = 0 ORDER BY position DESC LIMIT 1",
+            arguments: [trackID])
+        else { throw RideStoreError.damaged("recording track \(trackID) has no segment") }
+        let segmentID: Int64 = segment[0]
+        var remaining = points[...]
+        var nextPosition = 0
+        if let last = try Row.fetchOne(
+            db, sql: "SELECT id, position, pointCount, data FROM pointBlock WHERE segmentId = ? ORDER BY position DESC LIMIT 1",
+            arguments: [segmentID])
+        {
+            let count: Int = last[2]
+            nextPosition = (last[1] as Int) + 1
+            if count < PackedPoints.blockCapacity {
+                var blockPoints = try PointBlock(pointCount: count, data: last[3]).points()
+                let taken = remaining.prefix(PackedPoints.blockCapacity - count)
+                blockPoints += taken
+                remaining = remaining.dropFirst(taken.count)
+                let block = PointBlock(points: blockPoints[...])
+                try db.execute(
+                    sql: "UPDATE pointBlock SET pointCount = ?, data = ? WHERE id = ?",
+                    arguments: [block.pointCount, block.data, last[0] as Int64])
+            }
+        }
+        if !remaining.isEmpty {
+            try insertBlocks(PackedPoints(remaining).packedBlocks, segmentID: segmentID, firstPosition: nextPosition, db)
+        }
+        try db.execute(sql: "UPDATE segment SET pointCount = pointCount + ? WHERE id = ?", arguments: [points.count, segmentID])
+        try db.execute(
+            sql: "UPDATE track SET pointCount = pointCount + ?, updatedAt = ? WHERE id = ?",
+            arguments: [points.count, Self.milliseconds(Self.now()), trackID])
+    }
+}

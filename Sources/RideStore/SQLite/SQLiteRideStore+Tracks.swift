@@ -1,0 +1,345 @@
+import Foundation
+import GRDB
+import RideKit
+
+extension SQLiteRideStore {
+    public func saveImport(_ batch: TrackImport, userID: UserID) async throws -> TrackImportResult {
+        guard !batch.tracks.isEmpty else { throw RideStoreError.invalid(field: "tracks", reason: "an import needs at least one track") }
+        if batch.replacing != nil, batch.tracks.count != 1 {
+            throw RideStoreError.invalid(field: "tracks", reason: "replacing a track takes exactly one track")
+        }
+        for track in batch.tracks { try Self.validate(name: track.name) }
+        for place in batch.places { try Self.validate(place) }
+        return try await write { db in
+            try Self.requireUser(db, userID)
+            if batch.replacing == nil, !batch.allowsDuplicate {
+                let existing = try Self.importedTracks(db, contentHash: batch.source.contentHash, userID: userID)
+                if !existing.isEmpty { return .duplicate(of: existing) }
+            }
+            let now = Self.now()
+            let importRecord = ImportRecord(
+                id: try Self.freshID(db, table: "trackImport"), userId: userID, contentHash: batch.source.contentHash,
+                fileName: batch.source.fileName, format: batch.source.format.rawValue, byteCount: batch.source.byteCount,
+                importedAt: now)
+            try importRecord.insert(db)
+
+            var summaries: [TrackSummary] = []
+            if let replacing = batch.replacing {
+                guard var record = try TrackRecord.filter(key: replacing).filter(TrackRecord.Columns.userId == userID).fetchOne(db) else {
+                    throw RideStoreError.notFound(kind: "track", id: replacing.rawValue)
+                }
+                let track = batch.tracks[0]
+                try db.execute(sql: "DELETE FROM segment WHERE trackId = ?", arguments: [replacing])
+                try Self.fill(&record, with: track, importID: importRecord.id, position: 0, now: now)
+                try record.update(db)
+                try Self.insertContent(track.content, trackID: replacing, db)
+                summaries.append(try Self.summary(db, id: replacing, userID: userID))
+            } else {
+                for (position, track) in batch.tracks.enumerated() {
+                    let id = try Self.freshID(db, table: "track")
+                    var record = Self.emptyRecord(id: id, userID: userID, name: track.name, kind: track.kind, source: track.source, now: now)
+                    try Self.fill(&record, with: track, importID: importRecord.id, position: position, now: now)
+                    try record.insert(db)
+                    try Self.insertContent(track.content, trackID: id, db)
+                    summaries.append(try Self.summary(db, id: id, userID: userID))
+                }
+            }
+            var placeIDs: [PlaceID] = []
+            for place in batch.places { placeIDs.append(try Self.insertPlace(place, userID: userID, now: now, db).id) }
+            return .imported(importRecord.id, tracks: summaries, places: placeIDs)
+        }
+    }
+
+    public func importedTracks(contentHash: String, userID: UserID) async throws -> [TrackID] {
+        try await read { db in try Self.importedTracks(db, contentHash: contentHash, userID: userID) }
+    }
+
+    static func importedTracks(_ db: Database, contentHash: String, userID: UserID) throws -> [TrackID] {
+        try TrackID.fetchAll(
+            db,
+            sql: """
+                SELECT track.id FROM track JOIN trackImport ON track.importId = trackImport.id
+                WHERE trackImport.userId = ? AND trackImport.contentHash = ? AND track.deletedAt IS NULL
+                ORDER BY track.createdAt, track.importPosition
+                """,
+            arguments: [userID, contentHash])
+    }
+
+    public func tracks(_ query: TrackQuery, userID: UserID) async throws -> TrackPage {
+        guard (1...TrackQuery.maximumLimit).contains(query.limit) else {
+            throw RideStoreError.invalid(field: "limit", reason: "must be between 1 and \(TrackQuery.maximumLimit)")
+        }
+        let after = try query.cursor.map { cursor in
+            guard let parsed = Self.parseCursor(cursor) else {
+                throw RideStoreError.invalid(field: "cursor", reason: "'\(cursor)' is not a cursor this store returned")
+            }
+            return parsed
+        }
+        return try await read { db in
+            var conditions = ["userId = ?", query.deletedOnly ? "deletedAt IS NOT NULL" : "deletedAt IS NULL"]
+            var arguments: StatementArguments = [userID]
+            if !query.includesRecordings {
+                conditions.append("state = ?")
+                _ = arguments.append(contentsOf: [TrackState.complete])
+            }
+            if let kinds = query.kinds {
+                let sorted = kinds.map(\.rawValue).sorted()
+                conditions.append("kind IN (\(sorted.map { _ in "?" }.joined(separator: ", ")))")
+                _ = arguments.append(contentsOf: StatementArguments(sorted))
+            }
+            if let search = query.search?.trimmingCharacters(in: .whitespacesAndNewlines), !search.isEmpty {
+                conditions.append("name LIKE ? ESCAPE '\\'")
+                _ = arguments.append(contentsOf: ["%" + Self.escapeLike(search) + "%"])
+            }
+            if let after {
+                conditions.append("(sortKey, id) < (?, ?)")
+                _ = arguments.append(contentsOf: [after.sortKey, after.id])
+            }
+            let sql = """
+                SELECT \(TrackSummaryRow.selectionSQL) FROM track INDEXED BY track_list
+                WHERE \(conditions.joined(separator: " AND "))
+                ORDER BY sortKey DESC, id DESC LIMIT \(query.limit + 1)
+                """
+            let rows = try TrackSummaryRow.fetchAll(db, sql: sql, arguments: arguments)
+            let page = Array(rows.prefix(query.limit))
+            let next = rows.count > query.limit ? page.last.map { "\($0.sortKey).\($0.id.rawValue)" } : nil
+            return TrackPage(tracks: page.map(\.summary), nextCursor: next)
+        }
+    }
+
+    public func trackCount(userID: UserID) async throws -> Int {
+        try await read { db in
+            try TrackRecord.filter(TrackRecord.Columns.userId == userID && TrackRecord.Columns.deletedAt == nil)
+                .filter(TrackRecord.Columns.state == TrackState.complete).fetchCount(db)
+        }
+    }
+
+    public func trackSummary(id: TrackID, userID: UserID) async throws -> TrackSummary? {
+        try await read { db in try Self.optionalSummary(db, id: id, userID: userID) }
+    }
+
+    public func track(id: TrackID, userID: UserID) async throws -> StoredTrack? {
+        try await read { db in
+            guard let record = try TrackRecord.filter(key: id).filter(TrackRecord.Columns.userId == userID).fetchOne(db) else {
+                return nil
+            }
+            var content = try TrackHeaderCodec.decode(record.gpxHeader, version: record.gpxVersion, creator: record.gpxCreator)
+            try Self.loadPoints(into: &content, trackID: id, db)
+            guard let summary = try Self.optionalSummary(db, id: id, userID: userID) else { return nil }
+            return StoredTrack(summary: summary, stats: try record.decodedStats(), content: content)
+        }
+    }
+
+    public func updateTrack(id: TrackID, userID: UserID, _ changes: TrackChanges) async throws -> TrackSummary {
+        if let name = changes.name { try Self.validate(name: name) }
+        return try await write { db in
+            guard var record = try TrackRecord.filter(key: id).filter(TrackRecord.Columns.userId == userID).fetchOne(db) else {
+                throw RideStoreError.notFound(kind: "track", id: id.rawValue)
+            }
+            if let name = changes.name {
+                record.name = Self.cleanName(name)
+                // A renamed track exports with its new name: the `trk` (or the route) it holds is renamed too.
+                var content = try TrackHeaderCodec.decode(record.gpxHeader, version: record.gpxVersion, creator: record.gpxCreator)
+                if content.tracks.count == 1 {
+                    content.tracks[0].header.name = record.name
+                    record.gpxHeader = TrackHeaderCodec.encode(content)
+                } else if content.tracks.isEmpty, content.routes.count == 1 {
+                    content.routes[0].header.name = record.name
+                    record.gpxHeader = TrackHeaderCodec.encode(content)
+                }
+            }
+            if let kind = changes.kind { record.kind = kind }
+            if let stats = changes.stats { try record.apply(stats) }
+            if let documentName = changes.documentName { record.documentName = documentName }
+            record.updatedAt = Self.now()
+            try record.update(db)
+            return try Self.summary(db, id: id, userID: userID)
+        }
+    }
+
+    public func deleteTracks(ids: [TrackID], userID: UserID) async throws -> [TrackID] {
+        try await write { db in
+            let found = try TrackRecord.select(TrackRecord.Columns.id, as: TrackID.self)
+                .filter(keys: ids).filter(TrackRecord.Columns.userId == userID && TrackRecord.Columns.deletedAt == nil)
+                .fetchAll(db)
+            try TrackRecord.filter(keys: found).updateAll(db, TrackRecord.Columns.deletedAt.set(to: Self.milliseconds(Self.now())))
+            return ids.filter(found.contains)
+        }
+    }
+
+    public func restoreTracks(ids: [TrackID], userID: UserID) async throws -> [TrackID] {
+        try await write { db in
+            let found = try TrackRecord.select(TrackRecord.Columns.id, as: TrackID.self)
+                .filter(keys: ids).filter(TrackRecord.Columns.userId == userID && TrackRecord.Columns.deletedAt != nil)
+                .fetchAll(db)
+            try TrackRecord.filter(keys: found).updateAll(db, TrackRecord.Columns.deletedAt.set(to: nil))
+            return ids.filter(found.contains)
+        }
+    }
+
+    public func purgeDeletedTracks(deletedBefore date: Date) async throws -> [TrackSummary] {
+        try await write { db in
+            let rows = try TrackSummaryRow.filter(TrackRecord.Columns.deletedAt != nil && TrackRecord.Columns.deletedAt < Self.milliseconds(date)).fetchAll(db)
+            try TrackRecord.filter(keys: rows.map(\.id)).deleteAll(db)
+            // Imports that lost their last track are forgotten, so that the file can be imported again.
+            try db.execute(sql: "DELETE FROM trackImport WHERE NOT EXISTS (SELECT 1 FROM track WHERE track.importId = trackImport.id)")
+            return rows.map(\.summary)
+        }
+    }
+
+    public func purgeTracks(ids: [TrackID], userID: UserID) async throws -> [TrackSummary] {
+        try await write { db in
+            let rows = try TrackSummaryRow.filter(keys: ids).filter(TrackRecord.Columns.userId == userID).fetchAll(db)
+            try TrackRecord.filter(keys: rows.map(\.id)).deleteAll(db)
+            try db.execute(sql: "DELETE FROM trackImport WHERE NOT EXISTS (SELECT 1 FROM track WHERE track.importId = trackImport.id)")
+            return rows.map(\.summary)
+        }
+    }
+
+    // MARK: Helpers
+
+    static func summary(_ db: Database, id: TrackID, userID: UserID) throws -> TrackSummary {
+        guard let summary = try optionalSummary(db, id: id, userID: userID) else {
+            throw RideStoreError.notFound(kind: "track", id: id.rawValue)
+        }
+        return summary
+    }
+
+    static func optionalSummary(_ db: Database, id: TrackID, userID: UserID) throws -> TrackSummary? {
+        try TrackSummaryRow.filter(key: id).filter(TrackRecord.Columns.userId == userID).fetchOne(db)?.summary
+    }
+
+    static func validate(name: String) throws {
+        guard !cleanName(name).isEmpty else { throw RideStoreError.invalid(field: "name", reason: "must not be empty") }
+        guard name.utf8.count <= 1000 else { throw RideStoreError.invalid(field: "name", reason: "is longer than 1,000 bytes") }
+    }
+
+    /// A name on one line, trimmed.
+    static func cleanName(_ name: String) -> String {
+        name.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: .whitespaces)
+    }
+
+    static func escapeLike(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
+    }
+
+    static func parseCursor(_ cursor: String) -> (sortKey: Int64, id: String)? {
+        guard let dot = cursor.lastIndex(of: "."), let sortKey = Int64(cursor[..<dot]),
+            let id = ShortID(String(cursor[cursor.index(after: dot)...]))
+        else { return nil }
+        return (sortKey, id.rawValue)
+    }
+
+    static func emptyRecord(id: TrackID, userID: UserID, name: String, kind: TrackKind, source: TrackSource, now: Date) -> TrackRecord {
+        TrackRecord(
+            id: id, userId: userID, name: cleanName(name), kind: kind, source: source, state: .complete, importId: nil,
+            importPosition: 0, createdAt: now, updatedAt: now, startTime: nil, endTime: nil,
+            sortKey: TrackRecord.sortKey(start: nil, createdAt: now), utcOffsetMinutes: nil, distanceMeters: 0,
+            ascentMeters: 0, descentMeters: 0, movingSeconds: 0, elapsedSeconds: 0, maxSpeedMetersPerSecond: 0,
+            averageSpeedMetersPerSecond: 0, pointCount: 0, segmentCount: 0, waypointCount: 0, routeCount: 0,
+            minLatitude: nil, minLongitude: nil, maxLatitude: nil, maxLongitude: nil, preview: Data(), stats: Data(),
+            gpxVersion: "1.1", gpxCreator: nil, gpxHeader: Data(), documentName: nil, deletedAt: nil)
+    }
+
+    /// Sets the columns that come from a new track's content and figures.
+    static func fill(_ record: inout TrackRecord, with track: NewTrack, importID: ImportID?, position: Int, now: Date) throws {
+        record.importId = importID
+        record.importPosition = position
+        record.updatedAt = now
+        record.state = .complete
+        if let documentName = track.documentName { record.documentName = documentName }
+        try record.apply(track.stats)
+        record.pointCount = track.content.trackPointCount
+        record.segmentCount = track.content.segmentCount
+        record.waypointCount = track.content.waypoints.count
+        record.routeCount = track.content.routes.count
+        if record.pointCount == 0 { record.pointCount = track.content.routes.reduce(0) { $0 + $1.points.count } }
+        record.preview = PreviewCodec.encode(track.preview.map(PreviewCodec.simplified) ?? PreviewCodec.preview(of: track.content))
+        record.gpxVersion = track.content.version
+        record.gpxCreator = track.content.creator
+        record.gpxHeader = TrackHeaderCodec.encode(track.content)
+    }
+
+    /// Inserts the segments and point blocks of a track's content.
+    static func insertContent(_ content: TrackContent, trackID: TrackID, _ db: Database) throws {
+        for (part, track) in content.tracks.enumerated() {
+            for (position, segment) in track.segments.enumerated() {
+                try insertPoints(segment.points, trackID: trackID, role: .trackSegment, part: part, position: position, db)
+            }
+        }
+        for (part, route) in content.routes.enumerated() {
+            try insertPoints(route.points, trackID: trackID, role: .route, part: part, position: 0, db)
+        }
+        if !content.waypoints.isEmpty {
+            try insertPoints(content.waypoints, trackID: trackID, role: .waypoints, part: 0, position: 0, db)
+        }
+    }
+
+    @discardableResult
+    static func insertPoints(
+        _ points: PackedPoints, trackID: TrackID, role: SegmentRecord.Role, part: Int, position: Int, _ db: Database
+    ) throws -> Int64 {
+        let segment = try db.cachedStatement(
+            sql: "INSERT INTO segment (trackId, role, part, position, pointCount) VALUES (?, ?, ?, ?, ?)")
+        try segment.execute(arguments: [trackID, role.rawValue, part, position, points.count])
+        let segmentID = db.lastInsertedRowID
+        try insertBlocks(points.packedBlocks, segmentID: segmentID, firstPosition: 0, db)
+        return segmentID
+    }
+
+    static func insertBlocks(_ blocks: [PointBlock], segmentID: Int64, firstPosition: Int, _ db: Database) throws {
+        let insert = try db.cachedStatement(sql: "INSERT INTO pointBlock (segmentId, position, pointCount, data) VALUES (?, ?, ?, ?)")
+        for (offset, block) in blocks.enumerated() {
+            try insert.execute(arguments: [segmentID, firstPosition + offset, block.pointCount, block.data])
+        }
+    }
+
+    /// Fills the point runs of `content` (made from the headers) from the stored blocks.
+    static func loadPoints(into content: inout TrackContent, trackID: TrackID, _ db: Database) throws {
+        var current: (role: Int, part: Int, position: Int)?
+        var blocks: [PointBlock] = []
+        func flush() throws {
+            guard let key = current else { return }
+            let points = PackedPoints(blocks: blocks)
+            blocks = []
+            switch SegmentRecord.Role(rawValue: key.role) {
+            case .trackSegment:
+                while content.tracks.count <= key.part { content.tracks.append(PackedTrack(header: Track(), segments: [])) }
+                while content.tracks[key.part].segments.count <= key.position { content.tracks[key.part].segments.append(PackedSegment()) }
+                content.tracks[key.part].segments[key.position].points = points
+            case .route:
+                while content.routes.count <= key.part { content.routes.append(PackedRoute(header: Route(), points: PackedPoints())) }
+                content.routes[key.part].points = points
+            case .waypoints:
+                content.waypoints = points
+            case nil:
+                throw RideStoreError.damaged("segment role \(key.role) of track \(trackID)")
+            }
+        }
+        let rows = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT segment.role, segment.part, segment.position, pointBlock.pointCount, pointBlock.data
+                FROM segment LEFT JOIN pointBlock ON pointBlock.segmentId = segment.id
+                WHERE segment.trackId = ?
+                ORDER BY segment.role, segment.part, segment.position, pointBlock.position
+                """,
+            arguments: [trackID])
+        while let row = try rows.next() {
+            let key = (role: row[0] as Int, part: row[1] as Int, position: row[2] as Int)
+            if current == nil || current! != key {
+                try flush()
+                current = key
+            }
+            if let count = row[3] as Int?, let data = row[4] as Data? {
+                blocks.append(PointBlock(pointCount: count, data: data))
+            }
+        }
+        try flush()
+    }
+}

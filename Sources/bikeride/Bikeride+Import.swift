@@ -1,0 +1,99 @@
+import ArgumentParser
+import Foundation
+import RideKit
+import RideStore
+
+extension TrackKind: ExpressibleByArgument {}
+
+extension Bikeride {
+    /// `bikeride import PATH...`
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Import GPX, .gpx436 and GeoJSON files or whole folders into the library.",
+            discussion: """
+                Each file is one transaction: a file that fails leaves nothing behind, and the others go on. A file \
+                imported before (same content) is skipped unless --force. On a terminal a progress bar shows files, \
+                points and rate; otherwise one line per file.
+                """
+        )
+
+        @Argument(help: "Files or folders (folders are walked for .gpx, .gpx436 and .geojson files).")
+        var paths: [String]
+
+        @Flag(help: "Make one track of each file instead of one per GPX <trk>.")
+        var oneTrack = false
+
+        @Flag(help: "Also make a place of each GPX waypoint.")
+        var waypointsAsPlaces = false
+
+        @Flag(help: "Import files even when the same content was imported before.")
+        var force = false
+
+        @Option(help: "The kind of the new tracks (ride, run, walk, route); default: from the file, else ride.")
+        var kind: TrackKind?
+
+        @OptionGroup var read: ReadOptions
+        @OptionGroup var library: LibraryOptions
+
+        func run() async throws {
+            let library = try await library.open()
+            let options = ImportOptions(
+                oneTrackPerFile: oneTrack, kind: kind, waypointsAsPlaces: waypointsAsPlaces, allowsDuplicates: force,
+                lenient: read.lenient)
+            let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1)
+            let report = await library.importPaths(paths.map { URL(filePath: $0) }, options: options) { progress in
+                bar.update(progress)
+            }
+            bar.finish()
+            for outcome in report.outcomes {
+                switch outcome.result {
+                case .duplicate(let existing):
+                    print("\(outcome.path): already imported as \(existing.map(\.rawValue).joined(separator: ", ")) (--force imports it again)")
+                default:
+                    for track in outcome.tracks {
+                        print("\(track.id)  \(track.name)  \(String(format: "%.2f km", track.distanceMeters / 1000))  \(track.pointCount) points  (\(outcome.path))")
+                    }
+                }
+            }
+            for failure in report.failures { printError("bikeride: \(failure.path): \(failure.reason)") }
+            let rate = report.elapsedSeconds > 0 ? Double(report.pointCount) / report.elapsedSeconds : 0
+            printError(
+                "imported \(report.importedTrackCount) tracks (\(report.pointCount) points, \(Int(rate)) points/s); \(report.duplicateCount) already there; \(report.failures.count) failed")
+            if !report.failures.isEmpty { throw ExitCode.failure }
+        }
+    }
+}
+
+/// A one-line progress bar on standard error, redrawn in place; plain lines when not on a terminal.
+final class ProgressBar: @unchecked Sendable {
+    private let enabled: Bool
+    private let lock = NSLock()
+    private var drawn = false
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func update(_ progress: ImportProgress) {
+        lock.lock()
+        defer { lock.unlock() }
+        let fraction = progress.bytesTotal > 0 ? Double(progress.bytesDone) / Double(progress.bytesTotal) : 0
+        guard enabled else {
+            if let path = progress.currentPath {
+                printError("[\(progress.filesDone)/\(progress.filesTotal)] \(path)")
+            }
+            return
+        }
+        let width = 24
+        let filled = min(width, Int(fraction * Double(width)))
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+        let name = (progress.currentPath as NSString?)?.lastPathComponent ?? ""
+        let line = "\(bar) \(progress.filesDone)/\(progress.filesTotal) files  \(progress.pointsDone) points  \(Int(progress.pointsPerSecond)) points/s  \(name.prefix(30))"
+        FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+        drawn = true
+    }
+
+    func finish() {
+        lock.lock()
+        defer { lock.unlock() }
+        if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    }
+}

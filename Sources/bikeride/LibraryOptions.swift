@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import RideKit
+import RideStore
+
+/// The data directory the library commands work on.
+struct LibraryOptions: ParsableArguments {
+    @Option(
+        name: .customLong("data-dir"),
+        help: ArgumentHelp(
+            "Where bikeride keeps its database and documents folder (default: \(DataDirectory.default().url.path); or set BIKERIDE_DATA_DIR).",
+            valueName: "DIR"))
+    var dataDirectory: String?
+
+    var directory: DataDirectory {
+        dataDirectory.map { DataDirectory(url: URL(filePath: $0, directoryHint: .isDirectory)) } ?? DataDirectory.default()
+    }
+
+    /// Opens the library, or exits with a message that says what went wrong.
+    func open() async throws -> TrackLibrary {
+        do {
+            return try await directory.openLibrary()
+        } catch {
+            printError("bikeride: cannot open the library in \(directory.url.path): \(error)")
+            throw ExitCode.failure
+        }
+    }
+}
+
+/// Track and place IDs typed by a person: checked before anything is done.
+func parseIDs(_ texts: [String], kind: String) throws -> [ShortID] {
+    try texts.map { text in
+        guard let id = ShortID(text) else {
+            throw ValidationError("'\(text)' is not a \(kind) id: ids are 8 letters and digits, as `bikeride list` shows them")
+        }
+        return id
+    }
+}
+
+/// Human figures shared by the list and show commands.
+enum Figures {
+    static let dateFormatter: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter
+    }()
+
+    /// The local date and time a track started, in the offset its file used, else its creation date in UTC.
+    static func start(_ summary: TrackSummary) -> String {
+        if let start = summary.startTime {
+            let local = GPXTime(
+                secondsSince1970: start.secondsSince1970 + Int64(start.offsetMinutes * 60), nanoseconds: 0, offset: .unspecified)
+            return dateFormatter.string(from: local.date)
+        }
+        return dateFormatter.string(from: summary.createdAt)
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        guard seconds.isFinite, seconds > 0 else { return "-" }
+        let total = Int(seconds.rounded())
+        return String(format: "%d:%02d:%02d", total / 3600, total / 60 % 60, total % 60)
+    }
+}
+
+/// A table with columns padded to their widest cell; figures right-aligned.
+func renderTable(_ rows: [[String]], rightAligned: Set<Int>) -> String {
+    guard let header = rows.first else { return "" }
+    let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+    return rows.map { row in
+        row.enumerated().map { column, cell in
+            let padding = String(repeating: " ", count: widths[column] - cell.count)
+            return rightAligned.contains(column) ? padding + cell : cell + padding
+        }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+    }.joined(separator: "\n")
+}

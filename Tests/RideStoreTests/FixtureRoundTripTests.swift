@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+import RideKit
+@testable import RideStore
+
+/// Every fixture imported, exported and imported again gives back the same data: every field and extension,
+/// time offsets and digits, empty segments, waypoints and routes (issue 3).
+@Suite struct FixtureRoundTripTests {
+    @Test(arguments: Fixtures.wellFormedGPX)
+    func importingAndExportingGivesTheFileBack(_ path: String) async throws {
+        let test = try TestStore()
+        let library = try await test.library()
+        let original = try GPXReader.read(contentsOf: Fixtures.url(path))
+
+        // Each trk a track (the default): exporting them all together gives the file's data back.
+        let outcome = try await library.importFile(at: Fixtures.url(path))
+        let ids = outcome.tracks.map(\.id)
+        #expect(!ids.isEmpty)
+        let exported = try await library.document(for: ids)
+        expectSameDocument(exported, original, "\(path) per trk")
+
+        // The same through the GPX bytes, into a file and back into the store.
+        let file = test.folder.appending(path: "exported.gpx")
+        try await library.export(ids, as: .gpx, to: file)
+        let written = try GPXReader.read(contentsOf: file)
+        var expected = original
+        expected.version = written.version
+        expected.creator = written.creator
+        expectSameDocument(written, expected, "\(path) written")
+        let again = try await library.importFile(at: file)
+        expectSameDocument(try await library.document(for: again.tracks.map(\.id)), expected, "\(path) re-imported")
+
+        // The whole file as one track.
+        let whole = try await library.importFile(at: Fixtures.url(path), options: ImportOptions(oneTrackPerFile: true, allowsDuplicates: true))
+        #expect(whole.tracks.count == 1)
+        expectSameDocument(try await library.document(for: whole.tracks.map(\.id)), original, "\(path) one track")
+
+        // Figures are those RideKit computes, stored with the track.
+        if original.tracks.count == 1, let summary = outcome.tracks.first {
+            let stats = original.tracks[0].stats(activity: summary.kind.activity)
+            #expect(summary.distanceMeters == stats.distanceMeters)
+            #expect(summary.ascentMeters == stats.ascentMeters)
+            #expect(summary.startTime == stats.startTime)
+            let stored = try #require(try await test.store.track(id: summary.id, userID: library.userID))
+            #expect(stored.stats == stats)
+        }
+    }
+
+    @Test(arguments: ["gpx/coregpx/GPXTest-TrackPointOnly.gpx", "gpx/opentracks/gpx_timezone.gpx", "gpx/togeojson/blue_hills.gpx"])
+    func jsonTrackFormatAndGeoJSONComeBackAsTheyWereRead(_ path: String) async throws {
+        let test = try TestStore(inMemory: true)
+        let library = try await test.library()
+        let original = try GPXReader.read(contentsOf: Fixtures.url(path))
+        for format in [TrackFileFormat.gpx436, .geojson] {
+            let data = try TrackLibrary.encode(original, as: format)
+            let read = format == .gpx436 ? try JSONTrackFormat.decode(data) : try GeoJSONReader.read(data)
+            let outcome = try await library.importData(data, fileName: "file.\(format.fileExtension)")
+            let back = try await library.document(for: outcome.tracks.map(\.id))
+            #expect(back.tracks.flatMap(\.segments) == read.tracks.flatMap(\.segments), "\(path) as \(format)")
+            #expect(back.routes == read.routes)
+            #expect(back.waypoints == read.waypoints)
+            // Export in the same format gives the same bytes as RideKit's writer.
+            let file = test.folder.appending(path: "out.\(format.fileExtension)")
+            try await library.export(outcome.tracks.map(\.id), as: format, to: file)
+            let again = format == .gpx436 ? try JSONTrackFormat.decode(try Data(contentsOf: file)) : try GeoJSONReader.read(try Data(contentsOf: file))
+            #expect(again.tracks.flatMap(\.segments).flatMap(\.points) == read.tracks.flatMap(\.segments).flatMap(\.points))
+        }
+    }
+
+    @Test(arguments: Fixtures.malformedGPX)
+    func aMalformedFileChangesNothing(_ path: String) async throws {
+        let test = try TestStore()
+        let library = try await test.library(documents: true)
+        _ = try await library.importFile(at: Fixtures.url("gpx/opentracks/gpx_timezone.gpx"))
+        let rows = try await test.rowCounts()
+        let visible = try await VisibleState.of(test.store, userID: library.userID)
+        await #expect(throws: RideStoreError.self) { try await library.importFile(at: Fixtures.url(path)) }
+        #expect(try await test.rowCounts() == rows)
+        #expect(try await VisibleState.of(test.store, userID: library.userID) == visible)
+    }
+}

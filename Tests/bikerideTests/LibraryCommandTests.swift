@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+
+/// The library commands on a data directory of their own, as a user runs them.
+@Suite struct LibraryCommandTests {
+    let folder: URL
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appending(path: "bikeride-library-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    func run(_ arguments: [String]) throws -> CommandRun {
+        try CommandRun.run(arguments + ["--data-dir", folder.appending(path: "data").path])
+    }
+
+    func trackID(named name: String) throws -> String {
+        let list = try run(["list", "--json"])
+        let tracks = try #require(try JSONSerialization.jsonObject(with: Data(list.output.utf8)) as? [[String: Any]])
+        return try #require(tracks.first { ($0["name"] as? String) == name }?["id"] as? String)
+    }
+
+    @Test func importListShowRenameExportDelete() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let imported = try run(["import", CommandRun.fixture("gpx/coregpx/GPXTest-TrackPointOnly.gpx"), CommandRun.fixture("gpx/gpxpy")])
+        #expect(imported.status == 0, "\(imported.error)")
+        #expect(imported.error.contains("imported"))
+        let id = try trackID(named: "GPXTest-TrackPointOnly")
+        #expect(id.count == 8)
+
+        // The same file again is not a second track.
+        let again = try run(["import", CommandRun.fixture("gpx/coregpx/GPXTest-TrackPointOnly.gpx")])
+        #expect(again.output.contains("already imported as \(id)"))
+
+        let show = try run(["show", id, "--json"])
+        let shown = try #require(try JSONSerialization.jsonObject(with: Data(show.output.utf8)) as? [String: Any])
+        #expect(shown["points"] as? Int == 4142)
+        let stats = try CommandRun.run(["stats", "--json", CommandRun.fixture("gpx/coregpx/GPXTest-TrackPointOnly.gpx")])
+        let fromFile = try #require(try JSONSerialization.jsonObject(with: Data(stats.output.utf8)) as? [String: Any])
+        #expect(shown["distanceMeters"] as? Double == fromFile["distanceMeters"] as? Double)
+
+        #expect(try run(["rename", id, "Tokyo day"]).status == 0)
+        #expect(try trackID(named: "Tokyo day") == id)
+
+        // Exported GPX reads back to the same points and carries the new name.
+        let exported = folder.appending(path: "out.gpx").path
+        let export = try run(["export", id, "--to", exported])
+        #expect(export.status == 0, "\(export.error)")
+        let back = try CommandRun.run(["stats", "--json", exported])
+        let backStats = try #require(try JSONSerialization.jsonObject(with: Data(back.output.utf8)) as? [String: Any])
+        #expect(backStats["points"] as? Int == 4142)
+        #expect(try String(contentsOfFile: exported, encoding: .utf8).contains("<name>Tokyo day</name>"))
+
+        let delete = try run(["delete", id])
+        #expect(delete.status == 0)
+        #expect(try run(["show", id]).status == 1)
+    }
+
+    @Test func aBadFileInAFolderIsReportedAndTheRestImported() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = folder.appending(path: "in")
+        try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: CommandRun.fixture("gpx/gpxpy/route.gpx"), toPath: source.appending(path: "route.gpx").path)
+        try FileManager.default.copyItem(
+            atPath: CommandRun.fixture("gpx/malformed/jpx__GPX_invalid_extensions.gpx"), toPath: source.appending(path: "broken.gpx").path)
+        let imported = try run(["import", source.path])
+        #expect(imported.status == 1)
+        #expect(imported.error.contains("broken.gpx"))
+        #expect(imported.error.contains("mismatched"))
+        let list = try run(["list", "--json"])
+        let tracks = try #require(try JSONSerialization.jsonObject(with: Data(list.output.utf8)) as? [[String: Any]])
+        #expect(tracks.count == 1)
+    }
+
+    @Test func placesAddNoteListExportDelete() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let added = try run(["places", "add", "Bakery", "--at", "47.3769,8.5417", "--note", "Best croissants"])
+        #expect(added.status == 0, "\(added.error)")
+        let id = String(added.output.prefix(8))
+        #expect(try run(["places", "note", id, "Closed on Mondays"]).status == 0)
+        let list = try run(["places", "list", "--near", "47.37,8.54"])
+        #expect(list.output.contains("Bakery"))
+        let gpx = folder.appending(path: "places.gpx").path
+        #expect(try run(["export", "--places", "--to", gpx]).status == 0)
+        let text = try String(contentsOfFile: gpx, encoding: .utf8)
+        #expect(text.contains("<name>Bakery</name>"))
+        #expect(text.contains("Best croissants") && text.contains("Closed on Mondays"))
+        #expect(try run(["places", "add", "Nowhere", "--at", "95,1"]).status != 0)
+        #expect(try run(["places", "delete", id]).status == 0)
+    }
+
+    @Test func syncWritesTheDocumentsFolderAndImportsNewFiles() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(try run(["import", CommandRun.fixture("gpx/gpxpy/track_with_speed.gpx")]).status == 0)
+        let documents = folder.appending(path: "data/Documents")
+        let written = try FileManager.default.contentsOfDirectory(atPath: documents.path)
+        #expect(written.contains { $0.hasSuffix(".gpx") && $0.contains("track_with_speed") })
+        try FileManager.default.copyItem(atPath: CommandRun.fixture("gpx/gpxpy/route.gpx"), toPath: documents.appending(path: "new route.gpx").path)
+        let sync = try run(["sync"])
+        #expect(sync.status == 0, "\(sync.error)")
+        #expect(sync.output.contains("imported"))
+        #expect(try run(["sync"]).error.contains("0 imported"))
+    }
+
+    @Test func badIDsAndLimitsSayWhatToDo() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let show = try run(["show", "not-an-id"])
+        #expect(show.status != 0)
+        #expect(show.error.contains("is not a track id"))
+        #expect(try run(["list", "--limit", "0"]).status != 0)
+        #expect(try run(["list", "--help"]).output.contains("--data-dir"))
+    }
+}
