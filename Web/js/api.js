@@ -53,5 +53,7 @@ export const api = {
   tracks: (params) => call('GET', '/api/tracks?' + new URLSearchParams(params || {}).toString()),
   track: (id) => call('GET', `/api/tracks/${encodeURIComponent(id)}`),
   profile: (id) => call('GET', `/api/tracks/${encodeURIComponent(id)}/profile`),
+  updateTrack: (id, changes) => call('PATCH', `/api/tracks/${encodeURIComponent(id)}`, changes),
+  deleteTrack: (id) => call('DELETE', `/api/tracks/${encodeURIComponent(id)}`),
   simulation: (speedKmh) => call('GET', `/api/simulation?speedKmh=${speedKmh}`),
 };

@@ -9,6 +9,8 @@ import { drawTrackMap, escapeHTML } from './map.js';
 
 const $ = (id) => document.getElementById(id);
 const PAGE_SIZE = 20;
+const UNDO_MS = 5000;          // how long a deleted track can be brought back before the server is asked
+const SWIPE_DELETE_PX = 96;    // how far left a row must be pulled to delete it
 
 function lastStopped() {
   try { return JSON.parse(sessionStorage.getItem('bikeride.lastStopped') || 'null'); } catch { return null; }
@@ -29,6 +31,8 @@ export class TracksView {
     this.trackMap = null;
     $('track-search').addEventListener('submit', (event) => { event.preventDefault(); this.showList(); });
     $('tracks-more').addEventListener('click', () => this.loadPage(false));
+    $('undo-button').addEventListener('click', () => this.undoDelete());
+    $('track-edit').addEventListener('submit', (event) => { event.preventDefault(); this.saveTrack(); });
     $('import-files').addEventListener('change', (event) => {
       this.importFiles([...event.target.files]);
       event.target.value = '';
@@ -114,7 +118,91 @@ export class TracksView {
       <span>${escapeHTML(format.date(track.startedAt))} · ${format.distance(track.distanceMeters)} ·
       ${format.elevation(track.ascentMeters)} climb · ${format.duration(track.elapsedSeconds)}</span>`;
     item.append(link);
+    const remove = document.createElement('button');
+    remove.type = 'button';
+    remove.className = 'delete';
+    remove.textContent = 'Delete';
+    remove.setAttribute('aria-label', `Delete ${track.name || 'track'}`);
+    remove.addEventListener('click', () => this.deleteWithUndo(track, item));
+    item.append(remove);
+    this.makeSwipeable(item, () => this.deleteWithUndo(track, item));
     return item;
+  }
+
+  /** Pulling a row left with a finger past SWIPE_DELETE_PX deletes it (with undo). */
+  makeSwipeable(item, onSwipe) {
+    let startX = null;
+    item.addEventListener('pointerdown', (event) => {
+      if (event.pointerType !== 'touch') return;
+      startX = event.clientX;
+      item.classList.add('swiping');
+    });
+    item.addEventListener('pointermove', (event) => {
+      if (startX === null) return;
+      item.style.transform = `translateX(${Math.min(0, event.clientX - startX)}px)`;
+    });
+    const end = (event) => {
+      if (startX === null) return;
+      const moved = event.clientX - startX;
+      startX = null;
+      item.classList.remove('swiping');
+      item.style.transform = '';
+      if (moved < -SWIPE_DELETE_PX) onSwipe();
+    };
+    item.addEventListener('pointerup', end);
+    item.addEventListener('pointercancel', end);
+  }
+
+  /**
+   * Hides the track at once and asks the server to delete it only when the undo time is over, so that Undo
+   * needs nothing from the server.
+   */
+  deleteWithUndo(track, item) {
+    if (this.pendingDelete) this.commitDelete();
+    item.hidden = true;
+    $('undo-text').textContent = `Deleted ${track.name || 'track'}.`;
+    $('undo-bar').hidden = false;
+    this.pendingDelete = { track, item, timer: setTimeout(() => this.commitDelete(), UNDO_MS) };
+  }
+
+  undoDelete() {
+    const pending = this.pendingDelete;
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    pending.item.hidden = false;
+    this.pendingDelete = null;
+    $('undo-bar').hidden = true;
+  }
+
+  async commitDelete() {
+    const pending = this.pendingDelete;
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    this.pendingDelete = null;
+    $('undo-bar').hidden = true;
+    try {
+      await api.deleteTrack(pending.track.id);
+      pending.item.remove();
+    } catch (error) {
+      pending.item.hidden = false;
+      $('tracks-message').textContent = error instanceof ApiError && error.code === 'store_unavailable'
+        ? 'Deleting needs the track store, which this server does not have yet.'
+        : `Could not delete: ${error.message}`;
+    }
+  }
+
+  async saveTrack() {
+    const id = this.trackId;
+    const form = $('track-edit');
+    try {
+      const track = await api.updateTrack(id, { name: form.elements.name.value.trim(), kind: form.elements.kind.value });
+      $('track-heading').textContent = track.name;
+      $('track-message').textContent = 'Saved.';
+    } catch (error) {
+      $('track-message').textContent = error instanceof ApiError && error.code === 'store_unavailable'
+        ? 'Renaming needs the track store, which this server does not have yet.'
+        : `Could not save: ${error.message}`;
+    }
   }
 
   async showTrack(id) {
@@ -134,7 +222,14 @@ export class TracksView {
         message.textContent = explain(error);
       }
     }
+    this.trackId = id;
     $('track-heading').textContent = track ? track.name : 'Track';
+    const form = $('track-edit');
+    form.elements.name.value = track ? track.name : '';
+    form.elements.kind.value = (track && track.kind) || 'ride';
+    for (const format of ['gpx', 'gpx436', 'geojson']) {
+      $(`download-${format}`).href = `/api/tracks/${encodeURIComponent(id)}.${format}`;
+    }
     this.renderStats(track ? track.stats : null);
     if (this.trackMap) { this.trackMap.remove(); this.trackMap = null; }
     if (track) this.trackMap = drawTrackMap($('track-map'), this.config, track.segments || []);
