@@ -43,6 +43,7 @@ let package = Package(
             name: "RideServer",
             dependencies: [
                 "RideKit",
+                "RideStore",
                 "CSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -82,6 +83,7 @@ let package = Package(
             name: "RideServerTests",
             dependencies: [
                 "RideServer",
+                "RideStore",
                 "CSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

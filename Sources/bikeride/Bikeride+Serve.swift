@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import RideServer
+import RideStore
 
 extension Bikeride {
     /// `bikeride serve`: the server and the web app.
@@ -81,15 +82,18 @@ extension Bikeride {
             @Sendable func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
             let app: any ApplicationProtocol
             do {
+                // The embedded store in the data directory: recordings and saved tracks.
+                let library = try await DataDirectory(url: URL(filePath: configuration.dataDirectory, directoryHint: .isDirectory))
+                    .openLibrary()
                 // Printed once the server listens: the real port (for --port 0), and SIGTERM is handled by then.
-                app = try buildApplication(configuration: configuration) { port in
+                app = try buildApplication(
+                    configuration: configuration, recordings: StoreRecordingRepository(library: library), library: library
+                ) { port in
                     var shown = configuration
                     if let port { shown.port = port }
                     say("bikeride \(Bikeride.configuration.version) serving \(shown.url)")
                     say("data directory: \(configuration.dataDirectory)")
                     if let tiles = configuration.tilesPath { say("offline map: \(tiles)") }
-                    // The store is not wired in yet: say so where the user looks.
-                    say("recordings: kept in memory only (placeholder until the store lands); they are lost when the server stops")
                 }
             } catch {
                 printError("bikeride serve: \(error)")

@@ -4,12 +4,15 @@ import HummingbirdTesting
 import Logging
 import RideKit
 @testable import RideServer
+import RideStore
 import Testing
 
 /// A test application on the router (no socket), with a fresh in-memory repository.
 struct TestServer {
     var configuration = ServerConfiguration()
     var recordings: any RecordingRepository = InMemoryRecordingRepository()
+    /// The saved tracks (`/api/tracks`), when the test has a store.
+    var library: TrackLibrary?
     var metrics = ServerMetrics()
 
     init(tilesPath: String? = nil) {
@@ -19,7 +22,7 @@ struct TestServer {
 
     @discardableResult
     func run<Value: Sendable>(_ test: @escaping @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
-        let app = try buildApplication(configuration: configuration, recordings: recordings, metrics: metrics)
+        let app = try buildApplication(configuration: configuration, recordings: recordings, library: library, metrics: metrics)
         return try await app.test(.router, test)
     }
 }

@@ -1,18 +1,327 @@
+import Foundation
 import Hummingbird
+import RideKit
+import RideStore
 
-/// `/api/tracks`: WAITING FOR RIDESTORE. Listing, uploading, reading, renaming, deleting and exporting tracks
-/// all need the store; until it is wired in, every route answers 501 with a JSON error that says so, so that
-/// the web app can show a clear message instead of failing obscurely.
+/// `/api/tracks`: the saved tracks of the store (DESIGN 6), through `TrackLibrary` and the `RideStore`
+/// protocol. Answers are the server's own shapes (`TrackSummaryPayload`, `TrackDetailPayload` …), never the
+/// store's records, and they are what `Web/js/tracks.js` reads.
+///
+/// Without a library (tests of the recordings API on the in-memory repository) every route answers 501.
 struct TracksController<Context: RequestContext> {
+    let library: TrackLibrary?
+
+    /// The largest file `POST /api/tracks` takes.
+    static var uploadLimitBytes: Int { 64 << 20 }
+    static var editBodyLimitBytes: Int { 16 << 10 }
+    /// A page holds 50 tracks unless `limit` says otherwise (1…`TrackQuery.maximumLimit`).
+    static var defaultPageSize: Int { 50 }
+
     func addRoutes(to group: RouterGroup<Context>) {
-        let notYet: @Sendable (Request, Context) async throws -> Response = { _, _ in
-            throw APIError(.notImplemented, code: "store_unavailable", message: "saved tracks need the track store, which this server does not have yet")
+        guard let library else {
+            let notYet: @Sendable (Request, Context) async throws -> Response = { _, _ in
+                throw APIError(.notImplemented, code: "store_unavailable", message: "saved tracks need the track store, which this server was started without")
+            }
+            group.get(use: notYet)
+            group.post(use: notYet)
+            group.get("{id}", use: notYet)
+            group.patch("{id}", use: notYet)
+            group.delete("{id}", use: notYet)
+            group.post("{id}/restore", use: notYet)
+            group.get("{id}/profile", use: notYet)
+            return
         }
-        group.get(use: notYet)
-        group.post(use: notYet)
-        group.get("{id}", use: notYet)
-        group.patch("{id}", use: notYet)
-        group.delete("{id}", use: notYet)
-        group.get("{id}/profile", use: notYet)
+        group.get { request, context in try await list(library, request, context) }
+        group.post { request, context in try await upload(library, request, context) }
+        group.get("{id}") { request, context in try await get(library, request, context) }
+        group.patch("{id}") { request, context in try await update(library, request, context) }
+        group.delete("{id}") { request, context in try await delete(library, request, context) }
+        group.post("{id}/restore") { request, context in try await restore(library, request, context) }
+        group.get("{id}/profile") { request, context in try await profile(library, request, context) }
+    }
+
+    // MARK: Handlers
+
+    /// `GET /api/tracks?cursor&limit&q`: a page, newest first.
+    func list(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> TrackPagePayload {
+        let parameters = request.uri.queryParameters
+        var limit = Self.defaultPageSize
+        if let text = parameters["limit"] {
+            guard let value = Int(String(text)), (1...TrackQuery.maximumLimit).contains(value) else {
+                throw APIError.badRequest("invalid_value", "limit must be an integer from 1 to \(TrackQuery.maximumLimit)")
+            }
+            limit = value
+        }
+        let search = parameters["q"].map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+        let cursor = parameters["cursor"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+        let page: TrackPage
+        do {
+            page = try await library.store.tracks(TrackQuery(search: search, limit: limit, cursor: cursor), userID: library.userID)
+        } catch RideStoreError.invalid(let field, let reason) {
+            throw APIError.badRequest("invalid_value", "\(field): \(reason)")
+        }
+        return TrackPagePayload(tracks: page.tracks.map(TrackSummaryPayload.init), nextCursor: page.nextCursor)
+    }
+
+    /// `POST /api/tracks?name=FILE`: the body is a GPX, `.gpx436` or GeoJSON file, imported in one transaction.
+    func upload(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> EditedResponse<UploadPayload> {
+        let buffer = try await request.body.collect(upTo: Self.uploadLimitBytes)
+        guard buffer.readableBytes > 0 else { throw APIError.badRequest("empty_body", "the body is empty; it must be a GPX, .gpx436 or GeoJSON file") }
+        let data = Data(buffer: buffer)
+        let fileName = request.uri.queryParameters["name"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+        // The content decides; the name's extension only when the content says nothing.
+        guard let format = TrackFileFormat(sniffing: [UInt8](data.prefix(1 << 16))) ?? fileName.flatMap(TrackFileFormat.init(fileName:)) else {
+            throw APIError(.unsupportedMediaType, code: "unsupported_format", message: "the body is not GPX, .gpx436 or GeoJSON")
+        }
+        let outcome = try await library.importData(data, fileName: fileName ?? "upload.\(format.rawValue)", format: format)
+        switch outcome.result {
+        case .imported(_, let tracks, _):
+            context.logger.info("tracks imported", metadata: ["count": "\(tracks.count)", "points": "\(outcome.pointCount)"])
+            return EditedResponse(
+                status: .created, headers: tracks.first.map { [.location: "/api/tracks/\($0.id.rawValue)"] } ?? [:],
+                response: UploadPayload(duplicate: false, tracks: tracks.map(TrackSummaryPayload.init)))
+        case .duplicate(let ids):
+            var tracks: [TrackSummaryPayload] = []
+            for id in ids {
+                if let summary = try await library.store.trackSummary(id: id, userID: library.userID) { tracks.append(TrackSummaryPayload(summary)) }
+            }
+            return EditedResponse(status: .ok, response: UploadPayload(duplicate: true, tracks: tracks))
+        }
+    }
+
+    /// `GET /api/tracks/{id}` (the track with its points), or `{id}.gpx|.gpx436|.geojson` (a download).
+    func get(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> Response {
+        let parameter = try context.parameters.require("id")
+        let (idText, fileExtension) = Self.split(parameter)
+        let track = try await Self.track(library, idText)
+        guard let fileExtension else {
+            return try TrackDetailPayload(track).response(from: request, context: context)
+        }
+        guard let format = TrackFileFormat(rawValue: fileExtension.lowercased()) else {
+            throw APIError.notFound("no download of type .\(fileExtension); there are .gpx, .gpx436 and .geojson")
+        }
+        var document = try track.content.document()
+        if let zoomText = request.uri.queryParameters["zoom"] {
+            guard format == .geojson else { throw APIError.badRequest("invalid_value", "zoom is for .geojson only") }
+            guard let zoom = Int(String(zoomText)), (0...24).contains(zoom) else {
+                throw APIError.badRequest("invalid_value", "zoom must be an integer from 0 to 24")
+            }
+            document = Self.simplified(document, zoom: zoom, latitude: Self.latitude(of: track))
+        }
+        let data = try TrackLibrary.encode(document, as: format, stats: track.stats)
+        var headers = HTTPFields()
+        headers[.contentType] = switch format {
+        case .gpx: "application/gpx+xml"
+        case .gpx436: "application/json"
+        case .geojson: "application/geo+json"
+        }
+        headers[.contentDisposition] = "attachment; filename=\"\(Self.downloadName(track.summary.name)).\(format.rawValue)\""
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// `PATCH /api/tracks/{id}` `{name, kind}`: checked whole before anything changes.
+    func update(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> TrackSummaryPayload {
+        let id = try await Self.track(library, try context.parameters.require("id")).id
+        guard let body = try await request.decodeJSON(TrackChangesRequest.self, limit: Self.editBodyLimitBytes, allowEmpty: false) else {
+            throw APIError.badRequest("bad_json", "the body is empty; it must be JSON")
+        }
+        var name: String?
+        if let given = body.name {
+            let trimmed = given.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !trimmed.isEmpty else { throw APIError.badRequest("invalid_value", "name must not be empty") }
+            guard trimmed.count <= 200 else { throw APIError.badRequest("invalid_value", "name is longer than 200 characters") }
+            name = trimmed
+        }
+        var summary: TrackSummary?
+        if let kind = body.kind { summary = try await library.setKind(id, to: kind) }
+        if let name { summary = try await library.rename(id, to: name) }
+        if let summary { return TrackSummaryPayload(summary) }
+        return TrackSummaryPayload(try await Self.track(library, id.rawValue).summary)
+    }
+
+    /// `DELETE /api/tracks/{id}`: deleted so that `POST /api/tracks/{id}/restore` brings it back.
+    func delete(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> Response {
+        let id = try Self.trackID(try context.parameters.require("id"))
+        guard try await library.delete([id], permanently: false) == [id] else { throw APIError.notFound("no track with id \(id)") }
+        return Response(status: .noContent)
+    }
+
+    /// `POST /api/tracks/{id}/restore`: undoes a delete.
+    func restore(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> TrackSummaryPayload {
+        let id = try Self.trackID(try context.parameters.require("id"))
+        guard try await library.store.restoreTracks(ids: [id], userID: library.userID) == [id],
+              let summary = try await library.store.trackSummary(id: id, userID: library.userID)
+        else { throw APIError.notFound("no deleted track with id \(id)") }
+        return TrackSummaryPayload(summary)
+    }
+
+    /// `GET /api/tracks/{id}/profile`: elevation and speed against distance.
+    func profile(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> ProfilePayload {
+        let track = try await Self.track(library, try context.parameters.require("id"))
+        return ProfilePayload(TrackProfile(track: Track(segments: try Self.segments(of: track))))
+    }
+
+    // MARK: Helpers
+
+    static func trackID(_ text: String) throws -> TrackID {
+        guard let id = TrackID(text) else { throw APIError.notFound("no track with id \(text)") }
+        return id
+    }
+
+    /// The track, unless unknown or deleted.
+    static func track(_ library: TrackLibrary, _ text: String) async throws -> StoredTrack {
+        let id = try trackID(text)
+        guard let track = try await library.store.track(id: id, userID: library.userID), track.summary.deletedAt == nil else {
+            throw APIError.notFound("no track with id \(text)")
+        }
+        return track
+    }
+
+    /// `ABC.gpx` → (`ABC`, `gpx`).
+    static func split(_ parameter: String) -> (id: String, fileExtension: String?) {
+        guard let dot = parameter.firstIndex(of: ".") else { return (parameter, nil) }
+        return (String(parameter[..<dot]), String(parameter[parameter.index(after: dot)...]))
+    }
+
+    /// The track's segments (its routes' points when it has no `trk`), points unpacked.
+    static func segments(of track: StoredTrack) throws -> [TrackSegment] {
+        if track.content.tracks.isEmpty {
+            return try track.content.routes.map { TrackSegment(points: try $0.points.points()) }
+        }
+        var segments: [TrackSegment] = []
+        for packed in track.content.tracks {
+            for segment in packed.segments { segments.append(TrackSegment(points: try segment.points.points())) }
+        }
+        return segments
+    }
+
+    static func latitude(of track: StoredTrack) -> Double {
+        if let bounds = track.summary.bounds { return (bounds.minLatitude + bounds.maxLatitude) / 2 }
+        return track.summary.preview.first?.latitude ?? 0
+    }
+
+    /// The document with every line simplified for a zoom level: no dropped point lies farther than one
+    /// pixel of that zoom (at the track's latitude) from the line kept.
+    static func simplified(_ document: GPXDocument, zoom: Int, latitude: Double) -> GPXDocument {
+        let tolerance = WebMercator.metersPerPixel(latitudeDegrees: latitude, zoom: zoom)
+        func simplify(_ points: [TrackPoint]) -> [TrackPoint] {
+            guard points.count > 2 else { return points }
+            return LineSimplification.douglasPeuckerIndices(of: points.map(\.coordinate), toleranceMeters: tolerance).map { points[$0] }
+        }
+        var document = document
+        for t in document.tracks.indices {
+            for s in document.tracks[t].segments.indices {
+                document.tracks[t].segments[s].points = simplify(document.tracks[t].segments[s].points)
+            }
+        }
+        for r in document.routes.indices { document.routes[r].points = simplify(document.routes[r].points) }
+        return document
+    }
+
+    /// A file name from a track's name: letters, digits, spaces, `-` and `_`.
+    static func downloadName(_ name: String) -> String {
+        let kept = name.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) || " -_".unicodeScalars.contains($0) ? Character($0) : "_" }
+        let text = String(kept.prefix(100)).trimmingCharacters(in: .whitespaces)
+        return text.isEmpty ? "track" : text
     }
 }
+
+// MARK: - Payloads
+
+/// `PATCH` body.
+struct TrackChangesRequest: Decodable {
+    var name: String?
+    var kind: TrackKind?
+}
+
+/// A row of the Tracks list.
+struct TrackSummaryPayload: ResponseEncodable {
+    var id: String
+    var name: String
+    var kind: TrackKind
+    var source: TrackSource
+    /// The activity's first time (else when it was saved), RFC 3339.
+    var startedAt: String
+    var createdAt: String
+    var distanceMeters: Double
+    var ascentMeters: Double
+    var descentMeters: Double
+    var movingSeconds: Double
+    var elapsedSeconds: Double
+    var averageSpeedMetersPerSecond: Double
+    var maxSpeedMetersPerSecond: Double
+    var pointCount: Int
+    var segmentCount: Int
+    var waypointCount: Int
+    /// The small drawing: `[[lat, lon], …]`.
+    var shape: [[Double]]
+
+    init(_ summary: TrackSummary) {
+        id = summary.id.rawValue
+        name = summary.name
+        kind = summary.kind
+        source = summary.source
+        startedAt = summary.startTime.map { $0.inUTC.rfc3339 } ?? GPXTime(date: summary.createdAt).rfc3339
+        createdAt = GPXTime(date: summary.createdAt).rfc3339
+        distanceMeters = summary.distanceMeters
+        ascentMeters = summary.ascentMeters
+        descentMeters = summary.descentMeters
+        movingSeconds = summary.movingSeconds
+        elapsedSeconds = summary.elapsedSeconds
+        averageSpeedMetersPerSecond = summary.averageSpeedMetersPerSecond
+        maxSpeedMetersPerSecond = summary.maxSpeedMetersPerSecond
+        pointCount = summary.pointCount
+        segmentCount = summary.segmentCount
+        waypointCount = summary.waypointCount
+        shape = summary.preview.map { [$0.latitude, $0.longitude] }
+    }
+}
+
+/// One page of the list.
+struct TrackPagePayload: ResponseEncodable {
+    var tracks: [TrackSummaryPayload]
+    var nextCursor: String?
+}
+
+/// The answer to an upload: the new tracks, or (`duplicate`) those of the earlier import of the same file.
+struct UploadPayload: ResponseEncodable {
+    var duplicate: Bool
+    var tracks: [TrackSummaryPayload]
+}
+
+/// A waypoint on the track page's map.
+struct WaypointPayload: Encodable {
+    var name: String?
+    var latitude: Double
+    var longitude: Double
+}
+
+/// A track page: its row, every figure, and its line (`segments`: `[[[lat, lon], …], …]`).
+struct TrackDetailPayload: ResponseEncodable {
+    var id: String
+    var name: String
+    var kind: TrackKind
+    var source: TrackSource
+    var startedAt: String
+    var createdAt: String
+    var stats: StatsPayload
+    var bounds: BoundsPayload?
+    var segments: [[[Double]]]
+    var waypoints: [WaypointPayload]
+
+    init(_ track: StoredTrack) throws {
+        let summary = TrackSummaryPayload(track.summary)
+        id = summary.id
+        name = summary.name
+        kind = summary.kind
+        source = summary.source
+        startedAt = summary.startedAt
+        createdAt = summary.createdAt
+        stats = StatsPayload(track.stats)
+        bounds = track.summary.bounds.map(BoundsPayload.init)
+        segments = try TracksController<BasicRequestContext>.segments(of: track).map { $0.points.map { [$0.latitude, $0.longitude] } }
+        waypoints = try track.content.waypoints.points().map { WaypointPayload(name: $0.name, latitude: $0.latitude, longitude: $0.longitude) }
+    }
+}
+
+extension ProfilePayload: ResponseEncodable {}

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import RideKit
+import RideStore
 
 /// An error the API answers with: an HTTP status, a code a program can test, a message a person can act on.
 ///
@@ -39,6 +40,15 @@ extension APIError {
         case let error as RecordingRepositoryError:
             switch error {
             case .notFound(let id): self = .notFound("no recording with id \(id)")
+            }
+        case let error as RideStoreError:
+            switch error {
+            case .notFound(let kind, let id): self = .notFound("no \(kind) with id \(id)")
+            case .invalid: self = .badRequest("invalid_value", error.description)
+            case .invalidFile(_, let reason): self = APIError(.unprocessableContent, code: "invalid_file", message: reason)
+            case .conflict: self = APIError(.conflict, code: "conflict", message: error.description)
+            case .damaged, .database, .io:
+                self = APIError(.internalServerError, code: "store_error", message: "the store failed; the request may be retried")
             }
         case let error as DecodingError:
             self = APIError.decoding(error)

@@ -5,6 +5,7 @@ import HummingbirdTLS
 import NIOSSL
 import Logging
 import RideKit
+import RideStore
 
 
 /// The application: the router of `buildRouter`, served over HTTP or, with `tlsCertificatePath` and
@@ -17,6 +18,7 @@ import RideKit
 public func buildApplication(
     configuration: ServerConfiguration,
     recordings: any RecordingRepository = InMemoryRecordingRepository(),
+    library: TrackLibrary? = nil,
     metrics: ServerMetrics = ServerMetrics(),
     logger: Logger? = nil,
     onServerRunning: @escaping @Sendable (_ port: Int?) async -> Void = { _ in }
@@ -24,7 +26,8 @@ public func buildApplication(
     var logger = logger ?? Logger(label: "bikeride")
     logger.logLevel = configuration.logLevel
     let tiles = try configuration.tilesPath.map { path throws(MBTilesError) in try MBTiles(path: path) }
-    let router = buildRouter(configuration: configuration, recordings: recordings, tiles: tiles, metrics: metrics, logger: logger)
+    let router = buildRouter(
+        configuration: configuration, recordings: recordings, library: library, tiles: tiles, metrics: metrics, logger: logger)
     let server: HTTPServerBuilder
     if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
         let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
@@ -46,13 +49,14 @@ public func buildApplication(
 public func buildRouter(
     configuration: ServerConfiguration,
     recordings: any RecordingRepository,
+    library: TrackLibrary? = nil,
     tiles: MBTiles? = nil,
     metrics: ServerMetrics = ServerMetrics(),
     logger: Logger = Logger(label: "bikeride")
 ) -> Router<RideRequestContext> {
     let router = Router(context: RideRequestContext.self)
     let persistent = !(recordings is InMemoryRecordingRepository)
-    let storage = persistent ? "store" : "memory (placeholder: recordings are lost on restart)"
+    let storage = persistent ? "store" : "memory (recordings are lost on restart)"
 
     router.add(middleware: ErrorMiddleware(metrics: metrics))
     router.add(middleware: LogRequestsMiddleware(.debug))
@@ -77,8 +81,8 @@ public func buildRouter(
     SimulationController<RideRequestContext>().addRoutes(to: router)
     RecordingsController<RideRequestContext>(service: RecordingService(repository: recordings, metrics: metrics))
         .addRoutes(to: router.group("api/recordings"))
-    // Waiting for RideStore: answers 501 until the store is wired in.
-    TracksController<RideRequestContext>().addRoutes(to: router.group("api/tracks"))
+    // Saved tracks: the store's, or 501 when the server has none (tests of the in-memory recordings).
+    TracksController<RideRequestContext>(library: library).addRoutes(to: router.group("api/tracks"))
     if let tiles {
         TilesController<RideRequestContext>(tiles: tiles, metrics: metrics).addRoutes(to: router.group("tiles"))
     }
