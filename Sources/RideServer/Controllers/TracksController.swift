@@ -71,7 +71,7 @@ struct TracksController<Context: RequestContext> {
         let fileName = request.uri.queryParameters["name"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
         // The content decides; the name's extension only when the content says nothing.
         guard let format = TrackFileFormat(sniffing: [UInt8](data.prefix(1 << 16))) ?? fileName.flatMap(TrackFileFormat.init(fileName:)) else {
-            throw APIError(.unsupportedMediaType, code: "unsupported_format", message: "the body is not GPX, .gpx436 or GeoJSON")
+            throw APIError(.unprocessableContent, code: "unsupported_format", message: "the body is not GPX, .gpx436 or GeoJSON")
         }
         let outcome = try await library.importData(data, fileName: fileName ?? "upload.\(format.rawValue)", format: format)
         switch outcome.result {
