@@ -1,4 +1,4 @@
-"""The Tracks and Settings tabs, as far as they go before the track store is wired in."""
+"""The Tracks and Settings tabs, on the server's track store."""
 from pathlib import Path
 
 from playwright.sync_api import expect
@@ -8,20 +8,46 @@ from conftest import shot
 FIXTURE = Path(__file__).resolve().parents[3] / 'shared' / 'fixtures' / 'gpx'
 
 
-def test_tracks_say_what_is_missing_and_imports_report_per_file(context):
+GPX_FIXTURE = """<?xml version="1.0" encoding="UTF-8"?>
+<gpx version="1.1" creator="browser test" xmlns="http://www.topografix.com/GPX/1/1">
+<trk><name>{name}</name><trkseg>
+{points}
+</trkseg></trk></gpx>
+"""
+
+
+def write_fixture(folder, name):
+    """A straight ride due north: 11 points 100 m apart (1 km), one every 20 s."""
+    points = '\n'.join(
+        f'<trkpt lat="{46.5 + i * 100 / 111_195:.7f}" lon="6.6"><time>2024-05-01T10:{i // 3:02d}:{i % 3 * 20:02d}Z</time></trkpt>'
+        for i in range(11))
+    path = folder / f'{name}.gpx'
+    path.write_text(GPX_FIXTURE.format(name=name, points=points))
+    return path
+
+
+def test_import_by_the_file_picker_lists_the_track_with_its_distance(context, tmp_path):
     page = context.new_page()
     page.goto('/#/tracks')
     page.wait_for_selector('body[data-ready="true"]')
     expect(page.get_by_role('heading', name='Tracks', level=2)).to_be_visible()
-    expect(page.get_by_role('status').filter(has_text='track store')).to_be_visible()
-    gpx = next(FIXTURE.rglob('*.gpx'), None)
-    if gpx is None:
-        gpx = Path(__file__).parent / 'make_mbtiles.py'  # any file: the server refuses it either way for now
+    name = f'Imported {context.viewport_name}'
+    gpx = write_fixture(tmp_path, name)
     page.get_by_label('Import GPX, .gpx436 or GeoJSON files').set_input_files(str(gpx))
     row = page.get_by_role('list', name='Imports').get_by_role('listitem').first
     expect(row).to_contain_text(gpx.name)
-    expect(row).to_contain_text('no track store yet')
-    shot(page, 'tracks')
+    expect(row).to_contain_text('imported')
+    listed = page.get_by_role('list', name='Saved tracks').get_by_role('listitem').filter(has_text=name)
+    expect(listed).to_have_count(1)
+    expect(listed).to_contain_text('1.0')  # 1.0 km (or 0.62 mi)
+    shot(page, 'tracks-imported')
+    # A file that is not a track is refused with the reader's reason, and the others go on.
+    bad = tmp_path / 'broken.gpx'
+    bad.write_text('<gpx><trk><trkseg></trk></gpx>')
+    page.get_by_label('Import GPX, .gpx436 or GeoJSON files').set_input_files(str(bad))
+    failed = page.get_by_role('list', name='Imports').get_by_role('listitem').filter(has_text='broken.gpx')
+    expect(failed).to_contain_text('not imported')
+    expect(failed).to_contain_text('line')
 
 
 def test_settings_change_the_units(context):
@@ -39,7 +65,7 @@ def test_settings_change_the_units(context):
 
 
 def test_delete_hides_the_track_and_undo_brings_it_back(context):
-    """Until the store lands the only listed track is the ride just stopped; the undo needs no server."""
+    """The ride just stopped is in the list; deleting it and pressing Undo in time asks nothing of the server."""
     import re
     from conftest import l_shaped_path
     from test_record import open_record, ride, start_ride, _poll_outbox_empty
@@ -50,9 +76,12 @@ def test_delete_hides_the_track_and_undo_brings_it_back(context):
     _poll_outbox_empty(page, 15000)
     page.get_by_role('button', name='Stop').click()
     page.wait_for_url(re.compile(r'#/tracks/[\w-]+$'))
+    track_id = page.url.rsplit('/', 1)[1]
     expect(page.get_by_role('link', name='GPX', exact=True)).to_have_attribute('href', re.compile(r'^/api/tracks/[\w-]+\.gpx$'))
     page.get_by_role('link', name='← All tracks').click()
-    rows = page.get_by_role('list', name='Saved tracks').get_by_role('listitem')
+    # Other tests' rides share the server: only this ride's row.
+    rows = page.get_by_role('list', name='Saved tracks').get_by_role('listitem').filter(
+        has=page.locator(f'a[href="#/tracks/{track_id}"]'))
     expect(rows).to_have_count(1)
     requests = []
     page.on('request', lambda request: requests.append(request) if request.method == 'DELETE' else None)
@@ -65,7 +94,7 @@ def test_delete_hides_the_track_and_undo_brings_it_back(context):
         for kind, dx in [('pointerdown', 0), ('pointermove', -60), ('pointermove', -140), ('pointerup', -140)]:
             row.dispatch_event(kind, {'pointerType': 'touch', 'clientX': x + dx, 'clientY': y, 'isPrimary': True, 'bubbles': True})
     else:
-        page.get_by_role('button', name=re.compile(r'^Delete Ride ')).click()
+        rows.first.get_by_role('button', name=re.compile(r'^Delete Ride ')).click()
     expect(rows.first).to_be_hidden()
     undo = page.get_by_role('button', name='Undo')
     expect(undo).to_be_visible()
@@ -75,3 +104,29 @@ def test_delete_hides_the_track_and_undo_brings_it_back(context):
     expect(undo).to_be_hidden()
     page.wait_for_timeout(300)
     assert not requests, 'undo within the time asks nothing of the server'
+
+
+def test_a_stopped_ride_is_in_the_tracks_list_after_a_reload(context):
+    import re
+    from conftest import l_shaped_path
+    from test_record import open_record, ride, start_ride, _poll_outbox_empty
+    page = context.new_page()
+    open_record(page)
+    start_ride(page)
+    ride(context, page, l_shaped_path(60, 0, 10))
+    _poll_outbox_empty(page, 15000)
+    page.get_by_role('button', name='Stop').click()
+    page.wait_for_url(re.compile(r'#/tracks/[\w-]+$'))
+    track_id = page.url.rsplit('/', 1)[1]
+    # Not the copy the page kept of the Stop answer: a reload, and the list from the server.
+    page.evaluate("() => sessionStorage.clear()")
+    page.goto('/#/tracks')
+    page.reload()
+    page.wait_for_selector('body[data-ready="true"]')
+    row = page.get_by_role('list', name='Saved tracks').get_by_role('listitem').filter(
+        has=page.locator(f'a[href="#/tracks/{track_id}"]'))
+    expect(row).to_have_count(1)
+    expect(row).to_contain_text('Ride ')
+    row.get_by_role('link').first.click()
+    expect(page.get_by_role('heading', level=2).filter(has_text='Ride ')).to_be_visible()
+    shot(page, 'stopped-ride-after-reload')

@@ -1,7 +1,7 @@
 // The Tracks tab: the list of saved tracks and a track's page.
 //
-// Saved tracks live in the track store; until the server has it, /api/tracks answers 501 and these views
-// say so, showing only the ride just stopped (from the Stop answer kept for this session).
+// Saved tracks live in the server's track store (/api/tracks). A server started without one answers 501;
+// these views then say so, showing only the ride just stopped (from the Stop answer kept for this session).
 
 import { api, ApiError, NetworkError } from './api.js';
 import * as format from './format.js';
@@ -64,9 +64,9 @@ export class TracksView {
       $('import-list').append(item);
       try {
         status.textContent = 'uploading';
-        await upload(file, (fraction) => { progress.value = fraction; });
+        const answer = await upload(file, (fraction) => { progress.value = fraction; });
         progress.value = 1;
-        status.textContent = 'imported';
+        status.textContent = answer && answer.duplicate ? 'already imported' : 'imported';
         imported += 1;
       } catch (error) {
         progress.remove();
