@@ -8,7 +8,7 @@ import RideStore
 /// store's records, and they are what `Web/js/tracks.js` reads.
 ///
 /// Without a library (tests of the recordings API on the in-memory repository) every route answers 501.
-struct TracksController<Context: RequestContext> {
+struct TracksController<Context: RequestContext>: Sendable {
     let library: TrackLibrary?
 
     /// The largest file `POST /api/tracks` takes.
@@ -77,8 +77,10 @@ struct TracksController<Context: RequestContext> {
         switch outcome.result {
         case .imported(_, let tracks, _):
             context.logger.info("tracks imported", metadata: ["count": "\(tracks.count)", "points": "\(outcome.pointCount)"])
+            var headers = HTTPFields()
+            if let first = tracks.first { headers[.location] = "/api/tracks/\(first.id.rawValue)" }
             return EditedResponse(
-                status: .created, headers: tracks.first.map { [.location: "/api/tracks/\($0.id.rawValue)"] } ?? [:],
+                status: .created, headers: headers,
                 response: UploadPayload(duplicate: false, tracks: tracks.map(TrackSummaryPayload.init)))
         case .duplicate(let ids):
             var tracks: [TrackSummaryPayload] = []
@@ -183,17 +185,7 @@ struct TracksController<Context: RequestContext> {
         return (String(parameter[..<dot]), String(parameter[parameter.index(after: dot)...]))
     }
 
-    /// The track's segments (its routes' points when it has no `trk`), points unpacked.
-    static func segments(of track: StoredTrack) throws -> [TrackSegment] {
-        if track.content.tracks.isEmpty {
-            return try track.content.routes.map { TrackSegment(points: try $0.points.points()) }
-        }
-        var segments: [TrackSegment] = []
-        for packed in track.content.tracks {
-            for segment in packed.segments { segments.append(TrackSegment(points: try segment.points.points())) }
-        }
-        return segments
-    }
+    static func segments(of track: StoredTrack) throws -> [TrackSegment] { try trackSegments(of: track) }
 
     static func latitude(of track: StoredTrack) -> Double {
         if let bounds = track.summary.bounds { return (bounds.minLatitude + bounds.maxLatitude) / 2 }
@@ -319,9 +311,21 @@ struct TrackDetailPayload: ResponseEncodable {
         createdAt = summary.createdAt
         stats = StatsPayload(track.stats)
         bounds = track.summary.bounds.map(BoundsPayload.init)
-        segments = try TracksController<BasicRequestContext>.segments(of: track).map { $0.points.map { [$0.latitude, $0.longitude] } }
+        segments = try trackSegments(of: track).map { $0.points.map { [$0.latitude, $0.longitude] } }
         waypoints = try track.content.waypoints.points().map { WaypointPayload(name: $0.name, latitude: $0.latitude, longitude: $0.longitude) }
     }
 }
 
 extension ProfilePayload: ResponseEncodable {}
+
+/// The track's segments (its routes' points when it has no `trk`), points unpacked.
+func trackSegments(of track: StoredTrack) throws -> [TrackSegment] {
+    if track.content.tracks.isEmpty {
+        return try track.content.routes.map { TrackSegment(points: try $0.points.points()) }
+    }
+    var segments: [TrackSegment] = []
+    for packed in track.content.tracks {
+        for segment in packed.segments { segments.append(TrackSegment(points: try segment.points.points())) }
+    }
+    return segments
+}

@@ -31,7 +31,7 @@ public struct StoreRecordingRepository: RecordingRepository {
     public func createRecording(_ recording: NewRecordingInfo) async throws -> RecordingInfo {
         let request = NewRecording(
             name: recording.name, kind: TrackKind(activity: recording.options.activity), source: .recording,
-            routeTrackID: recording.routeTrackID.flatMap(TrackID.init))
+            routeTrackID: recording.routeTrackID.flatMap { TrackID($0) })
         let stored = try await mapped { try await store.startRecording(request, userID: userID) }
         return RecordingInfo(
             id: stored.id.rawValue, name: recording.name, options: recording.options,
