@@ -45,7 +45,7 @@ extension APIError {
             switch error {
             case .notFound(let kind, let id): self = .notFound("no \(kind) with id \(id)")
             case .invalid: self = .badRequest("invalid_value", error.description)
-            case .invalidFile(_, let reason): self = APIError(.unprocessableContent, code: "invalid_file", message: reason)
+            case .invalidFile(_, let reason): self = APIError(.unprocessableContent, code: "invalid_file", message: Self.located(reason))
             case .conflict: self = APIError(.conflict, code: "conflict", message: error.description)
             case .damaged, .database, .io:
                 self = APIError(.internalServerError, code: "store_error", message: "the store failed; the request may be retried")
@@ -66,6 +66,13 @@ extension APIError {
         default:
             self = APIError(.internalServerError, code: "internal", message: "the server failed; the request may be retried")
         }
+    }
+
+    /// A reader's `12:5: message` (line and column) as `line 12, column 5: message`; other reasons as they are.
+    static func located(_ reason: String) -> String {
+        let parts = reason.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, let line = Int(parts[0]), let column = Int(parts[1]) else { return "cannot read the file: " + reason }
+        return "line \(line), column \(column):" + parts[2]
     }
 
     /// JSON that does not parse, or has the wrong shape: which field, and what was expected.
