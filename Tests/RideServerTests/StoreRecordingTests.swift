@@ -59,7 +59,8 @@ final class TemporaryStore: Sendable {
             let stats = try #require(next["stats"] as? [String: Any])
             #expect(abs((stats["distanceMeters"] as? Double ?? 0) - 95) < 1)
         }
-        let recording = try #require(try await library.store.recording(id: #require(RecordingID(id)), userID: library.userID))
+        let recordingID = try #require(RecordingID(id))
+        let recording = try #require(try await library.store.recording(id: recordingID, userID: library.userID))
         #expect(recording.pointCount == 20 && recording.lastClientSequence == 20)
     }
 
@@ -74,7 +75,8 @@ final class TemporaryStore: Sendable {
             #expect(try again.jsonObject()["stored"] as? Int == 0)
             return id
         }
-        let recording = try #require(try await library.store.recording(id: #require(RecordingID(id)), userID: library.userID))
+        let recordingID = try #require(RecordingID(id))
+        let recording = try #require(try await library.store.recording(id: recordingID, userID: library.userID))
         #expect(recording.pointCount == 15)
     }
 
@@ -95,7 +97,8 @@ final class TemporaryStore: Sendable {
             #expect(try await client.post("/api/recordings/\(id)/stop").jsonObject()["trackId"] as? String == trackID)
             return trackID
         }
-        let track = try #require(try await library.store.track(id: #require(TrackID(trackID)), userID: library.userID))
+        let storedID = try #require(TrackID(trackID))
+        let track = try #require(try await library.store.track(id: storedID, userID: library.userID))
         #expect(track.summary.name == "Evening")
         #expect(track.summary.state == .complete && track.summary.source == .recording)
         #expect(track.content.trackPointCount == 18 && track.summary.pointCount == 18)
@@ -106,16 +109,18 @@ final class TemporaryStore: Sendable {
     @Test func healthSaysTheStore() async throws {
         let database = try TemporaryStore()
         try await database.server().server.run { client in
-            #expect(try await client.get("/health").jsonObject()["storage"] as? String == "store")
+            let health = try await client.get("/health").jsonObject()
+            #expect(health["storage"] as? String == "store")
         }
     }
 
     @Test func unknownRecordingsAre404() async throws {
         let database = try TemporaryStore()
         try await database.server().server.run { client in
-            #expect(try await client.get("/api/recordings/ZZZZZZZZ").status == .notFound)
-            #expect(try await client.post("/api/recordings/not-an-id/fixes", json: fixesJSON(1...2)).status == .notFound)
-            #expect(try await client.post("/api/recordings/ZZZZZZZZ/stop").status == .notFound)
+            let get = try await client.get("/api/recordings/ZZZZZZZZ")
+            let fixes = try await client.post("/api/recordings/not-an-id/fixes", json: fixesJSON(1...2))
+            let stop = try await client.post("/api/recordings/ZZZZZZZZ/stop")
+            #expect(get.status == .notFound && fixes.status == .notFound && stop.status == .notFound)
         }
     }
 }

@@ -120,7 +120,8 @@ extension TestClientProtocol {
             #expect(message.hasPrefix("line "))
 
             let notATrack = try await client.upload("hello, world", name: "notes.txt")
-            #expect(notATrack.status == .unprocessableContent && (try notATrack.errorCode()) == "unsupported_format")
+            #expect(notATrack.status == .unprocessableContent)
+            #expect(try notATrack.errorCode() == "unsupported_format")
             let empty = try await client.upload("", name: "empty.gpx")
             #expect(empty.status == .badRequest)
             #expect((try await client.get("/api/tracks").jsonObject()["tracks"] as? [Any])?.isEmpty == true)
@@ -239,7 +240,7 @@ extension TestClientProtocol {
     }
 
     @Test func geoJSONIsSimplifiedForAZoom() async throws {
-        func coordinateCount(_ response: TestResponse) throws -> Int {
+        @Sendable func coordinateCount(_ response: TestResponse) throws -> Int {
             let object = try response.jsonObject()
             let features = try #require(object["features"] as? [[String: Any]])
             return features.reduce(0) { total, feature in
