@@ -1,4 +1,5 @@
 """The Tracks and Settings tabs, on the server's track store."""
+import re
 from pathlib import Path
 
 from playwright.sync_api import expect
@@ -39,7 +40,7 @@ def test_import_by_the_file_picker_lists_the_track_with_its_distance(context, tm
     expect(row).to_contain_text('imported')
     listed = page.get_by_role('list', name='Saved tracks').get_by_role('listitem').filter(has_text=name)
     expect(listed).to_have_count(1)
-    expect(listed).to_contain_text('1.0')  # 1.0 km (or 0.62 mi)
+    expect(listed).to_contain_text(re.compile(r'1000 m|1\.0 km|0\.62 mi'))
     shot(page, 'tracks-imported')
     # A file that is not a track is refused with the reader's reason, and the others go on.
     bad = tmp_path / 'broken.gpx'
