@@ -1,4 +1,5 @@
 import Foundation
+import RideStore
 import Logging
 
 /// Everything `bikeride serve` can be told. Each field has a default; `init(environment:)` reads the
@@ -82,14 +83,13 @@ public struct ServerConfiguration: Sendable, Hashable {
     }
 
     /// Per user: `$XDG_DATA_HOME/bikeride`, else `~/.local/share/bikeride` (on macOS `~/Library/Application Support/bikeride`).
+    /// The same place the command line's library uses (`DataDirectory.default`), so `serve` and `import` share one
+    /// database.
     public static func defaultDataDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty { return xdg + "/bikeride" }
-        let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
-        #if os(macOS)
-        return home + "/Library/Application Support/bikeride"
-        #else
-        return home + "/.local/share/bikeride"
-        #endif
+        var platformDefault = environment
+        platformDefault["BIKERIDE_DATA_DIR"] = nil  // the variable is applied on top, with the other BIKERIDE_* ones
+        let path = DataDirectory.default(environment: platformDefault).url.path(percentEncoded: false)
+        return path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
     }
 
     /// `./Web` when the server is started from the package, else the `Web` folder of the package it was built from.
