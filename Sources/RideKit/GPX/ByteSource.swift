@@ -4,6 +4,14 @@ import Foundation
 protocol ByteSource {
     /// Fills `buffer` from the start with up to `buffer.count` bytes; returns 0 only at the end.
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+
+    /// Makes the next read start at `offset` bytes from the start of the input, which is not before anything
+    /// read so far. False (and nothing changed) when the source cannot do that: it is then read through.
+    mutating func seek(to offset: Int) -> Bool
+}
+
+extension ByteSource {
+    mutating func seek(to offset: Int) -> Bool { false }
 }
 
 /// Bytes held in memory.
@@ -32,6 +40,39 @@ struct FileSource: ByteSource {
         while true {
             let count = Foundation.read(handle.fileDescriptor, buffer.baseAddress, buffer.count)
             if count >= 0 { return count }
+            if errno == EINTR { continue }
+            throw GPXError(.io("cannot read: \(String(cString: strerror(errno)))"), line: 0, column: 0)
+        }
+    }
+}
+
+/// A range of bytes of an open file, read with `pread`, so that several readers can share one descriptor.
+struct FileRangeSource: ByteSource {
+    let descriptor: Int32
+    private(set) var offset: Int
+    let end: Int
+
+    init(descriptor: Int32, range: Range<Int>) {
+        self.descriptor = descriptor
+        offset = range.lowerBound
+        end = range.upperBound
+    }
+
+    mutating func seek(to offset: Int) -> Bool {
+        guard offset >= self.offset && offset <= end else { return false }
+        self.offset = offset
+        return true
+    }
+
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let wanted = min(buffer.count, end - offset)
+        guard wanted > 0 else { return 0 }
+        while true {
+            let count = pread(descriptor, buffer.baseAddress, wanted, off_t(offset))
+            if count >= 0 {
+                offset += count
+                return count
+            }
             if errno == EINTR { continue }
             throw GPXError(.io("cannot read: \(String(cString: strerror(errno)))"), line: 0, column: 0)
         }
@@ -257,6 +298,21 @@ struct DecodingSource: ByteSource {
         rest = rest.dropFirst()
         guard let close = rest.firstIndex(of: quote) else { return nil }
         return String(rest[..<close])
+    }
+
+    /// Seeks only where the bytes are the file's own: UTF-8 or ASCII without a byte order mark.
+    mutating func seek(to offset: Int) -> Bool {
+        guard encoding == .utf8 || encoding == .ascii, !hadByteOrderMark else { return false }
+        let consumed = pendingOffset < pending.count ? pendingOffset : nil
+        if offset <= pending.count {
+            guard let consumed, offset >= consumed else { return false }
+            pendingOffset = offset
+            return true
+        }
+        guard source.seek(to: offset) else { return false }
+        pendingOffset = pending.count
+        atEnd = false
+        return true
     }
 
     /// Next raw bytes: first those read while sniffing, then the source's.

@@ -25,6 +25,11 @@ struct GPXParser<Handler: GPXContentHandler> {
     /// The current element was found by `XMLScanner.peekSimpleElement()` and not yet consumed: its value is
     /// `scanner.rawText`, and the value readers take it from there.
     private var peeked = false
+    /// Set by the reader when the file may be read in parts on other threads; used at the first track segment.
+    var speculationSetup: SpeculationSetup?
+    private(set) var speculation: SpeculativeReading?
+    /// Where the next part read ahead starts (`Int.max`: none).
+    private var nextPartOffset = Int.max
 
     init(scanner: XMLScanner, handler: Handler, lenient: Bool) {
         self.scanner = scanner
@@ -487,9 +492,11 @@ struct GPXParser<Handler: GPXContentHandler> {
 
     private mutating func parseSegment() throws(GPXError) {
         handler.beginSegment()
+        if speculationSetup != nil { startSpeculation() }
         var extensions: [XMLElementNode] = []
         var pointsInSegment = 0
         while true {
+            if scanner.inputOffset >= nextPartOffset { try takeParts(pointsInSegment: &pointsInSegment) }
             switch try scanner.next(skippingWhitespace: true) {
             case .text: continue
             case .endElement, .endOfDocument:
@@ -514,6 +521,89 @@ struct GPXParser<Handler: GPXContentHandler> {
                 case .extensions: try parseExtensions(into: &extensions)
                 case .unknown where kind(scanner.elementNamespace) != .gpx: try keepForeign(in: &extensions)
                 default: try unexpected(parent: "trkseg")
+                }
+            }
+        }
+    }
+
+    // MARK: Reading in parts
+
+    /// At the first track segment: starts reading the rest of the file in parts, in this segment's context.
+    private mutating func startSpeculation() {
+        guard let setup = speculationSetup, handler is any SpeculatedPartConsumer, scanner.depth > 0 else { return }
+        speculationSetup = nil
+        // `<trkseg/>` has no inside to read in parts.
+        let context = scanner.partScanner(reading: MemorySource([]))
+        guard context.hasSameContext(as: scanner) else { return }
+        let qname = Array(scanner.elementQName.utf8)
+        let prefix = scanner.elementPrefixLength == 0 ? [] : Array(qname[...scanner.elementPrefixLength])
+        speculation = SpeculativeReading(setup: setup, context: context, trackPointName: prefix + Array("trkpt".utf8), start: scanner.inputOffset)
+        nextPartOffset = speculation?.nextBoundary ?? .max
+    }
+
+    /// Stops the threads reading ahead, if any. Returns how many parts were taken from them and how many read
+    /// sequentially.
+    @discardableResult
+    mutating func finishSpeculation() -> (taken: Int, sequential: Int) {
+        guard let speculation else { return (0, 0) }
+        speculation.stop()
+        self.speculation = nil
+        nextPartOffset = .max
+        return (speculation.partsTaken, speculation.partsReadSequentially)
+    }
+
+    /// The sequential reader has come to or passed the start of a part read ahead: takes it if it stands exactly
+    /// there, between two children of a segment, in the context the part was read in (see `SpeculativeReading`).
+    private mutating func takeParts(pointsInSegment: inout Int) throws(GPXError) {
+        guard let speculation else {
+            nextPartOffset = .max
+            return
+        }
+        while scanner.inputOffset >= nextPartOffset {
+            let standsAtPart =
+                scanner.inputOffset == nextPartOffset && pointsInSegment > 0 && scanner.hasSameContext(as: speculation.template)
+            if let part = speculation.advance(taking: standsAtPart), var consumer = handler as? any SpeculatedPartConsumer {
+                consumer.absorb(part)
+                handler = consumer as! Handler
+                try scanner.skip(to: part.end, extent: part.extent)
+                pointsInSegment = part.pointsInLastSegment
+            }
+            nextPartOffset = speculation.nextBoundary
+        }
+    }
+
+    /// Reads a part on a worker: track points and segment breaks only, from a scanner made by
+    /// `XMLScanner.partScanner(reading:)` in `context`. Returns the points since the last segment break (1 when
+    /// there was none: the sequential reader only hands over after a point). Throws for anything else, and when
+    /// the part does not end in `context`; the sequential reader then reads the part itself.
+    mutating func parsePart(in context: XMLScanner) throws(GPXError) -> Int {
+        var pointsInSegment = 1
+        while true {
+            switch try scanner.next(skippingWhitespace: true) {
+            case .text: continue
+            case .endOfDocument:
+                guard scanner.hasSameContext(as: context) else { throw failure(.notWellFormed("a part ends elsewhere")) }
+                return pointsInSegment
+            case .endElement:
+                // `</trkseg>`: within a part only a new `<trkseg>` may follow.
+                handler.endSegment(extensions: [])
+                var event = try scanner.next(skippingWhitespace: true)
+                while event == .text { event = try scanner.next(skippingWhitespace: true) }
+                guard event == .startElement, gpxName() == .trkseg else { throw failure(.notWellFormed("not a segment break")) }
+                handler.beginSegment()
+                pointsInSegment = 0
+            case .startElement:
+                guard gpxName() == .trkpt else { throw failure(.notWellFormed("not a track point")) }
+                if isLegacyPauseMarker() {
+                    try skipElement()
+                    if pointsInSegment > 0 {
+                        handler.endSegment(extensions: [])
+                        handler.beginSegment()
+                        pointsInSegment = 0
+                    }
+                } else if let point = try parsePoint(element: "trkpt") {
+                    handler.trackPoint(point)
+                    pointsInSegment += 1
                 }
             }
         }
@@ -569,35 +659,41 @@ struct GPXParser<Handler: GPXContentHandler> {
     // MARK: Points
 
     private func isLegacyPauseMarker() -> Bool {
-        guard let token = attribute("lat"), !token.needsDecoding else { return false }
-        let value = DecimalParser.parse(UnsafeBufferPointer(start: scanner.base + token.valueStart, count: token.valueLength))
+        guard let token = attribute("lat"), !token.needsDecoding, token.valueLength >= 3 else { return false }
+        // Only "100…" and "200…" can be markers: look at the first bytes before parsing the number again.
+        let digits = scanner.base + token.valueStart
+        guard digits[0] == UInt8(ascii: "1") || digits[0] == UInt8(ascii: "2"), digits[1] == UInt8(ascii: "0"), digits[2] == UInt8(ascii: "0")
+        else { return false }
+        let value = DecimalParser.parse(UnsafeBufferPointer(start: digits, count: token.valueLength))
         return value == 100 || value == 200
+    }
+
+    /// The `lat` or `lon` attribute of the current point, or NaN with the first problem noted in `problem`.
+    @inline(__always)
+    private func coordinate(
+        _ name: StaticString, of element: StaticString, range: ClosedRange<Double>, problem: inout GPXError.Reason?
+    ) -> Double {
+        guard let token = attribute(name) else {
+            problem = problem ?? .missingAttribute(element: "\(element)", attribute: "\(name)")
+            return .nan
+        }
+        let value: Double?
+        if token.needsDecoding {
+            value = scanner.attributeValueBytes(token).withUnsafeBufferPointer { DecimalParser.parse($0) }
+        } else {
+            value = DecimalParser.parse(UnsafeBufferPointer(start: scanner.base + token.valueStart, count: token.valueLength))
+        }
+        if let value, range.contains(value) { return value }
+        problem = problem ?? .invalidCoordinate(attribute: "\(name)", value: String(scanner.attributeValue(token).prefix(80)))
+        return .nan
     }
 
     /// A `wpt`, `rtept` or `trkpt`. Nil when lenient reading dropped it.
     private mutating func parsePoint(element: StaticString) throws(GPXError) -> TrackPoint? {
         let start = scanner.currentTokenStart
-        var latitude = Double.nan
-        var longitude = Double.nan
         var problem: GPXError.Reason?
-        for (name, range) in [("lat", -90.0...90.0), ("lon", -180.0...180.0)] {
-            let token = name == "lat" ? attribute("lat") : attribute("lon")
-            guard let token else {
-                problem = problem ?? .missingAttribute(element: "\(element)", attribute: name)
-                continue
-            }
-            let value: Double?
-            if token.needsDecoding {
-                value = scanner.attributeValueBytes(token).withUnsafeBufferPointer { DecimalParser.parse($0) }
-            } else {
-                value = DecimalParser.parse(UnsafeBufferPointer(start: scanner.base + token.valueStart, count: token.valueLength))
-            }
-            if let value, range.contains(value) {
-                if name == "lat" { latitude = value } else { longitude = value }
-            } else {
-                problem = problem ?? .invalidCoordinate(attribute: name, value: String(scanner.attributeValue(token).prefix(80)))
-            }
-        }
+        let latitude = coordinate("lat", of: element, range: -90...90, problem: &problem)
+        let longitude = coordinate("lon", of: element, range: -180...180, problem: &problem)
         if let problem {
             guard lenient else { throw scanner.error(problem, at: start) }
             report.droppedPoints += 1

@@ -57,11 +57,36 @@ public enum GPXReader {
     public static func parse<Handler: GPXContentHandler>(
         contentsOf url: URL, into handler: inout Handler, options: GPXReadOptions = .init()
     ) throws(GPXError) -> GPXReadReport {
+        var parts = (taken: 0, sequential: 0)
+        return try parse(contentsOf: url, into: &handler, options: options, partBytes: SpeculativeReading.defaultPartBytes, parts: &parts)
+    }
+
+    /// Streams a file into `handler`; a large file for `GPXSummaryHandler` is read in parts of about `partBytes`
+    /// on several threads (`SpeculativeReading`). Tests choose small parts.
+    static func parse<Handler: GPXContentHandler>(
+        contentsOf url: URL, into handler: inout Handler, options: GPXReadOptions, partBytes: Int,
+        minimumFileBytes: Int = SpeculativeReading.minimumFileBytes, workers: Int = SpeculativeReading.defaultWorkers,
+        parts: inout (taken: Int, sequential: Int)
+    ) throws(GPXError) -> GPXReadReport {
         let handle: FileHandle
         do {
             handle = try FileHandle(forReadingFrom: url)
         } catch {
             throw GPXError(.io("cannot open \(url.path): \(describe(error))"), line: 0, column: 0)
+        }
+        var speculation: SpeculationSetup?
+        if handler is any SpeculatedPartConsumer, !options.lenient, workers > 0,
+            let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+            attributes[.type] as? FileAttributeType == .typeRegular,
+            let size = (attributes[.size] as? NSNumber)?.intValue, size >= minimumFileBytes
+        {
+            speculation = SpeculationSetup(url: url, fileSize: size, partBytes: partBytes, workers: workers)
+        }
+        if let speculation {
+            // Read in parts: this reader reads only what the workers did not, and skips the rest unread.
+            defer { try? handle.close() }
+            let source = FileRangeSource(descriptor: handle.fileDescriptor, range: 0..<speculation.fileSize)
+            return try parse(source: source, into: &handler, options: options, speculation: speculation, parts: &parts)
         }
         let source = ReadAheadSource(handle: handle)
         // The read-ahead thread must stop before the file is closed, whether the parse finished or failed.
@@ -69,7 +94,7 @@ public enum GPXReader {
             source.stop()
             try? handle.close()
         }
-        return try parse(source: source, into: &handler, options: options)
+        return try parse(source: source, into: &handler, options: options, speculation: nil, parts: &parts)
     }
 
     /// Streams an open file or pipe (standard input) into `handler`.
@@ -87,7 +112,15 @@ public enum GPXReader {
     }
 
     static func parse<Handler: GPXContentHandler>(
-        source: any ByteSource, into handler: inout Handler, options: GPXReadOptions
+        source: any ByteSource, into handler: inout Handler, options: GPXReadOptions, speculation: SpeculationSetup? = nil
+    ) throws(GPXError) -> GPXReadReport {
+        var parts = (taken: 0, sequential: 0)
+        return try parse(source: source, into: &handler, options: options, speculation: speculation, parts: &parts)
+    }
+
+    static func parse<Handler: GPXContentHandler>(
+        source: any ByteSource, into handler: inout Handler, options: GPXReadOptions, speculation: SpeculationSetup?,
+        parts: inout (taken: Int, sequential: Int)
     ) throws(GPXError) -> GPXReadReport {
         let decoding: DecodingSource
         do {
@@ -103,6 +136,14 @@ public enum GPXReader {
         let encoding = decoding.encoding
         let scanner = XMLScanner(source: decoding, lenient: options.lenient) { encoding.accepts(declared: $0) }
         var parser = GPXParser(scanner: scanner, handler: handler, lenient: options.lenient)
+        // Parts are cut at file offsets: only where the tokenizer sees the file's own bytes.
+        if encoding == .utf8 && !decoding.hadByteOrderMark { parser.speculationSetup = speculation }
+        defer {
+            parts = parser.finishSpeculation()
+            if ProcessInfo.processInfo.environment["BIKERIDE_READER_DEBUG"] != nil {
+                FileHandle.standardError.write(Data("reader: \(parts.taken) parts read ahead, \(parts.sequential) in sequence\n".utf8))
+            }
+        }
         try parser.parse()
         handler = parser.handler
         return parser.report

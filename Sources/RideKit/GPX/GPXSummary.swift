@@ -16,7 +16,7 @@ public struct GPXSummary: Sendable, Hashable {
 ///
 /// The track figures are computed on a second thread while the reader goes on (`BackgroundStatsAccumulator`);
 /// `summary()` waits for them. A handler is for one file.
-public struct GPXSummaryHandler: GPXContentHandler {
+public struct GPXSummaryHandler: GPXContentHandler, SpeculatedPartConsumer {
     private let trackStats: BackgroundStatsAccumulator
     private var routeStats: TrackStatsAccumulator
     private var counts: (tracks: Int, segments: Int, points: Int, waypoints: Int, routes: Int, routePoints: Int) = (0, 0, 0, 0, 0, 0)
@@ -57,6 +57,12 @@ public struct GPXSummaryHandler: GPXContentHandler {
     }
 
     public mutating func endSegment(extensions: [XMLElementNode]) {}
+
+    mutating func absorb(_ part: SpeculatedPart) {
+        counts.segments += part.segments
+        counts.points += part.points
+        trackStats.append(contentsOf: part.steps)
+    }
 
     public mutating func endTrack(_ track: Track) {}
 

@@ -43,6 +43,18 @@ final class BackgroundStatsAccumulator: @unchecked Sendable {
         add(latitude: point.latitude, longitude: point.longitude, elevation: point.elevation, time: point.time, speed: point.speedMetersPerSecond)
     }
 
+    /// Queues steps prepared elsewhere (a part of the file read on another thread), after those already added.
+    func append(contentsOf steps: [Step]) {
+        guard !steps.isEmpty else { return }
+        if pending.count + steps.count < Self.chunkSize {
+            pending.append(contentsOf: steps)
+            return
+        }
+        hand(over: false)
+        pending = steps
+        hand(over: false)
+    }
+
     private func append(_ step: Step) {
         pending.append(step)
         if pending.count >= Self.chunkSize { hand(over: false) }
