@@ -29,6 +29,10 @@
 //        input not well-formed XML (GPXError.Reason.notWellFormed / .truncated). Off by default: the
 //        reader may legitimately be stricter than expat. Known case: expat accepts UTF-16 with an
 //        unpaired surrogate, which is not an XML Char (the reader is right to refuse it).
+//   4. Reading in parts (SpeculativeReading, what `bikeride stats` does with a large file): the input is
+//      written to a file and summarised once sequentially and once cut into parts of 64 to 1,024 bytes read
+//      by two worker threads. TRAP when the two differ in anything: the summary, or the error with its line
+//      and column. Set FUZZ_GPX_NO_PARTS=1 to turn this off.
 //
 // A trap prints both verdicts first, so the crash file in Benchmarks/fuzz/artifacts/ explains itself.
 
@@ -43,6 +47,36 @@ import Darwin
 
 private let checkPointCounts = getenv("FUZZ_GPX_NO_POINT_COUNT") == nil
 private let checkFalseRejects = getenv("FUZZ_GPX_FALSE_REJECTS") != nil
+private let checkParts = getenv("FUZZ_GPX_NO_PARTS") == nil
+
+/// The summary of the file at `url`: sequentially (no workers), or in parts of `partBytes` on two workers.
+private func summary(of url: URL, partBytes: Int?) -> Result<GPXSummary, GPXError> {
+    var handler = GPXSummaryHandler()
+    var parts = (taken: 0, sequential: 0)
+    return Result { () throws(GPXError) in
+        let report = try GPXReader.parse(
+            contentsOf: url, into: &handler, options: GPXReadOptions(), partBytes: partBytes ?? 1 << 20,
+            minimumFileBytes: 0, workers: partBytes == nil ? 0 : 2, parts: &parts)
+        return handler.summary(report: report)
+    }
+}
+
+/// Checks that reading in parts gives what the sequential reader gives (see 4. above).
+private func checkReadingInParts(_ bytes: [UInt8]) {
+    let url = URL(filePath: "/tmp/fuzz_gpx-\(getpid()).gpx")
+    guard FileManager.default.createFile(atPath: url.path, contents: Data(bytes)) else { return }
+    defer { unlink(url.path) }
+    let sequential = summary(of: url, partBytes: nil)
+    // The part size follows from the input, so that a crash file reproduces it.
+    let partBytes = 64 + (bytes.count * 7 + Int(bytes.first ?? 0)) % 960
+    let inParts = summary(of: url, partBytes: partBytes)
+    if sequential != inParts {
+        var text = "fuzz_gpx: reading in parts differs from reading in sequence\n  sequential: \(sequential)\n"
+        text += "  in parts of \(partBytes) bytes: \(inParts)\n"
+        text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+        abort()
+    }
+}
 
 /// What expat made of the input.
 private final class ExpatVerdict {
@@ -210,6 +244,7 @@ public func fuzzGPXTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> C
                  expat, strict: strict, lenient: lenient)
         }
     }
+    if checkParts { checkReadingInParts(bytes) }
     if checkFalseRejects, expat.accepted, case .failure(let error) = strict {
         switch error.reason {
         case .notWellFormed, .truncated:
