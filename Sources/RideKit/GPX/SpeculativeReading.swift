@@ -166,9 +166,10 @@ final class SpeculativeReading: @unchecked Sendable {
         if current >= nextToClaim { nextToClaim = current + 1 }
         current += 1
         let next = current
+        let last = lastPart
         condition.broadcast()
         condition.unlock()
-        nextBoundary = next >= lastPart ? .max : (boundary(of: next) ?? .max)
+        nextBoundary = next >= last ? .max : (boundary(of: next) ?? .max)
         return result
     }
 

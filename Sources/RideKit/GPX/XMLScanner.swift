@@ -208,14 +208,7 @@ struct XMLScanner {
     mutating func skip(to offset: Int, extent: (newlines: Int, tailColumns: Int)) throws(GPXError) {
         precondition(!pendingEnd && offset >= inputOffset)
         if offset > bufferOffset + end, source.seek(to: offset) {
-            let newlines = XMLScanner.countNewlines(base, count: position)
-            var lastNewline = position - 1
-            while lastNewline >= 0 && base[lastNewline] != 10 { lastNewline -= 1 }
-            if newlines > 0 {
-                linesBeforeBuffer += newlines
-                columnCarry = 0
-            }
-            for index in (lastNewline + 1)..<position where base[index] & 0xC0 != 0x80 { columnCarry += 1 }
+            countLines(before: position)
             if extent.newlines > 0 {
                 linesBeforeBuffer += extent.newlines
                 columnCarry = extent.tailColumns
@@ -305,19 +298,24 @@ struct XMLScanner {
 
     // MARK: Buffer
 
+    /// Counts the lines and columns of the buffer's first `count` bytes, which are about to leave it, so that
+    /// locations stay right.
+    private mutating func countLines(before count: Int) {
+        let newlines = XMLScanner.countNewlines(base, count: count)
+        var lastNewline = count - 1
+        while lastNewline >= 0 && base[lastNewline] != 10 { lastNewline -= 1 }
+        if newlines > 0 {
+            linesBeforeBuffer += newlines
+            columnCarry = 0
+        }
+        for index in (lastNewline + 1)..<count where base[index] & 0xC0 != 0x80 { columnCarry += 1 }
+    }
+
     /// Moves the current token to the front of the buffer and reads more. Returns false when there is no more.
     private mutating func refill() throws(GPXError) -> Bool {
         if atEndOfInput { return false }
         if tokenStart > 0 {
-            // Count what leaves the buffer, so locations stay right.
-            let newlines = XMLScanner.countNewlines(base, count: tokenStart)
-            var lastNewline = tokenStart - 1
-            while lastNewline >= 0 && base[lastNewline] != 10 { lastNewline -= 1 }
-            if newlines > 0 {
-                linesBeforeBuffer += newlines
-                columnCarry = 0
-            }
-            for index in (lastNewline + 1)..<tokenStart where base[index] & 0xC0 != 0x80 { columnCarry += 1 }
+            countLines(before: tokenStart)
             let kept = end - tokenStart
             if kept > 0 { memmove(base, base + tokenStart, kept) }
             bufferOffset += tokenStart
