@@ -21,8 +21,13 @@ let package = Package(
     ],
     targets: [
         // The domain: pure Swift + Foundation. The GPX reader is a purpose-built tokenizer (see DESIGN 4.1),
-        // so RideKit links nothing else.
-        .target(name: "RideKit"),
+        // so RideKit links nothing else but zlib, for gzip-compressed GPX (`.gpx.gz`, as Strava exports them).
+        .target(name: "RideKit", dependencies: ["CZlib"]),
+        .systemLibrary(
+            name: "CZlib",
+            path: "Sources/CZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // libexpat, the reference the GPX tokenizer is checked against (tests and the fuzz target only).
         .systemLibrary(
             name: "CExpat",

@@ -4,7 +4,7 @@
 // Sources/RideKit, so this file does not `import RideKit` and can see internal API:
 //
 //   swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -module-name RideKit \
-//       Benchmarks/fuzz/fuzz_gpx.swift Sources/RideKit/**/*.swift -I Sources/CExpat -lexpat
+//       Benchmarks/fuzz/fuzz_gpx.swift Sources/RideKit/**/*.swift -I Sources/CExpat -lexpat -I Sources/CZlib -lz
 //
 // For every input:
 //   1. GPXReader.read(bytes:) strictly and leniently: any crash, sanitizer report, timeout or

@@ -280,6 +280,12 @@ struct DecodingSource: ByteSource {
         pending = head
     }
 
+    /// The bytes as they came, undecoded: for a gzip stream, which is inflated before the encoding is sniffed.
+    /// Only before anything was read.
+    func undecoded() -> any ByteSource {
+        PrefixedSource(prefix: Array(pending[pendingOffset...]), rest: source)
+    }
+
     /// Whether the data starts like a gzip stream (a `.gpx.gz` handed over as it is).
     var startsWithGzipMagic: Bool { pending.count >= 2 && pending[0] == 0x1F && pending[1] == 0x8B }
 

@@ -33,6 +33,8 @@ public struct GPXError: Error, Sendable, Hashable, CustomStringConvertible {
         case tokenTooLong(limitBytes: Int)
         /// The file could not be read.
         case io(String)
+        /// The gzip compression around the file is damaged, cut off, or holds too much.
+        case compressed(String)
     }
 
     public var reason: Reason
@@ -70,6 +72,7 @@ public struct GPXError: Error, Sendable, Hashable, CustomStringConvertible {
         case .tooDeep(let limit): return "elements are nested deeper than \(limit) levels"
         case .tokenTooLong(let limit): return "a single tag or text is longer than \(limit / 1_048_576) MiB"
         case .io(let text): return text
+        case .compressed(let text): return text
         }
     }
 

@@ -122,16 +122,12 @@ public enum GPXReader {
         source: any ByteSource, into handler: inout Handler, options: GPXReadOptions, speculation: SpeculationSetup?,
         parts: inout (taken: Int, sequential: Int)
     ) throws(GPXError) -> GPXReadReport {
-        let decoding: DecodingSource
-        do {
-            decoding = try DecodingSource(source)
-        } catch let error as GPXError {
-            throw error
-        } catch {
-            throw GPXError(.io("cannot read: \(describe(error))"), line: 0, column: 0)
-        }
+        var decoding = try sniff(source)
+        var speculation = speculation
         if decoding.encoding == .utf8 && !decoding.hadByteOrderMark, decoding.startsWithGzipMagic {
-            throw GPXError(.unsupportedEncoding("the file is gzip-compressed: decompress it first (gunzip)"), line: 0, column: 0)
+            // A `.gpx.gz`: inflated as it streams. Its offsets are not the file's, so it is read in order.
+            decoding = try sniff(GzipSource(decoding.undecoded()))
+            speculation = nil
         }
         let encoding = decoding.encoding
         let scanner = XMLScanner(source: decoding, lenient: options.lenient) { encoding.accepts(declared: $0) }
@@ -147,6 +143,16 @@ public enum GPXReader {
         try parser.parse()
         handler = parser.handler
         return parser.report
+    }
+
+    private static func sniff(_ source: any ByteSource) throws(GPXError) -> DecodingSource {
+        do {
+            return try DecodingSource(source)
+        } catch let error as GPXError {
+            throw error
+        } catch {
+            throw GPXError(.io("cannot read: \(describe(error))"), line: 0, column: 0)
+        }
     }
 
     private static func describe(_ error: any Error) -> String {

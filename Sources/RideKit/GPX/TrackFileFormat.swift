@@ -7,8 +7,12 @@ public enum TrackFileFormat: String, CaseIterable, Sendable {
     case gpx436
     case geojson
 
-    /// The format a file name's extension says, if any (`.gpx`, `.gpx436`, `.geojson` or `.json`).
+    /// The format a file name's extension says, if any (`.gpx`, `.gpx.gz`, `.gpx436`, `.geojson` or `.json`).
     public init?(fileName: String) {
+        if fileName.lowercased().hasSuffix(".gpx.gz") {
+            self = .gpx
+            return
+        }
         switch (fileName as NSString).pathExtension.lowercased() {
         case "gpx": self = .gpx
         case "gpx436": self = .gpx436
@@ -17,11 +21,12 @@ public enum TrackFileFormat: String, CaseIterable, Sendable {
         }
     }
 
-    /// Guesses from the first bytes: `<` is GPX, a JSON object with `segments` the JSON track format, other JSON GeoJSON.
+    /// Guesses from the first bytes: `<` (or gzip) is GPX, a JSON object with `segments` the JSON track format, other JSON GeoJSON.
     public init?(sniffing bytes: [UInt8]) {
         var start = 0
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
-        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+        // UTF-16, or gzip: GPX is the format bikeride reads compressed.
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0x1F, 0x8B]) {
             self = .gpx
             return
         }
