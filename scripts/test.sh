@@ -30,8 +30,9 @@ as_root() {
 #   libsqlite3-dev the system SQLite, which reads MBTiles map tiles (CSQLite target)
 #   chromium       the browser the web app's tests drive (Playwright cannot download its own here)
 #   libjs-leaflet  Leaflet, which the server serves to the web app from where Debian puts it
+#   curl           streams big uploads to the server in Tests/browser/test_upload_memory.py
 #   python3, python3-pip  for gpxpy, the stats comparison in the tests (when missing)
-system_packages=(libexpat1-dev libxml2-utils pkg-config libsqlite3-dev chromium libjs-leaflet)
+system_packages=(libexpat1-dev libxml2-utils pkg-config libsqlite3-dev chromium libjs-leaflet curl)
 command -v python3 >/dev/null || system_packages+=(python3)
 if ! python3 -m pip --version >/dev/null 2>&1; then system_packages+=(python3-pip); fi
 
