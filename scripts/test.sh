@@ -31,8 +31,9 @@ as_root() {
 #   zlib1g-dev     zlib, which reads gzip-compressed GPX (.gpx.gz; CZlib target)
 #   chromium       the browser the web app's tests drive (Playwright cannot download its own here)
 #   libjs-leaflet  Leaflet, which the server serves to the web app from where Debian puts it
+#   curl           streams big uploads to the server in Tests/browser/test_upload_memory.py
 #   python3, python3-pip  for gpxpy, the stats comparison in the tests (when missing)
-system_packages=(libexpat1-dev libxml2-utils pkg-config libsqlite3-dev zlib1g-dev chromium libjs-leaflet)
+system_packages=(libexpat1-dev libxml2-utils pkg-config libsqlite3-dev zlib1g-dev chromium libjs-leaflet curl)
 command -v python3 >/dev/null || system_packages+=(python3)
 if ! python3 -m pip --version >/dev/null 2>&1; then system_packages+=(python3-pip); fi
 

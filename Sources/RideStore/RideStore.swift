@@ -55,14 +55,22 @@ public protocol RideStore: Sendable {
 
     // MARK: Recordings
 
-    /// Starts a recording: a new track in state `.recording` with one empty segment.
+    /// Starts a recording: a new track in state `.recording` with one empty segment, and its options. With a
+    /// `clientID` the user has given a recording before, nothing new is made: that recording is returned (a
+    /// client repeating a start it made offline gets the same recording).
     func startRecording(_ request: NewRecording, userID: UserID) async throws -> Recording
     func recording(id: RecordingID, userID: UserID) async throws -> Recording?
+    /// The user's recording that the client started under `clientID`, if any.
+    func recording(clientID: String, userID: UserID) async throws -> Recording?
     /// Recordings not stopped yet, newest first.
     func activeRecordings(userID: UserID) async throws -> [Recording]
     /// Appends the fixes whose sequence number is above the last one stored, in sequence order, to the
     /// track's last segment: a batch sent twice is stored once. Refused once the recording is stopped.
-    func appendFixes(_ fixes: [RecordedFix], recordingID: RecordingID, userID: UserID) async throws -> FixAppendResult
+    /// `acknowledgedThrough` raises the last client sequence number kept even when no fix is stored (fixes
+    /// the client sent while paused are acknowledged, not stored), in the same transaction.
+    func appendFixes(
+        _ fixes: [RecordedFix], acknowledgedThrough: Int64?, recordingID: RecordingID, userID: UserID
+    ) async throws -> FixAppendResult
     func pauseRecording(id: RecordingID, userID: UserID) async throws -> Recording
     /// Resumes a paused recording in a new segment.
     func resumeRecording(id: RecordingID, userID: UserID) async throws -> Recording
@@ -106,4 +114,11 @@ public protocol RideStore: Sendable {
     func removeDocumentFile(path: String, userID: UserID) async throws
     /// Complete tracks that have no file in the documents folder yet, oldest first.
     func tracksWithoutDocument(userID: UserID, limit: Int) async throws -> [TrackSummary]
+}
+
+extension RideStore {
+    /// Appends fixes; the last client sequence number becomes the highest one stored.
+    public func appendFixes(_ fixes: [RecordedFix], recordingID: RecordingID, userID: UserID) async throws -> FixAppendResult {
+        try await appendFixes(fixes, acknowledgedThrough: nil, recordingID: recordingID, userID: userID)
+    }
 }

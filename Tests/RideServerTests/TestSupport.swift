@@ -20,10 +20,14 @@ struct TestServer {
         configuration.logLevel = .warning
     }
 
+    /// Runs `test` against the router (no socket), or with `live` against a real server on a free port (request
+    /// bodies then arrive in pieces, as from a phone).
     @discardableResult
-    func run<Value: Sendable>(_ test: @escaping @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
+    func run<Value: Sendable>(live: Bool = false, _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
+        var configuration = configuration
+        if live { configuration.port = 0 }
         let app = try buildApplication(configuration: configuration, recordings: recordings, library: library, metrics: metrics)
-        return try await app.test(.router, test)
+        return try await app.test(live ? .live : .router, test)
     }
 }
 
@@ -39,6 +43,11 @@ extension TestClientProtocol {
 
     func get(_ uri: String) async throws -> TestResponse {
         try await execute(uri: uri, method: .get)
+    }
+
+    /// PUTs JSON text.
+    func put(_ uri: String, json: String) async throws -> TestResponse {
+        try await execute(uri: uri, method: .put, headers: [.contentType: "application/json"], body: ByteBuffer(string: json))
     }
 
     /// Starts a recording and returns its id.

@@ -43,7 +43,8 @@ def free_port():
 
 
 @pytest.fixture(scope='session')
-def server():
+def served():
+    """The running server: its base URL, its process and its data directory."""
     binary = ROOT / '.build' / 'debug' / 'bikeride'
     if not binary.exists():
         pytest.exit(f'{binary} is missing: run swift build first', returncode=1)
@@ -65,10 +66,16 @@ def server():
     else:
         process.kill()
         pytest.exit('the server did not start: ' + (work / 'server.log').read_text(), returncode=1)
-    yield base
+    yield base, process, work / 'data'
     process.terminate()
     process.wait(timeout=10)
     shutil.rmtree(work, ignore_errors=True)
+
+
+@pytest.fixture(scope='session')
+def server(served):
+    """The base URL of the running `bikeride serve`."""
+    return served[0]
 
 
 @pytest.fixture(scope='session')

@@ -228,6 +228,56 @@ def test_offline_mid_ride_every_fix_is_stored_exactly_once(context, server):
     shot(page, 'back-online')
 
 
+def test_a_ride_started_offline_is_saved_with_every_fix_once(context, server):
+    """No network from before Start: the ride, a pause and a resume are queued on the device under its own id,
+    sent in order when the network is back, and Stop saves the track with each fix exactly once."""
+    page = context.new_page()
+    open_record(page)
+    context.set_offline(True)
+    start_ride(page)
+    path = l_shaped_path(200, 100, 10)
+    ride(context, page, path[:12])  # 120 m east of the start
+    page.get_by_role('button', name='Pause').click()
+    page.wait_for_selector('body[data-recording-state="paused"]')
+    page.wait_for_timeout(500)
+    page.get_by_role('button', name='Resume').click()
+    page.wait_for_selector('body[data-recording-state="recording"]')
+    ride(context, page, path[12:20])
+    expect(page.get_by_role('status').filter(has_text='Offline')).to_be_visible()
+    # The start, every fix taken (the one at Start and one a move), Pause and Resume: nothing has left the device.
+    queued_fixes = page.evaluate(CURRENT)['nextSequence'] - 1
+    assert queued_fixes >= 21
+    assert page.evaluate(OUTBOX_SIZE) == 1 + queued_fixes + 2
+    expect(page.locator('path.pending-path')).to_have_count(1)
+    shot(page, 'offline-start')
+
+    context.set_offline(False)
+    page.evaluate("() => window.dispatchEvent(new Event('online'))")
+    _poll_outbox_empty(page, 30000)
+    ride(context, page, path[20:])
+    _poll_outbox_empty(page, 15000)
+    current = page.evaluate(CURRENT)
+    taken = current['nextSequence'] - 1
+    stored = api_get(server, f"/api/recordings/{current['id']}")
+    assert stored['clientId'] == current['id']
+    assert stored['lastSequence'] == taken
+    assert stored['stats']['pointCount'] == taken, 'each fix stored once: none lost, none twice'
+    assert len(stored['path']) == 2, 'the pause split the ride in two segments'
+    # 120 m before the pause, then from 130 m east: 70 m east and 100 m north (the step over the pause is no ride).
+    assert abs(stored['stats']['distanceMeters'] - 290) / 290 < 0.02
+    expect(page.locator('path.ride-path')).to_have_count(2)
+
+    page.get_by_role('button', name='Stop').click()
+    page.wait_for_url(re.compile(r'#/tracks/[0-9A-Z]{8}$'), timeout=20000)
+    track_id = page.url.rsplit('/', 1)[-1]
+    # The saved ride, named by the server from the time the queued start carried.
+    expect(page.get_by_role('heading', level=2)).to_have_text(re.compile(r'^Ride \d{4}-\d\d-\d\d \d\d:\d\d$'))
+    track = api_get(server, f'/api/tracks/{track_id}')
+    assert sum(len(segment) for segment in track['segments']) == taken
+    assert track['stats']['pointCount'] == taken
+    shot(page, 'offline-start-saved')
+
+
 def test_a_reload_mid_ride_resumes_it(context, server):
     page = context.new_page()
     open_record(page)

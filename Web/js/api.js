@@ -47,6 +47,8 @@ async function call(method, path, body) {
 export const api = {
   config: () => call('GET', '/api/config'),
   startRecording: (options) => call('POST', '/api/recordings', options || {}),
+  /** Start under the device's own id (a UUID): works when queued offline and sent late, and sent twice. */
+  startRecordingAs: (clientId, options) => call('PUT', `/api/recordings/${encodeURIComponent(clientId)}`, options || {}),
   recording: (id) => call('GET', `/api/recordings/${encodeURIComponent(id)}`),
   sendFixes: (id, fixes) => call('POST', `/api/recordings/${encodeURIComponent(id)}/fixes`, { fixes }),
   command: (id, command) => call('POST', `/api/recordings/${encodeURIComponent(id)}/${command}`),

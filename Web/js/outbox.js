@@ -1,5 +1,5 @@
 // The device's queue of what the server has not acknowledged yet, in IndexedDB so that it survives a lost
-// network and a reload (DESIGN 2.1): fixes with their sequence numbers, and Pause/Resume/Stop, in order.
+// network and a reload (DESIGN 2.1): Start, fixes with their sequence numbers, and Pause/Resume/Stop, in order.
 //
 // Stores: `outbox` (autoIncrement key = order of sending), `meta` (the recording in progress).
 
@@ -36,6 +36,25 @@ function result(request) {
     request.onsuccess = () => resolve(request.result);
     request.onerror = () => reject(request.error);
   });
+}
+
+/**
+ * Starts a recording on the device: it becomes the current one and its Start is queued first, in one
+ * transaction, so that the fixes and commands queued after it reach the server behind it (DESIGN 2.1: a ride
+ * can start with no network). `recording.id` is the device's own id for it (a UUID).
+ */
+export async function begin(recording, startBody) {
+  const db = await open();
+  const transaction = db.transaction(['meta', 'outbox'], 'readwrite');
+  transaction.objectStore('meta').put({ name: 'current', recording });
+  transaction.objectStore('outbox').add({ kind: 'start', recordingId: recording.id, body: startBody });
+  await done(transaction);
+}
+
+/** Whether the Start of a recording is still queued (the server does not know the recording yet). */
+export async function startQueued(recordingId) {
+  const entries = await peek(Number.MAX_SAFE_INTEGER);
+  return entries.some((entry) => entry.kind === 'start' && entry.recordingId === recordingId);
 }
 
 /** The recording in progress on this device: `{id, state, nextSequence, startedAt}`, or null. */

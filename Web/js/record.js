@@ -173,6 +173,12 @@ export class RecordView {
     const saved = await outbox.current();
     if (!saved) return;
     this.recording = saved;
+    if (await outbox.startQueued(saved.id)) {
+      // Started offline and not sent yet: the server does not know it; the outbox sends the Start first.
+      const view = await outbox.loadView();
+      if (view && view.id === saved.id) this.applyRecording(view);
+      return;
+    }
     try {
       const answer = await api.recording(saved.id);
       this.applyRecording(answer);
@@ -190,25 +196,24 @@ export class RecordView {
     }
   }
 
+  /**
+   * Start needs no network: the device names the ride (a UUID) and queues its Start ahead of the fixes; the
+   * server creates the recording under that name when the Start reaches it, and takes it only once.
+   */
   async start() {
-    $('start-button').disabled = true;
-    try {
-      const answer = await api.startRecording({ units: format.units(), breadcrumbs: breadcrumbsEnabled() });
-      this.recording = { id: answer.id, state: 'recording', nextSequence: 1, startedAt: answer.startedAt };
-      await outbox.setCurrent(this.recording);
-      this.map.clearRide();
-      this.lastCamera = null;
-      this.applyRecording(answer);
-      if (this.lastPosition) await outbox.enqueueFix(fixFrom(this.lastPosition));
-      this.flushSoon(0);
-    } catch (error) {
-      this.setStatus(error instanceof NetworkError
-        ? 'Cannot reach the server to start a ride. Check the connection and try again.'
-        : `Could not start: ${error.message}`);
-    } finally {
-      $('start-button').disabled = false;
-      this.renderButtons();
+    const id = newRecordingId();
+    const startedAt = new Date().toISOString();
+    this.recording = { id, state: 'recording', nextSequence: 1, startedAt };
+    await outbox.begin(this.recording, { units: format.units(), breadcrumbs: breadcrumbsEnabled(), startedAt });
+    this.map.clearRide();
+    this.lastCamera = null;
+    this.view = { id, path: [], breadcrumbs: [], stats: null };
+    this.renderButtons();
+    if (this.lastPosition) {
+      const c = this.lastPosition.coords;
+      if ((await outbox.enqueueFix(fixFrom(this.lastPosition))) !== null) this.map.addPending(c.latitude, c.longitude);
     }
+    this.flushSoon(0);
   }
 
   async command(command, state) {
@@ -228,7 +233,18 @@ export class RecordView {
         const entries = await outbox.peek(BATCH_LIMIT);
         if (!entries.length) break;
         const first = entries[0];
-        if (first.kind === 'command') {
+        if (first.kind === 'start') {
+          await this.send(first, () => api.startRecordingAs(first.recordingId, first.body), async (answer) => {
+            await outbox.remove([first.key]);
+            if (!(this.recording && this.recording.id === first.recordingId)) return;
+            // A new recording has nothing to draw yet: keep the pending line of the fixes queued behind it.
+            if ((answer.path || []).some((path) => path.points.length)) this.applyRecording(answer);
+            else {
+              this.view = { id: first.recordingId, path: [], breadcrumbs: [], stats: answer.stats };
+              this.showStats(answer.stats);
+            }
+          });
+        } else if (first.kind === 'command') {
           await this.send(first, () => api.command(first.recordingId, first.command), async (answer) => {
             await outbox.remove([first.key]);
             this.applyRecording(answer);
@@ -306,7 +322,7 @@ export class RecordView {
   }
 
   applyRecording(answer) {
-    this.view = { id: answer.id, path: (answer.path || []).map((path) => ({ segment: path.segment, points: [...path.points] })),
+    this.view = { id: recordingKey(answer), path: (answer.path || []).map((path) => ({ segment: path.segment, points: [...path.points] })),
       breadcrumbs: [...(answer.breadcrumbs || [])], stats: answer.stats };
     this.saveView();
     this.map.clearRide();
@@ -317,7 +333,7 @@ export class RecordView {
   }
 
   applyUpdate(answer) {
-    if (this.view && this.view.id === answer.recording.id) {
+    if (this.view && this.view.id === recordingKey(answer.recording)) {
       for (const path of answer.path) {
         const segment = this.view.path.find((known) => known.segment === path.segment);
         if (segment) segment.points.push(...path.points);
@@ -406,6 +422,21 @@ export class RecordView {
   setStatus(text) {
     $('sync-status').textContent = text;
   }
+}
+
+/** The name the device knows a recording by: its own id when it started it, else the server's. */
+function recordingKey(recording) {
+  return recording.clientId || recording.id;
+}
+
+/** A new UUID (version 4) naming a ride started on this device. */
+function newRecordingId() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = [...bytes].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** A browser position as the API's fix (sequence numbers are given by the outbox). */

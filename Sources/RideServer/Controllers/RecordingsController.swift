@@ -15,6 +15,7 @@ struct RecordingsController<Context: RequestContext> {
 
     func addRoutes(to group: RouterGroup<Context>) {
         group.post(use: start)
+        group.put("{id}", use: startWithClientID)
         group.get("{id}", use: get)
         group.post("{id}/fixes", use: appendFixes)
         group.post("{id}/pause") { request, context in try await change(.pause, request, context) }
@@ -23,19 +24,47 @@ struct RecordingsController<Context: RequestContext> {
     }
 
     @Sendable func start(_ request: Request, context: Context) async throws -> EditedResponse<RecordingResponse> {
+        let new = try await Self.newRecording(request)
+        let (info, recorder) = try await service.start(new)
+        context.logger.info("recording started", metadata: ["recording": "\(info.id)"])
+        return EditedResponse(status: .created, headers: [.location: "/api/recordings/\(info.id)"],
+                              response: RecordingResponse(info: info, recorder: recorder))
+    }
+
+    /// `PUT /api/recordings/{clientId}`: Start under the client's own id (a UUID), so that a phone can start a
+    /// ride offline, queue the start with its fixes, and send it when the network is back. Sent again, it
+    /// changes nothing and answers the recording as it is (200 instead of 201); the first start's body counts.
+    @Sendable func startWithClientID(_ request: Request, context: Context) async throws -> EditedResponse<RecordingResponse> {
+        let given = try context.parameters.require("id")
+        guard let clientID = RecordingService.clientID(given) else {
+            throw APIError.badRequest("invalid_value", "a recording started by the client is named by a UUID, such as 3f2b6c1e-8d4a-4f3e-9c2a-1b2c3d4e5f60, not \"\(given.prefix(64))\"")
+        }
+        let new = try await Self.newRecording(request)
+        let (info, recorder, created) = try await service.start(new, clientID: clientID)
+        if created { context.logger.info("recording started", metadata: ["recording": "\(info.id)", "clientId": "\(clientID)"]) }
+        return EditedResponse(status: created ? .created : .ok, headers: [.location: "/api/recordings/\(info.id)"],
+                              response: RecordingResponse(info: info, recorder: recorder))
+    }
+
+    /// The start request's body, checked whole.
+    static func newRecording(_ request: Request) async throws -> NewRecordingInfo {
         let body = try await request.decodeJSON(StartRecordingRequest.self, limit: Self.commandBodyLimitBytes, allowEmpty: true)
         let options = Recorder.Options(
             activity: body?.activity ?? .ride, breadcrumbsEnabled: body?.breadcrumbs ?? true, units: body?.units ?? .metric
         )
         let now = Date()
+        // A start sent late (queued offline) names the ride after when the rider pressed Start.
+        var startedAt = now
+        if let text = body?.startedAt {
+            guard let time = try? GPXTime(parsing: text), time.date <= now.addingTimeInterval(24 * 3600) else {
+                throw APIError.badRequest("invalid_value", "startedAt must be an RFC 3339 time such as 2024-05-01T10:00:00Z, at most a day ahead of the server's clock")
+            }
+            startedAt = time.date
+        }
         var name = body?.name?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         guard name.count <= 200 else { throw APIError.badRequest("invalid_value", "name is longer than 200 characters") }
-        if name.isEmpty { name = Self.defaultName(activity: options.activity, at: now) }
-        let (info, recorder) = try await service.start(
-            NewRecordingInfo(name: name, options: options, routeTrackID: body?.routeTrackId, startedAt: now))
-        context.logger.info("recording started", metadata: ["recording": "\(info.id)"])
-        return EditedResponse(status: .created, headers: [.location: "/api/recordings/\(info.id)"],
-                              response: RecordingResponse(info: info, recorder: recorder))
+        if name.isEmpty { name = Self.defaultName(activity: options.activity, at: startedAt) }
+        return NewRecordingInfo(name: name, options: options, routeTrackID: body?.routeTrackId, startedAt: startedAt)
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> RecordingResponse {
@@ -49,8 +78,8 @@ struct RecordingsController<Context: RequestContext> {
             throw APIError.badRequest("bad_json", "the body must be {\"fixes\": [...]}")
         }
         let fixes = try body.fixes.map { try $0.fix() }
-        let (_, update) = try await service.append(fixes, to: id)
-        return FixBatchResponse(id: id, update: update)
+        let (info, update) = try await service.append(fixes, to: id)
+        return FixBatchResponse(info: info, update: update)
     }
 
     func change(_ command: RecorderCommand, _ request: Request, _ context: Context) async throws -> RecordingResponse {

@@ -64,16 +64,38 @@ struct TracksController<Context: RequestContext>: Sendable {
     }
 
     /// `POST /api/tracks?name=FILE`: the body is a GPX, `.gpx436` or GeoJSON file, imported in one transaction.
+    ///
+    /// The body streams to a file in the data directory as it arrives (hashed on the way), so memory does not
+    /// grow with the upload; over `uploadLimitBytes` it is refused with 413 as soon as that many bytes came, and
+    /// the file is removed. The file is then read as a stream (GPX) and imported, or refused whole (422).
     func upload(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> EditedResponse<UploadPayload> {
-        let buffer = try await request.body.collect(upTo: Self.uploadLimitBytes)
-        guard buffer.readableBytes > 0 else { throw APIError.badRequest("empty_body", "the body is empty; it must be a GPX, .gpx436 or GeoJSON file") }
-        let data = Data(buffer: buffer)
+        let tooLarge = APIError(
+            .contentTooLarge, code: "body_too_large",
+            message: "the file is larger than \(Self.uploadLimitBytes >> 20) MiB, the most an upload may be; nothing was stored")
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > Self.uploadLimitBytes { throw tooLarge }
         let fileName = request.uri.queryParameters["name"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+        let spool = try library.makeUploadSpool()
+        let upload: SpooledUpload
+        do {
+            for try await chunk in request.body {
+                guard spool.byteCount + chunk.readableBytes <= Self.uploadLimitBytes else { throw tooLarge }
+                try await spool.append(chunk.readableBytesView)
+            }
+            upload = try await spool.finish()
+        } catch {
+            spool.discard()
+            throw error
+        }
+        guard upload.byteCount > 0 else {
+            try? FileManager.default.removeItem(at: upload.url)
+            throw APIError.badRequest("empty_body", "the body is empty; it must be a GPX, .gpx436 or GeoJSON file")
+        }
         // The content decides; the name's extension only when the content says nothing.
-        guard let format = TrackFileFormat(sniffing: [UInt8](data.prefix(1 << 16))) ?? fileName.flatMap(TrackFileFormat.init(fileName:)) else {
+        guard let format = TrackFileFormat(sniffing: upload.head) ?? fileName.flatMap(TrackFileFormat.init(fileName:)) else {
+            try? FileManager.default.removeItem(at: upload.url)
             throw APIError(.unprocessableContent, code: "unsupported_format", message: "the body is not GPX, .gpx436 or GeoJSON")
         }
-        let outcome = try await library.importData(data, fileName: fileName ?? "upload.\(format.rawValue)", format: format)
+        let outcome = try await library.importUpload(upload, fileName: fileName ?? "upload.\(format.rawValue)", format: format)
         switch outcome.result {
         case .imported(_, let tracks, _):
             context.logger.info("tracks imported", metadata: ["count": "\(tracks.count)", "points": "\(outcome.pointCount)"])

@@ -9,17 +9,22 @@ import RideKit
 public actor InMemoryRecordingRepository: RecordingRepository {
     private var recordings: [String: StoredRecording] = [:]
     private var tracks: [String: (track: Track, stats: TrackStats)] = [:]
+    private var clientIDs: [String: String] = [:]
 
     public init() {}
 
     public func createRecording(_ recording: NewRecordingInfo) -> RecordingInfo {
+        if let clientID = recording.clientID, let id = clientIDs[clientID], let existing = recordings[id] { return existing.info }
         let info = RecordingInfo(
             id: Self.newID(), name: recording.name, options: recording.options, routeTrackID: recording.routeTrackID,
-            state: .recording, startedAt: recording.startedAt
+            state: .recording, startedAt: recording.startedAt, clientID: recording.clientID
         )
         recordings[info.id] = StoredRecording(info: info, fixes: [], lastSequence: nil)
+        if let clientID = recording.clientID { clientIDs[clientID] = info.id }
         return info
     }
+
+    public func recordingID(clientID: String) -> String? { clientIDs[clientID] }
 
     public func loadRecording(id: String) -> StoredRecording? { recordings[id] }
 

@@ -12,9 +12,11 @@ struct StartRecordingRequest: Decodable {
     var units: UnitSystem?
     var breadcrumbs: Bool?
     var routeTrackId: String?
+    /// When the rider pressed Start (RFC 3339), for a start sent late; it names the ride.
+    var startedAt: String?
 
     private enum CodingKeys: String, CodingKey {
-        case name, activity, units, breadcrumbs, routeTrackId
+        case name, activity, units, breadcrumbs, routeTrackId, startedAt
     }
 
     init(from decoder: any Decoder) throws {
@@ -22,6 +24,7 @@ struct StartRecordingRequest: Decodable {
         name = try container.decodeIfPresent(String.self, forKey: .name)
         breadcrumbs = try container.decodeIfPresent(Bool.self, forKey: .breadcrumbs)
         routeTrackId = try container.decodeIfPresent(String.self, forKey: .routeTrackId)
+        startedAt = try container.decodeIfPresent(String.self, forKey: .startedAt)
         activity = try Self.choice(container, .activity)
         units = try Self.choice(container, .units)
     }
@@ -178,6 +181,8 @@ struct RecordingOptionsPayload: Encodable {
 /// recording so far (the web app redraws from them after a reload).
 struct RecordingResponse: ResponseEncodable {
     var id: String
+    /// The client's own id, for a recording it started with `PUT /api/recordings/{clientId}`.
+    var clientId: String?
     var name: String
     var state: RecorderState
     var startedAt: String
@@ -193,6 +198,7 @@ struct RecordingResponse: ResponseEncodable {
 
     init(info: RecordingInfo, recorder: Recorder) {
         id = info.id
+        clientId = info.clientID
         name = info.name
         state = recorder.state
         startedAt = GPXTime(date: info.startedAt).rfc3339
@@ -230,6 +236,7 @@ struct ProfilePayload: Encodable {
 struct FixBatchResponse: ResponseEncodable {
     struct RecordingState: Encodable {
         var id: String
+        var clientId: String?
         var state: RecorderState
         /// Every fix up to this number is stored: the client may forget them.
         var lastSequence: Int64?
@@ -243,8 +250,8 @@ struct FixBatchResponse: ResponseEncodable {
     var breadcrumbs: [BreadcrumbPayload]
     var path: [PathPayload]
 
-    init(id: String, update: RecordingUpdate) {
-        recording = RecordingState(id: id, state: update.state, lastSequence: update.lastSequence)
+    init(info: RecordingInfo, update: RecordingUpdate) {
+        recording = RecordingState(id: info.id, clientId: info.clientID, state: update.state, lastSequence: update.lastSequence)
         stored = update.storedCount
         duplicates = update.duplicateCount
         skipped = update.skippedCount

@@ -12,8 +12,11 @@ import RideKit
 /// Every method that changes something must have made the change durable before it returns: the server
 /// acknowledges fixes to the client only then (DESIGN 2.1), and the client forgets them on that answer.
 public protocol RecordingRepository: Sendable {
-    /// Creates a recording in state `.recording` and returns it.
+    /// Creates a recording in state `.recording` and returns it. With a `clientID` already used, creates
+    /// nothing and returns that recording.
     func createRecording(_ recording: NewRecordingInfo) async throws -> RecordingInfo
+    /// The id of the recording a client started under its own `clientID`, or nil.
+    func recordingID(clientID: String) async throws -> String?
     /// The recording and every fix stored for it, in order (to rebuild the `Recorder` after a restart or
     /// on another instance); nil when there is no such recording.
     func loadRecording(id: String) async throws -> StoredRecording?
@@ -33,12 +36,15 @@ public struct NewRecordingInfo: Sendable, Hashable {
     /// The planned route to follow (a later issue), if any.
     public var routeTrackID: String?
     public var startedAt: Date
+    /// The client's own id for the recording (a ride started offline), if it gave one.
+    public var clientID: String?
 
-    public init(name: String, options: Recorder.Options, routeTrackID: String? = nil, startedAt: Date) {
+    public init(name: String, options: Recorder.Options, routeTrackID: String? = nil, startedAt: Date, clientID: String? = nil) {
         self.name = name
         self.options = options
         self.routeTrackID = routeTrackID
         self.startedAt = startedAt
+        self.clientID = clientID
     }
 }
 
@@ -52,10 +58,12 @@ public struct RecordingInfo: Sendable, Hashable {
     public var startedAt: Date
     /// The saved track, once stopped.
     public var trackID: String?
+    /// The client's own id for it, if it gave one.
+    public var clientID: String?
 
     public init(
         id: String, name: String, options: Recorder.Options, routeTrackID: String? = nil, state: RecorderState,
-        startedAt: Date, trackID: String? = nil
+        startedAt: Date, trackID: String? = nil, clientID: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -64,6 +72,7 @@ public struct RecordingInfo: Sendable, Hashable {
         self.state = state
         self.startedAt = startedAt
         self.trackID = trackID
+        self.clientID = clientID
     }
 }
 

@@ -21,6 +21,8 @@ public actor RecordingService {
     /// Recorders kept in memory; more are dropped least recently used first and rebuilt from the repository
     /// when asked for (rides abandoned without Stop would otherwise stay forever).
     public let maximumCachedRecordings: Int
+    /// Client ids (UUIDs) of recordings started offline → the recordings' ids.
+    private var aliases: [String: String] = [:]
     private var busy: Set<String> = []
     private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
 
@@ -44,6 +46,29 @@ public actor RecordingService {
 
     /// Starts a recording.
     public func start(_ request: NewRecordingInfo) async throws -> (info: RecordingInfo, recorder: Recorder) {
+        try await create(request)
+    }
+
+    /// Starts a recording under the client's own id, once: when the client has started one under that id
+    /// before (a start queued offline and sent again), answers that recording as it is now, and `created` is
+    /// false.
+    public func start(_ request: NewRecordingInfo, clientID: String) async throws -> (info: RecordingInfo, recorder: Recorder, created: Bool) {
+        var request = request
+        request.clientID = clientID
+        // Two starts with one client id must not both create: they take turns under the client id's key.
+        return try await exclusive("client:" + clientID) {
+            if let id = try await self.repository.recordingID(clientID: clientID) {
+                self.remember(alias: clientID, for: id)
+                let (info, recorder) = try await self.snapshot(id: id)
+                return (info, recorder, false)
+            }
+            let (info, recorder) = try await self.create(request)
+            self.remember(alias: clientID, for: info.id)
+            return (info, recorder, true)
+        }
+    }
+
+    private func create(_ request: NewRecordingInfo) async throws -> (info: RecordingInfo, recorder: Recorder) {
         var recorder = Recorder(options: request.options)
         try recorder.start()
         let info = try await repository.createRecording(request)
@@ -53,14 +78,39 @@ public actor RecordingService {
         return (info, recorder)
     }
 
+    /// The recording's own id for `key`, which is either that id or a client's id for it (a UUID): every
+    /// request of a recording started offline names it by the client's id, and must reach the same `Recorder`.
+    public func resolve(_ key: String) async throws -> String {
+        if recorders[key] != nil { return key }
+        if let id = aliases[key] { return id }
+        guard let clientID = Self.clientID(key) else { return key }
+        guard let id = try await repository.recordingID(clientID: clientID) else { throw RecordingRepositoryError.notFound(key) }
+        remember(alias: key, for: id)
+        return id
+    }
+
+    /// `key` as a client's recording id (a UUID, in lower case), or nil when it is not one.
+    public static func clientID(_ key: String) -> String? {
+        guard key.utf8.count == 36, let uuid = UUID(uuidString: key) else { return nil }
+        return uuid.uuidString.lowercased()
+    }
+
+    private func remember(alias: String, for id: String) {
+        // Bounded like the recorders: past the limit the table starts again (a miss costs one lookup).
+        if aliases.count >= maximumCachedRecordings * 2 { aliases.removeAll() }
+        aliases[alias] = id
+    }
+
     /// The recording as it is now.
-    public func snapshot(id: String) async throws -> (info: RecordingInfo, recorder: Recorder) {
-        try await exclusive(id) { try await self.loaded(id) }
+    public func snapshot(id key: String) async throws -> (info: RecordingInfo, recorder: Recorder) {
+        let id = try await resolve(key)
+        return try await exclusive(id) { try await self.loaded(id) }
     }
 
     /// Applies a batch: validated whole, the new fixes stored, then answered.
-    public func append(_ fixes: [RecordingFix], to id: String) async throws -> (info: RecordingInfo, update: RecordingUpdate) {
-        try await exclusive(id) {
+    public func append(_ fixes: [RecordingFix], to key: String) async throws -> (info: RecordingInfo, update: RecordingUpdate) {
+        let id = try await resolve(key)
+        return try await exclusive(id) {
             let (info, recorder) = try await self.loaded(id)
             var next = recorder
             let update = try next.append(fixes)
@@ -76,8 +126,9 @@ public actor RecordingService {
     }
 
     /// Pause or Resume.
-    public func change(_ id: String, to command: RecorderCommand) async throws -> (info: RecordingInfo, recorder: Recorder) {
-        try await exclusive(id) {
+    public func change(_ key: String, to command: RecorderCommand) async throws -> (info: RecordingInfo, recorder: Recorder) {
+        let id = try await resolve(key)
+        return try await exclusive(id) {
             var (info, recorder) = try await self.loaded(id)
             let before = recorder.state
             switch command {
@@ -94,8 +145,9 @@ public actor RecordingService {
     }
 
     /// Stop: saves the track. Stopping again answers with the same track.
-    public func stop(_ id: String) async throws -> (info: RecordingInfo, recorder: Recorder) {
-        try await exclusive(id) {
+    public func stop(_ key: String) async throws -> (info: RecordingInfo, recorder: Recorder) {
+        let id = try await resolve(key)
+        return try await exclusive(id) {
             var (info, recorder) = try await self.loaded(id)
             if info.state == .stopped, info.trackID != nil { return (info, recorder) }
             let track = try recorder.stop()

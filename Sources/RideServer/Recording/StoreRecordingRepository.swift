@@ -9,8 +9,9 @@ import RideStore
 /// - the store keeps no per-point sequence numbers, only the highest one stored (`lastClientSequence`); a
 ///   recording loaded back numbers its points so that the last one carries that number, which makes the
 ///   rebuilt `Recorder` acknowledge exactly what the store holds;
-/// - the store keeps the recording's kind (as the track's kind) but not the other `Recorder.Options`
-///   (units, breadcrumbs, camera radius): a recording loaded back gets the defaults for those;
+/// - the store keeps the recording's `Recorder.Options` (units, breadcrumbs …); one stored before it did
+///   gets the defaults, with the activity of its track's kind;
+/// - fixes acknowledged but not stored (sent while paused) still raise the store's `lastClientSequence`;
 /// - the store appends to the track's last segment and opens a new one on Resume, so the segment index the
 ///   `Recorder` gives each fix is not passed on; loaded back, each non-empty segment is one `Recorder`
 ///   segment.
@@ -31,11 +32,16 @@ public struct StoreRecordingRepository: RecordingRepository {
     public func createRecording(_ recording: NewRecordingInfo) async throws -> RecordingInfo {
         let request = NewRecording(
             name: recording.name, kind: TrackKind(activity: recording.options.activity), source: .recording,
-            routeTrackID: recording.routeTrackID.flatMap { TrackID($0) })
+            routeTrackID: recording.routeTrackID.flatMap { TrackID($0) }, options: recording.options, clientID: recording.clientID)
         let stored = try await mapped { try await store.startRecording(request, userID: userID) }
         return RecordingInfo(
-            id: stored.id.rawValue, name: recording.name, options: recording.options,
-            routeTrackID: stored.routeTrackID?.rawValue, state: .recording, startedAt: stored.startedAt)
+            id: stored.id.rawValue, name: recording.name, options: stored.options ?? recording.options,
+            routeTrackID: stored.routeTrackID?.rawValue, state: Self.state(stored.state), startedAt: stored.startedAt,
+            clientID: stored.clientID)
+    }
+
+    public func recordingID(clientID: String) async throws -> String? {
+        try await store.recording(clientID: clientID, userID: userID)?.id.rawValue
     }
 
     public func loadRecording(id: String) async throws -> StoredRecording? {
@@ -46,9 +52,9 @@ public struct StoreRecordingRepository: RecordingRepository {
         var options = Recorder.Options()
         options.activity = track.summary.kind.activity
         let info = RecordingInfo(
-            id: recording.id.rawValue, name: track.summary.name, options: options, routeTrackID: recording.routeTrackID?.rawValue,
-            state: Self.state(recording.state), startedAt: recording.startedAt,
-            trackID: recording.state == .stopped ? recording.trackID.rawValue : nil)
+            id: recording.id.rawValue, name: track.summary.name, options: recording.options ?? options,
+            routeTrackID: recording.routeTrackID?.rawValue, state: Self.state(recording.state), startedAt: recording.startedAt,
+            trackID: recording.state == .stopped ? recording.trackID.rawValue : nil, clientID: recording.clientID)
 
         var segments: [[TrackPoint]] = []
         for packedTrack in track.content.tracks {
@@ -78,11 +84,13 @@ public struct StoreRecordingRepository: RecordingRepository {
 
     public func appendFixes(_ fixes: [AcceptedFix], lastSequence: Int64?, recordingID: String) async throws {
         let id = try Self.recordingID(recordingID)
-        // Fixes acknowledged but not stored (taken while paused) leave nothing to write: the store keeps the
-        // highest sequence of what it stored.
-        guard !fixes.isEmpty else { return }
+        // Fixes acknowledged but not stored (taken while paused, or too inaccurate) still move the store's
+        // last client sequence, so that a recorder rebuilt after a restart acknowledges them too.
+        guard !fixes.isEmpty || lastSequence != nil else { return }
         let recorded = fixes.map { RecordedFix(sequence: $0.fix.sequence, point: $0.fix.trackPoint) }
-        _ = try await mapped { try await store.appendFixes(recorded, recordingID: id, userID: userID) }
+        _ = try await mapped {
+            try await store.appendFixes(recorded, acknowledgedThrough: lastSequence, recordingID: id, userID: userID)
+        }
     }
 
     public func setState(_ state: RecorderState, recordingID: String) async throws {

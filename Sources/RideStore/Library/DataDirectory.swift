@@ -4,6 +4,7 @@ import Foundation
 ///
 ///     <data directory>/bikeride.sqlite      (+ -wal and -shm beside it while in use)
 ///     <data directory>/Documents/           every saved track as a .gpx file; drop files here to import them
+///     <data directory>/.uploads/            uploads while they arrive, removed once imported
 ///
 /// The directory is, in order: the one given (`--data-dir`), `BIKERIDE_DATA_DIR`, then the platform's place
 /// for application data: `$XDG_DATA_HOME/bikeride` or `~/.local/share/bikeride` on Linux,
@@ -32,6 +33,8 @@ public struct DataDirectory: Sendable, Hashable {
     public var databaseURL: URL { url.appending(path: "bikeride.sqlite") }
     /// The documents folder.
     public var documentsURL: URL { url.appending(path: "Documents", directoryHint: .isDirectory) }
+    /// Uploads being received (the server writes each to a file here before importing it, then removes it).
+    public var uploadsURL: URL { url.appending(path: ".uploads", directoryHint: .isDirectory) }
 
     /// Opens (creating if needed) the embedded store and the local user's library.
     public func openLibrary(configuration: SQLiteRideStore.Configuration = .init()) async throws -> TrackLibrary {
@@ -41,6 +44,7 @@ public struct DataDirectory: Sendable, Hashable {
             throw RideStoreError.io(path: url.path, reason: "cannot create the data directory: \(TrackLibrary.describe(error))")
         }
         let store = try SQLiteRideStore(path: databaseURL.path, configuration: configuration)
-        return TrackLibrary(store: store, userID: try await store.localUser().id, documentsFolder: documentsURL)
+        UploadSpool.removeLeftovers(in: uploadsURL)
+        return TrackLibrary(store: store, userID: try await store.localUser().id, documentsFolder: documentsURL, uploadsFolder: uploadsURL)
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import RideKit
 
@@ -106,17 +107,63 @@ extension TrackLibrary {
             let name = SafeFileName.make(for: summary, extension: "gpx", taken: taken)
             taken.insert(name.lowercased())
             let url = folder.appending(path: name)
-            let data = GPXWriter.data(try track.content.document(), creator: track.content.creator)
-            try Self.write(data, to: url)
+            let content = track.content
+            let file = try await Self.blocking { try Self.writeGPX(content, to: url) }
             let attributes = Self.fileAttributes(url)
             try await store.saveDocumentFile(
                 DocumentFile(
-                    path: name, trackID: summary.id, byteCount: attributes?.byteCount ?? data.count,
-                    modifiedNanoseconds: attributes?.modifiedNanoseconds ?? 0, contentHash: ContentHash.of(data), syncedAt: Date()),
+                    path: name, trackID: summary.id, byteCount: attributes?.byteCount ?? file.byteCount,
+                    modifiedNanoseconds: attributes?.modifiedNanoseconds ?? 0, contentHash: file.contentHash, syncedAt: Date()),
                 userID: userID)
             written.append((name, summary.id))
         }
         return written
+    }
+
+    /// Writes a stored track as GPX 1.1, atomically (a temporary file renamed into place), one block of points
+    /// at a time: a track of any length costs a block's worth of memory, not the whole file's. Returns the
+    /// file's size and SHA-256.
+    static func writeGPX(_ content: TrackContent, to url: URL) throws -> (byteCount: Int, contentHash: String) {
+        let temporary = url.deletingLastPathComponent().appending(path: ".\(UUID().uuidString).gpx.tmp")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil), let handle = try? FileHandle(forWritingTo: temporary) else {
+            throw RideStoreError.io(path: url.path, reason: "cannot create a file in the documents folder")
+        }
+        var hasher = SHA256()
+        var byteCount = 0
+        do {
+            defer { try? handle.close() }
+            var writer = GPXWriter(creator: content.creator, metadata: content.metadata) { chunk in
+                hasher.update(data: chunk)
+                byteCount += chunk.count
+                try handle.write(contentsOf: chunk)
+            }
+            for block in content.waypoints.packedBlocks {
+                for waypoint in try block.points() { writer.writeWaypoint(waypoint) }
+            }
+            for route in content.routes { writer.writeRoute(try route.route()) }
+            for track in content.tracks {
+                writer.beginTrack(track.header)
+                for segment in track.segments {
+                    writer.beginSegment()
+                    for block in segment.points.packedBlocks {
+                        for point in try block.points() { writer.writeTrackPoint(point) }
+                    }
+                    writer.endSegment(extensions: segment.extensions)
+                }
+                writer.endTrack()
+            }
+            try writer.finish(extensions: content.extensions)
+            try handle.synchronize()
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw RideStoreError.io(path: url.path, reason: "cannot write: \(Self.describe(error))")
+        }
+        guard Foundation.rename(temporary.path, url.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: temporary)
+            throw RideStoreError.io(path: url.path, reason: "cannot write: \(reason)")
+        }
+        return (byteCount, ContentHash.hex(hasher.finalize()))
     }
 
     /// Removes the files of tracks that are gone for good.

@@ -101,6 +101,31 @@ extension TrackLibrary {
             path: path, options: options, documentName: nil, replacing: nil)
     }
 
+    /// A new spool for an upload, in `uploadsFolder` (else the temporary folder).
+    public func makeUploadSpool() throws -> UploadSpool {
+        try UploadSpool(folder: uploadsFolder ?? FileManager.default.temporaryDirectory.appending(path: "bikeride-uploads"))
+    }
+
+    /// Imports an upload received whole into a file (`UploadSpool`), in one transaction, and removes the file.
+    /// A file imported before (the same SHA-256, computed while it arrived) is found without reading it again.
+    /// `fileName` names the import and the tracks that have no name of their own; `format` nil sniffs it.
+    public func importUpload(
+        _ upload: SpooledUpload, fileName: String?, format: TrackFileFormat? = nil, options: ImportOptions = ImportOptions()
+    ) async throws -> FileImportOutcome {
+        defer { try? FileManager.default.removeItem(at: upload.url) }
+        let path = fileName ?? "upload"
+        guard let format = format ?? TrackFileFormat(sniffing: upload.head) ?? fileName.flatMap(TrackFileFormat.init(fileName:)) else {
+            throw RideStoreError.invalidFile(path: path, reason: "not GPX, .gpx436 or GeoJSON")
+        }
+        if !options.allowsDuplicates, let outcome = try await duplicate(hash: upload.contentHash, path: path, byteCount: upload.byteCount) {
+            return outcome
+        }
+        let handler = try await Self.blocking { try Self.read(fileAt: upload.url, format: format, path: path, options: options) }
+        return try await save(
+            handler, source: ImportSource(fileName: fileName, format: format, contentHash: upload.contentHash, byteCount: upload.byteCount),
+            path: path, options: options, documentName: nil, replacing: nil)
+    }
+
     func importFile(at url: URL, options: ImportOptions, documentName: String?, replacing: TrackID?) async throws -> FileImportOutcome {
         let path = url.path
         let byteCount: Int
@@ -121,26 +146,7 @@ extension TrackLibrary {
         }
         if checksDuplicates, let hash, let outcome = try await duplicate(hash: hash, path: path, byteCount: byteCount) { return outcome }
         let format = try Self.format(of: url)
-        let handler = try await Self.blocking {
-            guard format == .gpx else {
-                let data: Data
-                do {
-                    data = try Data(contentsOf: url)
-                } catch {
-                    throw RideStoreError.io(path: path, reason: "cannot read: \(Self.describe(error))")
-                }
-                return try Self.read(data: data, format: format, path: path, options: options)
-            }
-            // Streamed from the file in 1 MiB chunks: a big ride never sits in memory as text.
-            var streaming = ImportContentHandler(oneTrack: options.oneTrackPerFile, activity: options.kind?.activity ?? .ride)
-            do throws(GPXError) {
-                _ = try GPXReader.parse(contentsOf: url, into: &streaming, options: GPXReadOptions(lenient: options.lenient))
-            } catch {
-                streaming.discard()
-                throw RideStoreError.invalidFile(path: path, reason: Self.located(error))
-            }
-            return streaming
-        }
+        let handler = try await Self.blocking { try Self.read(fileAt: url, format: format, path: path, options: options) }
         if let hashing {
             let value: String
             do {
@@ -238,7 +244,29 @@ extension TrackLibrary {
         return format
     }
 
-    /// Reads a whole file in memory (uploads, `.gpx436`, GeoJSON).
+    /// Reads a file: GPX streamed from the disk in 1 MiB chunks (a big ride never sits in memory as text), the
+    /// JSON formats whole. `path` names the file in errors.
+    static func read(fileAt url: URL, format: TrackFileFormat, path: String, options: ImportOptions) throws -> ImportContentHandler {
+        guard format == .gpx else {
+            let data: Data
+            do {
+                data = try Data(contentsOf: url)
+            } catch {
+                throw RideStoreError.io(path: path, reason: "cannot read: \(Self.describe(error))")
+            }
+            return try Self.read(data: data, format: format, path: path, options: options)
+        }
+        var streaming = ImportContentHandler(oneTrack: options.oneTrackPerFile, activity: options.kind?.activity ?? .ride)
+        do throws(GPXError) {
+            _ = try GPXReader.parse(contentsOf: url, into: &streaming, options: GPXReadOptions(lenient: options.lenient))
+        } catch {
+            streaming.discard()
+            throw RideStoreError.invalidFile(path: path, reason: Self.located(error))
+        }
+        return streaming
+    }
+
+    /// Reads a whole file in memory (`.gpx436`, GeoJSON, bytes handed over).
     static func read(data: Data, format: TrackFileFormat, path: String, options: ImportOptions) throws -> ImportContentHandler {
         var handler = ImportContentHandler(oneTrack: options.oneTrackPerFile, activity: options.kind?.activity ?? .ride)
         do {

@@ -13,11 +13,14 @@ public struct TrackLibrary: Sendable {
     public let userID: UserID
     /// Where every saved track is also written as a `.gpx` file, and new files are imported from; nil for none.
     public let documentsFolder: URL?
+    /// Where uploads are written while they arrive (`makeUploadSpool()`); nil for the system's temporary folder.
+    public let uploadsFolder: URL?
 
-    public init(store: any RideStore, userID: UserID, documentsFolder: URL? = nil) {
+    public init(store: any RideStore, userID: UserID, documentsFolder: URL? = nil, uploadsFolder: URL? = nil) {
         self.store = store
         self.userID = userID
         self.documentsFolder = documentsFolder
+        self.uploadsFolder = uploadsFolder
     }
 
     // MARK: Editing

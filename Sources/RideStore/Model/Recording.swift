@@ -19,11 +19,16 @@ public struct Recording: Sendable, Hashable, Identifiable {
     /// Points stored so far, and segments (a pause starts a new one on resume).
     public var pointCount: Int
     public var segmentCount: Int
+    /// The options it was started with (units, breadcrumbs …); nil for a recording stored before they were kept.
+    public var options: Recorder.Options?
+    /// The id the client gave it when it started it (offline, before the server could answer), if any.
+    public var clientID: String?
 
     public init(
         id: RecordingID, userID: UserID, trackID: TrackID, deviceID: DeviceID? = nil, state: RecordingState,
         routeTrackID: TrackID? = nil, lastClientSequence: Int64? = nil, startedAt: Date, updatedAt: Date,
-        stoppedAt: Date? = nil, pointCount: Int = 0, segmentCount: Int = 1
+        stoppedAt: Date? = nil, pointCount: Int = 0, segmentCount: Int = 1, options: Recorder.Options? = nil,
+        clientID: String? = nil
     ) {
         self.id = id
         self.userID = userID
@@ -37,6 +42,8 @@ public struct Recording: Sendable, Hashable, Identifiable {
         self.stoppedAt = stoppedAt
         self.pointCount = pointCount
         self.segmentCount = segmentCount
+        self.options = options
+        self.clientID = clientID
     }
 }
 
@@ -52,16 +59,23 @@ public struct NewRecording: Sendable, Hashable {
     public var source: TrackSource
     public var deviceID: DeviceID?
     public var routeTrackID: TrackID?
+    /// Kept with the recording, so that it is rebuilt with them after a restart.
+    public var options: Recorder.Options?
+    /// The client's own id for the recording (see `RideStore.startRecording`): 1 to 64 characters of
+    /// `A–Z a–z 0–9 - _`, such as a UUID.
+    public var clientID: String?
 
     public init(
         name: String, kind: TrackKind = .ride, source: TrackSource = .recording, deviceID: DeviceID? = nil,
-        routeTrackID: TrackID? = nil
+        routeTrackID: TrackID? = nil, options: Recorder.Options? = nil, clientID: String? = nil
     ) {
         self.name = name
         self.kind = kind
         self.source = source
         self.deviceID = deviceID
         self.routeTrackID = routeTrackID
+        self.options = options
+        self.clientID = clientID
     }
 }
 

@@ -5,8 +5,12 @@ import RideKit
 extension SQLiteRideStore {
     public func startRecording(_ request: NewRecording, userID: UserID) async throws -> Recording {
         try Self.validate(name: request.name)
+        if let clientID = request.clientID { try Self.validate(clientID: clientID) }
         return try await write { db in
             try Self.requireUser(db, userID)
+            if let clientID = request.clientID, let existing = try Self.recordingRecord(db, clientID: clientID, userID: userID) {
+                return try Self.recording(db, existing)
+            }
             if let route = request.routeTrackID, try Self.optionalSummary(db, id: route, userID: userID) == nil {
                 throw RideStoreError.notFound(kind: "track", id: route.rawValue)
             }
@@ -27,7 +31,8 @@ extension SQLiteRideStore {
             try Self.insertContent(content, trackID: trackID, db)
             let recording = RecordingRecord(
                 id: try Self.freshID(db, table: "recording"), userId: userID, trackId: trackID, deviceId: request.deviceID,
-                state: .recording, routeTrackId: request.routeTrackID, lastClientSequence: nil, startedAt: now, updatedAt: now)
+                state: .recording, routeTrackId: request.routeTrackID, lastClientSequence: nil, startedAt: now, updatedAt: now,
+                options: RecordingOptionsRecord.encode(request.options), clientId: request.clientID)
             try recording.insert(db)
             return try Self.recording(db, recording)
         }
@@ -40,6 +45,13 @@ extension SQLiteRideStore {
         }
     }
 
+    public func recording(clientID: String, userID: UserID) async throws -> Recording? {
+        try await read { db in
+            guard let record = try Self.recordingRecord(db, clientID: clientID, userID: userID) else { return nil }
+            return try Self.recording(db, record)
+        }
+    }
+
     public func activeRecordings(userID: UserID) async throws -> [Recording] {
         try await read { db in
             try RecordingRecord.filter(RecordingRecord.Columns.userId == userID && RecordingRecord.Columns.state != RecordingState.stopped)
@@ -47,7 +59,9 @@ extension SQLiteRideStore {
         }
     }
 
-    public func appendFixes(_ fixes: [RecordedFix], recordingID: RecordingID, userID: UserID) async throws -> FixAppendResult {
+    public func appendFixes(
+        _ fixes: [RecordedFix], acknowledgedThrough: Int64?, recordingID: RecordingID, userID: UserID
+    ) async throws -> FixAppendResult {
         for fix in fixes {
             let point = fix.point
             guard point.coordinate.isValid else {
@@ -71,8 +85,9 @@ extension SQLiteRideStore {
             let points = fresh.map(\.point)
             if !points.isEmpty {
                 try Self.appendPoints(points, trackID: record.trackId, db)
-                record.lastClientSequence = last
             }
+            if let acknowledged = acknowledgedThrough, last.map({ acknowledged > $0 }) ?? true { last = acknowledged }
+            record.lastClientSequence = last
             record.updatedAt = Self.now()
             try record.update(db)
             return FixAppendResult(recording: try Self.recording(db, record), appended: points, replayedCount: fixes.count - points.count)
@@ -154,12 +169,28 @@ extension SQLiteRideStore {
         try RecordingRecord.filter(key: id).filter(RecordingRecord.Columns.userId == userID).fetchOne(db)
     }
 
+    static func recordingRecord(_ db: Database, clientID: String, userID: UserID) throws -> RecordingRecord? {
+        try RecordingRecord.filter(RecordingRecord.Columns.userId == userID && RecordingRecord.Columns.clientId == clientID).fetchOne(db)
+    }
+
+    /// A client's id for a recording: 1 to 64 of `A–Z a–z 0–9 - _` (a UUID fits), nothing a log or a URL minds.
+    static func validate(clientID: String) throws {
+        let allowed = clientID.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+        }
+        guard allowed, (1...64).contains(clientID.utf8.count) else {
+            throw RideStoreError.invalid(field: "clientId", reason: "must be 1 to 64 letters, digits, '-' or '_' (a UUID)")
+        }
+    }
+
     static func recording(_ db: Database, _ record: RecordingRecord) throws -> Recording {
         let counts = try Row.fetchOne(db, sql: "SELECT pointCount, segmentCount FROM track WHERE id = ?", arguments: [record.trackId])
         return Recording(
             id: record.id, userID: record.userId, trackID: record.trackId, deviceID: record.deviceId, state: record.state,
             routeTrackID: record.routeTrackId, lastClientSequence: record.lastClientSequence, startedAt: record.startedAt,
-            updatedAt: record.updatedAt, stoppedAt: record.stoppedAt, pointCount: counts?[0] ?? 0, segmentCount: counts?[1] ?? 0)
+            updatedAt: record.updatedAt, stoppedAt: record.stoppedAt, pointCount: counts?[0] ?? 0, segmentCount: counts?[1] ?? 0,
+            options: RecordingOptionsRecord.decode(record.options), clientID: record.clientId)
     }
 
     /// Appends points to the last segment of the track's first `trk`: the last block is filled up (decoded,

@@ -156,6 +156,19 @@ extension SQLiteRideStore {
                 t.primaryKey(["userId", "path"])
             }
         }
+
+        // A recording's options (units, breadcrumbs …) so that one rebuilt after a restart behaves as it started,
+        // and the id a client gave a recording it started offline (unique per user: a repeated start finds it).
+        migrator.registerMigration("v2 recording options and client ids") { db in
+            try db.alter(table: "recording") { t in
+                // JSON of `RecordingOptionsRecord`; NULL for recordings started before this migration (defaults).
+                t.add(column: "options", .text)
+                t.add(column: "clientId", .text)
+            }
+            try db.create(
+                index: "recording_clientId", on: "recording", columns: ["userId", "clientId"], options: .unique,
+                condition: Column("clientId") != nil)
+        }
         return migrator
     }()
 }
