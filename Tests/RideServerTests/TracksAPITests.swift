@@ -107,6 +107,23 @@ extension TestClientProtocol {
         }
     }
 
+    @Test func aGzipCompressedGPXIsReadAsItsPlainSelf() async throws {
+        // The fixture GraphHopper gave, compressed: one track of 171 points and a route of 22 (its upstream
+        // test's figures, after gunzip).
+        let fixture = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appending(path: "shared/fixtures/gpx/gpxgo/graphhopper.gpx.gz")
+        let compressed = try Data(contentsOf: fixture)
+        let database = try TemporaryStore()
+        try await database.server().server.run { client in
+            let response = try await client.execute(
+                uri: "/api/tracks?name=graphhopper.gpx.gz", method: .post, headers: [.contentType: "application/gzip"],
+                body: ByteBuffer(bytes: compressed))
+            #expect(response.status == .created)
+            let tracks = try #require(try response.jsonObject()["tracks"] as? [[String: Any]])
+            #expect(Set(tracks.compactMap { $0["pointCount"] as? Int }) == [171, 22])
+        }
+    }
+
     @Test func aBadFileIs422WithWhereAndStoresNothing() async throws {
         let database = try TemporaryStore()
         let (server, library) = try await database.server()
