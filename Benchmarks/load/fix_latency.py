@@ -1,12 +1,15 @@
 """Fix-batch round trip under many concurrent recording clients, on loopback (issue 4's benchmark).
 
-    python3 Benchmarks/load/fix_latency.py [--base http://127.0.0.1:8080] [--clients 200] [--seconds 30] [--fixes 1]
+    python3 Benchmarks/load/fix_latency.py [--base http://127.0.0.1:8080] [--clients 200] [--seconds 30] [--fixes 1] [--peer]
 
 Each client starts a recording, then posts a batch of `--fixes` fixes once a second, as a phone does (the
 clients spread evenly over the second, as phones are not in step), over
 one kept-alive connection, and times each request from the first byte sent to the last byte of the answer.
 A second phase drops the pacing (each client posts again as soon as it has its answer) to find the
 throughput. Prints p50/p90/p99/max latency and requests per second for each phase.
+
+`--peer` first runs the paced phase with `GET /health` instead of the batch (same clients, same pacing, same
+connections): the round trip of a request that touches no store, the floor under the batch's figure.
 
 Plain asyncio streams with hand-written HTTP/1.1, so that the client costs little next to the server: both
 share this machine's two cores.
@@ -32,7 +35,13 @@ class Connection:
         data = json.dumps(body).encode()
         head = (f'POST {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Type: application/json\r\n'
                 f'Content-Length: {len(data)}\r\n\r\n').encode()
-        self.writer.write(head + data)
+        return await self.exchange(head + data)
+
+    async def get(self, path):
+        return await self.exchange(f'GET {path} HTTP/1.1\r\nHost: {self.host}\r\n\r\n'.encode())
+
+    async def exchange(self, request):
+        self.writer.write(request)
         await self.writer.drain()
         status_line = await self.reader.readline()
         status = int(status_line.split()[1])
@@ -51,7 +60,7 @@ class Connection:
         self.writer.close()
 
 
-async def client(index, clients, base, fixes_per_batch, stop_at, paced, latencies, errors):
+async def client(index, clients, base, fixes_per_batch, stop_at, paced, latencies, errors, health=False):
     url = urlparse(base)
     connection = Connection(url.hostname, url.port or 80)
     await connection.open()
@@ -71,7 +80,10 @@ async def client(index, clients, base, fixes_per_batch, stop_at, paced, latencie
                 'accuracy': 5, 'time': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(t0 + sequence)),
             })
         began = time.perf_counter()
-        status, _ = await connection.post(f'/api/recordings/{recording}/fixes', {'fixes': fixes})
+        if health:
+            status, _ = await connection.get('/health')
+        else:
+            status, _ = await connection.post(f'/api/recordings/{recording}/fixes', {'fixes': fixes})
         latencies.append(time.perf_counter() - began)
         if status != 200:
             errors.append(status)
@@ -89,12 +101,15 @@ def summary(name, latencies, seconds, errors):
             f'mean {statistics.mean(ordered) * 1000:.1f}')
 
 
-async def phase(args, paced, seconds):
+async def phase(args, paced, seconds, health=False):
     latencies, errors = [], []
     began = time.time()
     stop_at = began + seconds
-    await asyncio.gather(*(client(i, args.clients, args.base, args.fixes, stop_at, paced, latencies, errors) for i in range(args.clients)))
-    return summary('paced, 1 batch/s per client' if paced else 'unpaced, back to back', latencies, time.time() - began, errors)
+    await asyncio.gather(*(client(i, args.clients, args.base, args.fixes, stop_at, paced, latencies, errors, health) for i in range(args.clients)))
+    name = 'paced, 1 batch/s per client' if paced else 'unpaced, back to back'
+    if health:
+        name = 'peer: GET /health, paced, 1/s per client'
+    return summary(name, latencies, time.time() - began, errors)
 
 
 def main():
@@ -103,8 +118,11 @@ def main():
     parser.add_argument('--clients', type=int, default=200)
     parser.add_argument('--seconds', type=float, default=30)
     parser.add_argument('--fixes', type=int, default=1)
+    parser.add_argument('--peer', action='store_true', help='first the same paced load on GET /health')
     args = parser.parse_args()
     print(f'{args.clients} clients, {args.fixes} fix(es) per batch, against {args.base}')
+    if args.peer:
+        print(asyncio.run(phase(args, True, args.seconds, health=True)))
     print(asyncio.run(phase(args, True, args.seconds)))
     print(asyncio.run(phase(args, False, min(args.seconds, 10))))
 

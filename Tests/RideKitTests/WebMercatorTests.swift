@@ -48,4 +48,26 @@ import RideKit
         #expect(abs(WebMercator.metersPerPixel(latitudeDegrees: 60, zoom: 10) - 156_543.033_928 / 2 / 1024) < 1e-6)
         #expect(abs(WebMercator.metersPerPixel(latitudeDegrees: 0, zoom: 1, tileSizePixels: 512) - 156_543.033_928 / 4) < 1e-6)
     }
+
+    @Test func zoomToFitIsTheHighestZoomAtWhichTheBoxFits() {
+        let cupertino = GPXBounds(minLatitude: 37.30, minLongitude: -122.06, maxLatitude: 37.335, maxLongitude: -122.01)
+        let zoom = WebMercator.zoomToFit(cupertino, widthPixels: 390, heightPixels: 420)
+        #expect(zoom == 13)
+        // At that zoom the box fits, one zoom further it does not.
+        func pixels(_ zoom: Int) -> (Double, Double) {
+            let a = WebMercator.tileCoordinates(of: Coordinate(latitude: cupertino.maxLatitude, longitude: cupertino.minLongitude), zoom: zoom)
+            let b = WebMercator.tileCoordinates(of: Coordinate(latitude: cupertino.minLatitude, longitude: cupertino.maxLongitude), zoom: zoom)
+            return ((b.x - a.x) * 256, (b.y - a.y) * 256)
+        }
+        #expect(pixels(zoom).0 <= 390 && pixels(zoom).1 <= 420)
+        #expect(pixels(zoom + 1).0 > 390 || pixels(zoom + 1).1 > 420)
+        // A wider map fits more: the same box in 4× the pixels is two zooms closer.
+        #expect(WebMercator.zoomToFit(cupertino, widthPixels: 1560, heightPixels: 1680) == 15)
+        // A single point, and the limits.
+        let point = GPXBounds(minLatitude: 10, minLongitude: 10, maxLatitude: 10, maxLongitude: 10)
+        #expect(WebMercator.zoomToFit(point, widthPixels: 400, heightPixels: 400) == 18)
+        #expect(WebMercator.zoomToFit(point, widthPixels: 400, heightPixels: 400, maximumZoom: 20) == 20)
+        let world = GPXBounds(minLatitude: -80, minLongitude: -180, maxLatitude: 80, maxLongitude: 180)
+        #expect(WebMercator.zoomToFit(world, widthPixels: 100, heightPixels: 100) == 0)
+    }
 }

@@ -282,6 +282,34 @@ extension TestClientProtocol {
         }
     }
 
+    @Test func theTrackPageLineIsSimplifiedForItsMap() async throws {
+        @Sendable func line(_ response: TestResponse) throws -> (points: Int, zoom: Int?, total: Int?) {
+            #expect(response.status == .ok)
+            let object = try response.jsonObject()
+            let segments = try #require(object["segments"] as? [[[Double]]])
+            return (segments.reduce(0) { $0 + $1.count }, object["simplifiedForZoom"] as? Int, object["pointCount"] as? Int)
+        }
+        let database = try TemporaryStore()
+        try await database.server().server.run { client in
+            // 490 m east with 30 m zig-zags, at latitude 46.5.
+            let id = try await client.uploadTrack("Zig-zag")
+            let full = try line(try await client.get("/api/tracks/\(id)"))
+            #expect(full.points == 50 && full.zoom == nil && full.total == 50)
+            // In a 400 × 300 map it fits at zoom 16 (about 300 px wide): simplified for 17, a pixel is 0.8 m
+            // there, so every zig-zag stays.
+            let big = try line(try await client.get("/api/tracks/\(id)?fit=400x300"))
+            #expect(big.points == 50 && big.zoom == 17 && big.total == 50)
+            // In 4 × 4 pixels it fits at zoom 9: simplified for 10, a pixel is 105 m, the line is its two ends.
+            let tiny = try line(try await client.get("/api/tracks/\(id)?fit=4x4"))
+            #expect(tiny.points == 2 && tiny.zoom == 10 && tiny.total == 50)
+            let zoomed = try line(try await client.get("/api/tracks/\(id)?zoom=18"))
+            #expect(zoomed.points == 50 && zoomed.zoom == 18)
+            for bad in ["fit=0x10", "fit=400", "fit=axb", "fit=400x300x2", "fit=99999x10", "zoom=25", "zoom=5&fit=4x4"] {
+                #expect(try await client.get("/api/tracks/\(id)?\(bad)").status == .badRequest, "\(bad)")
+            }
+        }
+    }
+
     @Test func theProfile() async throws {
         let database = try TemporaryStore()
         try await database.server().server.run { client in

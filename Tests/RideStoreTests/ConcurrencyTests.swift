@@ -53,6 +53,20 @@ import RideKit
         #expect(try await test.sqlite.writer.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") } == "ok")
     }
 
+    /// The durability chosen is what the writing connection runs with (GRDB's pool turns WAL on with NORMAL).
+    @Test func theWriterRunsWithTheDurabilityChosen() async throws {
+        let test = try TestStore()
+        #expect(try await test.sqlite.synchronousSetting() == 2)  // FULL, the default
+        let normal = try SQLiteRideStore(path: test.folder.appending(path: "normal.sqlite").path, configuration: .init(durability: .normal))
+        #expect(try await normal.synchronousSetting() == 1)
+        let memory = try SQLiteRideStore(inMemory: .init())
+        #expect(try await memory.synchronousSetting() == 2)
+        // Still so after writes and a checkpoint.
+        _ = try await test.store.localUser()
+        try await test.sqlite.checkpoint()
+        #expect(try await test.sqlite.synchronousSetting() == 2)
+    }
+
     @Test func aBatchSentTwiceAtOnceIsStoredOnce() async throws {
         let test = try TestStore()
         let user = try await test.store.localUser()

@@ -131,3 +131,43 @@ def test_a_stopped_ride_is_in_the_tracks_list_after_a_reload(context):
     row.get_by_role('link').first.click()
     expect(page.get_by_role('heading', level=2).filter(has_text='Ride ')).to_be_visible()
     shot(page, 'stopped-ride-after-reload')
+
+
+def test_a_big_track_opens_with_a_line_for_its_map_and_gains_detail_when_zoomed(context, server, tmp_path):
+    import json
+    import subprocess
+    import sys
+    import urllib.request
+    # A generated ride of 20,000 points (about 100 km), uploaded through the API.
+    gpx = tmp_path / 'big.gpx'
+    subprocess.run([sys.executable, str(Path(__file__).resolve().parents[2] / 'Benchmarks' / 'generate_ride.py'), '20000', str(gpx)],
+                   check=True, capture_output=True)
+    request = urllib.request.Request(f'{server}/api/tracks?name=big.gpx', data=gpx.read_bytes(), method='POST',
+                                     headers={'Content-Type': 'application/gpx+xml'})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        track = json.loads(response.read())['tracks'][0]
+    assert track['pointCount'] == 20000
+
+    page = context.new_page()
+    page.goto('/#/tracks')
+    page.wait_for_selector('body[data-ready="true"]')
+    with page.expect_response(lambda r: re.search(rf'/api/tracks/{track["id"]}\?fit=\d+x\d+$', r.url)) as first:
+        page.locator(f'#track-list a[href="#/tracks/{track["id"]}"]').click()
+    answer = first.value.json()
+    drawn = sum(len(segment) for segment in answer['segments'])
+    # Simplified for the map it is drawn in: far fewer points than the track has, and the server says for which zoom.
+    assert answer['pointCount'] == 20000 and isinstance(answer['simplifiedForZoom'], int)
+    assert 100 < drawn < 5000, drawn
+    line = page.locator('#track-map path.ride-path')
+    expect(line).to_have_count(1)
+    assert len(re.findall(r'[ML]', line.get_attribute('d'))) > 50
+    expect(page.get_by_role('img', name=re.compile(r'^Elevation from '))).to_be_visible()
+    shot(page, 'big-track')
+
+    # Zoomed in one step, the line is asked for again with the detail of the new zoom.
+    with page.expect_response(lambda r: re.search(rf'/api/tracks/{track["id"]}\?zoom=\d+$', r.url)) as detail:
+        page.locator('#track-map').get_by_role('button', name='Zoom in').click()
+    finer = detail.value.json()
+    assert finer['simplifiedForZoom'] == answer['simplifiedForZoom'] + 1
+    assert sum(len(segment) for segment in finer['segments']) > drawn
+    expect(page.locator('#track-map')).to_have_attribute('data-line-zoom', str(finer['simplifiedForZoom']))

@@ -208,7 +208,10 @@ export function escapeHTML(text) {
   return String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
 }
 
-/** A static map of a finished track: the red line, start and end markers, fitted to the line. */
+/**
+ * A static map of a finished track: the red line, start and end markers, fitted to the line (with 20 px to spare
+ * on each side). Returns the Leaflet map; `setTrackLines` gives it the same line in more detail.
+ */
 export function drawTrackMap(element, config, segments) {
   const map = L.map(element);
   const base = config.offlineTiles || config.standard;
@@ -218,6 +221,7 @@ export function drawTrackMap(element, config, segments) {
   L.tileLayer(config.standard.url, { attribution: config.standard.attribution, maxZoom: 19, zIndex: 2 }).addTo(map);
   void base;
   const lines = segments.filter((points) => points.length).map((points) => L.polyline(points, TRACK_STYLE).addTo(map));
+  map.trackLines = lines;
   const all = segments.flat();
   if (all.length) {
     L.circleMarker(all[0], { radius: 7, color: '#fff', weight: 2, fillColor: '#2e7d32', fillOpacity: 1 }).bindTooltip('Start').addTo(map);
@@ -227,4 +231,10 @@ export function drawTrackMap(element, config, segments) {
     map.setView([0, 0], 2);
   }
   return map;
+}
+
+/** Replaces the lines of a `drawTrackMap` map by `segments` (the same track, simplified less), keeping the view. */
+export function setTrackLines(map, segments) {
+  const given = segments.filter((points) => points.length);
+  map.trackLines.forEach((line, index) => { if (given[index]) line.setLatLngs(given[index]); });
 }

@@ -5,7 +5,7 @@
 
 import { api, ApiError, NetworkError } from './api.js';
 import * as format from './format.js';
-import { drawTrackMap, escapeHTML } from './map.js';
+import { drawTrackMap, escapeHTML, setTrackLines } from './map.js';
 
 const $ = (id) => document.getElementById(id);
 const PAGE_SIZE = 20;
@@ -208,9 +208,13 @@ export class TracksView {
   async showTrack(id) {
     const message = $('track-message');
     message.textContent = '';
+    const mapElement = $('track-map');
+    // The profiles are asked for at once, beside the track, and drawn after its line.
+    const profileRequest = api.profile(id).catch(() => null);
     let track = null;
     try {
-      track = await api.track(id);
+      // The line comes simplified for the size of the map it is drawn in (a big track draws as fast as a small one).
+      track = await api.track(id, fitParameters(mapElement));
     } catch (error) {
       const recent = lastStopped();
       if (recent && recent.trackId === id) {
@@ -232,15 +236,42 @@ export class TracksView {
     }
     this.renderStats(track ? track.stats : null);
     if (this.trackMap) { this.trackMap.remove(); this.trackMap = null; }
-    if (track) this.trackMap = drawTrackMap($('track-map'), this.config, track.segments || []);
+    delete mapElement.dataset.lineZoom;
+    if (track) {
+      this.trackMap = drawTrackMap(mapElement, this.config, track.segments || []);
+      if (Number.isInteger(track.simplifiedForZoom)) this.detailOnZoom(id, this.trackMap, track.simplifiedForZoom);
+    }
     try {
-      const profile = track ? (track.profile || await api.profile(id)) : null;
+      const profile = track ? (track.profile || await profileRequest) : null;
       renderProfile($('elevation-profile'), profile ? profile.distanceMeters : [], profile ? profile.elevationMeters : [], 'elevation');
       renderProfile($('speed-profile'), profile ? profile.distanceMeters : [], profile ? profile.speedMetersPerSecond : [], 'speed');
     } catch {
       renderProfile($('elevation-profile'), [], [], 'elevation');
       renderProfile($('speed-profile'), [], [], 'speed');
     }
+  }
+
+  /** Zoomed in beyond what the line was simplified for: asks for it again with the detail of the new zoom. */
+  detailOnZoom(id, map, simplifiedForZoom) {
+    let loaded = simplifiedForZoom;
+    let asking = false;
+    map.on('zoomend', async () => {
+      const wanted = Math.min(24, Math.ceil(map.getZoom()) + 1);  // one closer, as the server's fit is
+      if (wanted <= loaded || asking) return;
+      asking = true;
+      try {
+        const detail = await api.track(id, { zoom: wanted });
+        if (this.trackMap === map) {
+          setTrackLines(map, detail.segments || []);
+          loaded = wanted;
+          map.getContainer().dataset.lineZoom = String(wanted);
+        }
+      } catch {
+        // The line drawn stays; the next zoom asks again.
+      } finally {
+        asking = false;
+      }
+    });
   }
 
   renderStats(stats) {
@@ -266,6 +297,12 @@ export class TracksView {
       list.append(wrapper);
     }
   }
+}
+
+/** `{fit: "WIDTHxHEIGHT"}`: the part of the track map the line is fitted into (drawTrackMap leaves 20 px a side). */
+function fitParameters(element) {
+  const width = element.clientWidth - 40, height = element.clientHeight - 40;
+  return width > 0 && height > 0 ? { fit: `${width}x${height}` } : undefined;
 }
 
 /** A line chart of `ys` against `xs` (metres), as SVG with a text alternative. */

@@ -37,6 +37,28 @@ public enum WebMercator {
     public static func metersPerPixel(latitudeDegrees: Double, zoom: Int, tileSizePixels: Int = standardTileSizePixels) -> Double {
         2 * .pi * WGS84.semiMajorAxisMeters * cos(latitudeDegrees * .pi / 180) / (Double(tileSizePixels) * exp2(Double(zoom)))
     }
+
+    /// The highest whole zoom at which `bounds` fits in a map of `widthPixels` × `heightPixels`, as a map
+    /// library's "fit bounds" picks it (Leaflet's `getBoundsZoom` with whole zoom steps), at most `maximumZoom`.
+    /// A box of no extent (a single point) gets `maximumZoom`.
+    ///
+    ///     // Central Cupertino, about 4.4 × 3.9 km, in a 390 × 420 map: zoom 13 (the box is 291 × 256 px there).
+    ///     WebMercator.zoomToFit(GPXBounds(minLatitude: 37.30, minLongitude: -122.06, maxLatitude: 37.335, maxLongitude: -122.01),
+    ///                           widthPixels: 390, heightPixels: 420)
+    public static func zoomToFit(
+        _ bounds: GPXBounds, widthPixels: Double, heightPixels: Double, maximumZoom: Int = 18,
+        tileSizePixels: Int = standardTileSizePixels
+    ) -> Int {
+        // The box's size in pixels at zoom 0, then how many times it may double and still fit.
+        let northWest = tileCoordinates(of: Coordinate(latitude: bounds.maxLatitude, longitude: bounds.minLongitude), zoom: 0)
+        let southEast = tileCoordinates(of: Coordinate(latitude: bounds.minLatitude, longitude: bounds.maxLongitude), zoom: 0)
+        let width = abs(southEast.x - northWest.x) * Double(tileSizePixels)
+        let height = abs(southEast.y - northWest.y) * Double(tileSizePixels)
+        let scale = min(width > 0 ? widthPixels / width : .infinity, height > 0 ? heightPixels / height : .infinity)
+        guard scale.isFinite else { return maximumZoom }
+        guard scale > 0 else { return 0 }
+        return min(maximumZoom, max(0, Int(log2(scale).rounded(.down))))
+    }
 }
 
 /// One slippy-map tile: `zoom`/`x`/`y` as in tile URLs.

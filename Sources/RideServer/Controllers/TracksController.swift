@@ -114,12 +114,18 @@ struct TracksController<Context: RequestContext>: Sendable {
     }
 
     /// `GET /api/tracks/{id}` (the track with its points), or `{id}.gpx|.gpx436|.geojson` (a download).
+    ///
+    /// The track page asks with `?fit=WIDTHxHEIGHT` (its map's size in CSS pixels): the line then comes simplified
+    /// for the zoom one closer than the one at which the track fills that map, which draws the same on screen as
+    /// every point (no point dropped lies more than half a pixel off the line at the zoom the map opens at) from a
+    /// small part of them. `?zoom=Z` simplifies for zoom Z (the page asks so when it is zoomed in further).
     func get(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> Response {
         let parameter = try context.parameters.require("id")
         let (idText, fileExtension) = Self.split(parameter)
         let track = try await Self.track(library, idText)
         guard let fileExtension else {
-            return try TrackDetailPayload(track).response(from: request, context: context)
+            let zoom = try Self.detailZoom(request, track: track)
+            return try TrackDetailPayload(track, simplifiedForZoom: zoom).response(from: request, context: context)
         }
         guard let format = TrackFileFormat(rawValue: fileExtension.lowercased()) else {
             throw APIError.notFound("no download of type .\(fileExtension); there are .gpx, .gpx436 and .geojson")
@@ -130,7 +136,7 @@ struct TracksController<Context: RequestContext>: Sendable {
             guard let zoom = Int(String(zoomText)), (0...24).contains(zoom) else {
                 throw APIError.badRequest("invalid_value", "zoom must be an integer from 0 to 24")
             }
-            document = Self.simplified(document, zoom: zoom, latitude: Self.latitude(of: track))
+            document = Self.simplified(document, zoom: zoom, latitude: middleLatitude(of: track))
         }
         let data = try TrackLibrary.encode(document, as: format, stats: track.stats)
         var headers = HTTPFields()
@@ -209,19 +215,30 @@ struct TracksController<Context: RequestContext>: Sendable {
 
     static func segments(of track: StoredTrack) throws -> [TrackSegment] { try trackSegments(of: track) }
 
-    static func latitude(of track: StoredTrack) -> Double {
-        if let bounds = track.summary.bounds { return (bounds.minLatitude + bounds.maxLatitude) / 2 }
-        return track.summary.preview.first?.latitude ?? 0
+    /// The zoom the track page's line is simplified for: `zoom=Z`, or one closer than the zoom at which the
+    /// track fills a map of `fit=WIDTHxHEIGHT` pixels; nil (every point) when neither is given.
+    static func detailZoom(_ request: Request, track: StoredTrack) throws -> Int? {
+        let parameters = request.uri.queryParameters
+        if let zoomText = parameters["zoom"] {
+            guard parameters["fit"] == nil else { throw APIError.badRequest("invalid_value", "give zoom or fit, not both") }
+            guard let zoom = Int(String(zoomText)), (0...24).contains(zoom) else {
+                throw APIError.badRequest("invalid_value", "zoom must be an integer from 0 to 24")
+            }
+            return zoom
+        }
+        guard let fitText = parameters["fit"] else { return nil }
+        let sides = fitText.split(separator: "x", omittingEmptySubsequences: false).map { Int(String($0)) }
+        guard sides.count == 2, let width = sides[0], let height = sides[1], (1...16_384).contains(width), (1...16_384).contains(height) else {
+            throw APIError.badRequest("invalid_value", "fit must be WIDTHxHEIGHT in pixels, each from 1 to 16384")
+        }
+        guard let bounds = track.summary.bounds else { return nil }
+        // One zoom closer: the map may round its zoom the other way, and the line then still holds within a pixel.
+        return min(24, WebMercator.zoomToFit(bounds, widthPixels: Double(width), heightPixels: Double(height), maximumZoom: 23) + 1)
     }
 
-    /// The document with every line simplified for a zoom level: no dropped point lies farther than one
-    /// pixel of that zoom (at the track's latitude) from the line kept.
+    /// The document with every line simplified for a zoom level (`simplifiedLine(_:zoom:latitude:)`).
     static func simplified(_ document: GPXDocument, zoom: Int, latitude: Double) -> GPXDocument {
-        let tolerance = WebMercator.metersPerPixel(latitudeDegrees: latitude, zoom: zoom)
-        func simplify(_ points: [TrackPoint]) -> [TrackPoint] {
-            guard points.count > 2 else { return points }
-            return LineSimplification.douglasPeuckerIndices(of: points.map(\.coordinate), toleranceMeters: tolerance).map { points[$0] }
-        }
+        func simplify(_ points: [TrackPoint]) -> [TrackPoint] { simplifiedLine(points, zoom: zoom, latitude: latitude) }
         var document = document
         for t in document.tracks.indices {
             for s in document.tracks[t].segments.indices {
@@ -310,7 +327,8 @@ struct WaypointPayload: Encodable {
     var longitude: Double
 }
 
-/// A track page: its row, every figure, and its line (`segments`: `[[[lat, lon], …], …]`).
+/// A track page: its row, every figure, and its line (`segments`: `[[[lat, lon], …], …]`), every point or
+/// simplified for the zoom `simplifiedForZoom`.
 struct TrackDetailPayload: ResponseEncodable {
     var id: String
     var name: String
@@ -321,9 +339,13 @@ struct TrackDetailPayload: ResponseEncodable {
     var stats: StatsPayload
     var bounds: BoundsPayload?
     var segments: [[[Double]]]
+    /// The zoom `segments` is simplified for; nil when it holds every point.
+    var simplifiedForZoom: Int?
+    /// Points of the whole track (`segments` may hold fewer).
+    var pointCount: Int
     var waypoints: [WaypointPayload]
 
-    init(_ track: StoredTrack) throws {
+    init(_ track: StoredTrack, simplifiedForZoom zoom: Int? = nil) throws {
         let summary = TrackSummaryPayload(track.summary)
         id = summary.id
         name = summary.name
@@ -333,7 +355,13 @@ struct TrackDetailPayload: ResponseEncodable {
         createdAt = summary.createdAt
         stats = StatsPayload(track.stats)
         bounds = track.summary.bounds.map(BoundsPayload.init)
-        segments = try trackSegments(of: track).map { $0.points.map { [$0.latitude, $0.longitude] } }
+        let latitude = middleLatitude(of: track)
+        segments = try trackSegments(of: track).map { segment in
+            let points = zoom.map { simplifiedLine(segment.points, zoom: $0, latitude: latitude) } ?? segment.points
+            return points.map { [$0.latitude, $0.longitude] }
+        }
+        simplifiedForZoom = zoom
+        pointCount = track.summary.pointCount
         waypoints = try track.content.waypoints.points().map { WaypointPayload(name: $0.name, latitude: $0.latitude, longitude: $0.longitude) }
     }
 }
@@ -350,4 +378,18 @@ func trackSegments(of track: StoredTrack) throws -> [TrackSegment] {
         for segment in packed.segments { segments.append(TrackSegment(points: try segment.points.points())) }
     }
     return segments
+}
+
+/// The latitude in the middle of the track's box (where a zoom's pixel is measured).
+func middleLatitude(of track: StoredTrack) -> Double {
+    if let bounds = track.summary.bounds { return (bounds.minLatitude + bounds.maxLatitude) / 2 }
+    return track.summary.preview.first?.latitude ?? 0
+}
+
+/// A line simplified for a zoom level: no dropped point lies farther than one pixel of that zoom (at
+/// `latitude`) from the line kept.
+func simplifiedLine(_ points: [TrackPoint], zoom: Int, latitude: Double) -> [TrackPoint] {
+    guard points.count > 2 else { return points }
+    let tolerance = WebMercator.metersPerPixel(latitudeDegrees: latitude, zoom: zoom)
+    return LineSimplification.douglasPeuckerIndices(of: points.map(\.coordinate), toleranceMeters: tolerance).map { points[$0] }
 }

@@ -54,7 +54,11 @@ public final class SQLiteRideStore: RideStore {
         do {
             let directory = URL(filePath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            writer = try DatabasePool(path: path, configuration: Self.grdbConfiguration(configuration))
+            let pool = try DatabasePool(path: path, configuration: Self.grdbConfiguration(configuration))
+            // GRDB sets `synchronous = NORMAL` on the pool's writer when it turns WAL on, after
+            // `prepareDatabase` ran: the durability chosen is set again here, on the one connection that writes.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(configuration.durability.pragma)") }
+            writer = pool
         } catch {
             throw Self.storeError(error)
         }
@@ -84,6 +88,11 @@ public final class SQLiteRideStore: RideStore {
             try db.execute(sql: "PRAGMA synchronous = \(durability.pragma)")
         }
         return grdb
+    }
+
+    /// SQLite's `synchronous` on the connection that writes: 2 for `.full`, 1 for `.normal`.
+    func synchronousSetting() async throws -> Int {
+        try await writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
     }
 
     private func migrate() throws {
