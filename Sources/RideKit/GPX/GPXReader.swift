@@ -75,12 +75,12 @@ public enum GPXReader {
             throw GPXError(.io("cannot open \(url.path): \(describe(error))"), line: 0, column: 0)
         }
         var speculation: SpeculationSetup?
-        if handler is any SpeculatedPartConsumer, !options.lenient, workers > 0,
-            let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
-            attributes[.type] as? FileAttributeType == .typeRegular,
-            let size = (attributes[.size] as? NSNumber)?.intValue, size >= minimumFileBytes
+        var status = stat()
+        if handler is any SpeculatedPartConsumer, !options.lenient, workers > 0, fstat(handle.fileDescriptor, &status) == 0,
+            status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) >= minimumFileBytes
         {
-            speculation = SpeculationSetup(url: url, fileSize: size, partBytes: partBytes, workers: workers)
+            speculation = SpeculationSetup(
+                descriptor: handle.fileDescriptor, fileSize: Int(status.st_size), partBytes: partBytes, workers: workers)
         }
         if let speculation {
             // Read in parts: this reader reads only what the workers did not, and skips the rest unread.

@@ -48,9 +48,10 @@ struct SpeculatedPartHandler: GPXContentHandler {
 }
 
 /// Where a file may be read in parts: it must be a regular UTF-8 file without a byte order mark, so that the
-/// tokenizer's offsets are the file's.
+/// tokenizer's offsets are the file's. The workers read the sequential reader's own open file (`pread`), so both
+/// see the same bytes even if the path is replaced meanwhile; the descriptor must stay open until `stop()`.
 struct SpeculationSetup {
-    var url: URL
+    var descriptor: Int32
     var fileSize: Int
     var partBytes: Int
     var workers: Int
@@ -86,7 +87,7 @@ final class SpeculativeReading: @unchecked Sendable {
     let template: XMLScanner
     /// `<` and the qualified name of a track point.
     private let pattern: [UInt8]
-    private let handle: FileHandle
+    private let descriptor: Int32
     private let fileSize: Int
     private let start: Int
     private let partBytes: Int
@@ -119,10 +120,9 @@ final class SpeculativeReading: @unchecked Sendable {
     /// The offset where the next part starts, `Int.max` when there is none.
     private(set) var nextBoundary = Int.max
 
-    /// Starts the workers; nil if the file cannot be opened again.
-    init?(setup: SpeculationSetup, context: XMLScanner, trackPointName: [UInt8], start: Int) {
-        guard let handle = try? FileHandle(forReadingFrom: setup.url) else { return nil }
-        self.handle = handle
+    /// Starts the workers.
+    init(setup: SpeculationSetup, context: XMLScanner, trackPointName: [UInt8], start: Int) {
+        descriptor = setup.descriptor
         template = context
         pattern = [UInt8(ascii: "<")] + trackPointName
         fileSize = setup.fileSize
@@ -138,7 +138,7 @@ final class SpeculativeReading: @unchecked Sendable {
         }
     }
 
-    /// Ends the workers (a part being read is finished first) and closes the file.
+    /// Ends the workers (a part being read is finished first).
     func stop() {
         condition.lock()
         stopped = true
@@ -146,7 +146,6 @@ final class SpeculativeReading: @unchecked Sendable {
         while running > 0 { condition.wait() }
         states = [:]
         condition.unlock()
-        try? handle.close()
     }
 
     // MARK: The sequential reader's side
@@ -208,7 +207,7 @@ final class SpeculativeReading: @unchecked Sendable {
             return nil
         }
         guard to >= from else { return nil }
-        let source = FileRangeSource(descriptor: handle.fileDescriptor, range: from..<to)
+        let source = FileRangeSource(descriptor: descriptor, range: from..<to)
         var parser = GPXParser(scanner: template.partScanner(reading: source), handler: SpeculatedPartHandler(), lenient: false)
         guard let pointsInLastSegment = try? parser.parsePart(in: template) else { return nil }
         var part = parser.handler.part
@@ -247,7 +246,7 @@ final class SpeculativeReading: @unchecked Sendable {
             let readFrom = max(0, windowStart - Self.lookBehind)
             let wanted = min(buffer.count, fileSize - readFrom)
             var filled = 0
-            var source = FileRangeSource(descriptor: handle.fileDescriptor, range: readFrom..<(readFrom + wanted))
+            var source = FileRangeSource(descriptor: descriptor, range: readFrom..<(readFrom + wanted))
             while filled < wanted {
                 guard let count = try? buffer.withUnsafeMutableBytes({ try source.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[filled..<wanted])) }),
                     count > 0
