@@ -134,6 +134,17 @@ import Testing
         #expect(first.inUTC.rfc3339.hasSuffix("02:02:03Z") || points.contains { $0.time?.inUTC.rfc3339.contains("02:02:03Z") == true })
     }
 
+    @Test(arguments: ["100", "+100", "1e2", " 100", "0100", "100.000", "200", "2.0E2"])
+    func aPauseMarkerIsOneHowEverItsLatitudeIsWritten(_ latitude: String) throws {
+        let text = """
+            <gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+            <trkpt lat="46.5" lon="7"/><trkpt lat="46.6" lon="7"/><trkpt lat="\(latitude)" lon="0"/><trkpt lat="36.7" lon="7"/>
+            </trkseg></trk></gpx>
+            """
+        let track = try GPXReader.read(bytes: Array(text.utf8)).tracks[0]
+        #expect(track.segments.map(\.points.count) == [2, 1])
+    }
+
     @Test func openTracksPauseMarkersSplitSegments() throws {
         let track = try read("gpx/opentracks/legacy_gpx_pause_resume.gpx").tracks[0]
         // Upstream keeps 6 points, 2 of them the markers; bikeride keeps the 4 real ones in 2 segments.

@@ -82,6 +82,22 @@ import Testing
         #expect(error.reason == .compressed("the gzip data inflates to more than 8 MiB, which bikeride does not read"))
     }
 
+    @Test func theReadOptionsSetTheLimit() throws {
+        let compressed = try Self.gzip(["-c"], Self.ride)
+        let tight = GPXReadOptions(maximumInflatedBytes: Self.ride.count - 1)
+        let error = try #require(throws: GPXError.self) { try GPXReader.read(bytes: compressed, options: tight) }
+        #expect(error.reason == .compressed("the gzip data inflates to more than \(Self.ride.count - 1) bytes, which bikeride does not read"))
+        #expect(try GPXReader.read(bytes: compressed, options: GPXReadOptions(maximumInflatedBytes: Self.ride.count)) == GPXReader.read(bytes: Self.ride))
+    }
+
+    @Test func junkStartingWithHalfTheMagicAfterTheLastMemberIsIgnored() throws {
+        // gunzip: "trailing garbage ignored". Only 1F 8B starts another member.
+        for junk in [[0x1F], [0x1F, 0x6A, 0x75, 0x6E, 0x6B]] as [[UInt8]] {
+            let compressed = try Self.gzip(["-c"], Self.ride) + junk
+            #expect(try GPXReader.read(bytes: compressed) == GPXReader.read(bytes: Self.ride))
+        }
+    }
+
     @Test func aLargeCompressedFileIsReadInOrderNotInParts() throws {
         // Parts are cut at file offsets, which mean nothing inside gzip: the reader must not try.
         let url = FileManager.default.temporaryDirectory.appending(path: "gzip-\(UUID().uuidString).gpx.gz")

@@ -103,7 +103,7 @@ import Testing
         let database = try TemporaryStore()
         let (server, library) = try await database.server()
         try await server.run { client in
-            for body in [#"{"units":"furlongs"}"#, #"{"startedAt":"yesterday"}"#, #"{"startedAt":"2999-01-01T00:00:00Z"}"#, #"{"breadcrumbs":"yes"}"#, "[1,2"] {
+            for body in [#"{"units":"furlongs"}"#, #"{"startedAt":"yesterday"}"#, #"{"startedAt":"2024-02-30T00:00:00Z"}"#, #"{"breadcrumbs":"yes"}"#, "[1,2"] {
                 let response = try await client.put("/api/recordings/\(Self.clientID)", json: body)
                 #expect(response.status == .badRequest, "\(body)")
             }
@@ -112,6 +112,21 @@ import Testing
             #expect(unknown.status == .notFound)
         }
         #expect(try await library.store.activeRecordings(userID: library.userID).isEmpty)
+    }
+
+    @Test func aStartFromAClockThatRunsAheadIsTakenAsNow() async throws {
+        // A phone whose clock is a few days fast must not lose its ride: the start counts as the server's now.
+        let database = try TemporaryStore()
+        let (server, _) = try await database.server()
+        let before = Date()
+        try await server.run { client in
+            let response = try await client.put("/api/recordings/\(Self.clientID)", json: #"{"startedAt":"2999-01-01T00:00:00Z"}"#)
+            #expect(response.status == .created)
+            let name = try #require(try response.jsonObject()["name"] as? String)
+            #expect(!name.contains("2999"))
+            let year = Calendar(identifier: .gregorian).component(.year, from: before)
+            #expect(name.contains(String(year)))
+        }
     }
 
     /// The in-memory repository (tests of the API without a store) answers the same.

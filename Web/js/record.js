@@ -201,6 +201,8 @@ export class RecordView {
    * server creates the recording under that name when the Start reaches it, and takes it only once.
    */
   async start() {
+    // A second tap while the first is being queued must not start a second ride.
+    if (this.recording) return;
     const id = newRecordingId();
     const startedAt = new Date().toISOString();
     this.recording = { id, state: 'recording', nextSequence: 1, startedAt };
@@ -234,7 +236,20 @@ export class RecordView {
         if (!entries.length) break;
         const first = entries[0];
         if (first.kind === 'start') {
-          await this.send(first, () => api.startRecordingAs(first.recordingId, first.body), async (answer) => {
+          const startAs = async () => {
+            try {
+              return await api.startRecordingAs(first.recordingId, first.body);
+            } catch (error) {
+              // A start refused for its time must not lose the ride (dropping it would drop every fix behind it):
+              // start it as of now instead.
+              if (error instanceof ApiError && error.status === 400 && first.body && first.body.startedAt) {
+                const { startedAt, ...rest } = first.body;
+                return api.startRecordingAs(first.recordingId, rest);
+              }
+              throw error;
+            }
+          };
+          await this.send(first, startAs, async (answer) => {
             await outbox.remove([first.key]);
             if (!(this.recording && this.recording.id === first.recordingId)) return;
             // A new recording has nothing to draw yet: keep the pending line of the fixes queued behind it.

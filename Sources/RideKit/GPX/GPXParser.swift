@@ -659,12 +659,12 @@ struct GPXParser<Handler: GPXContentHandler> {
     // MARK: Points
 
     private func isLegacyPauseMarker() -> Bool {
-        guard let token = attribute("lat"), !token.needsDecoding, token.valueLength >= 3 else { return false }
-        // Only "100…" and "200…" can be markers: look at the first bytes before parsing the number again.
-        let digits = scanner.base + token.valueStart
-        guard digits[0] == UInt8(ascii: "1") || digits[0] == UInt8(ascii: "2"), digits[1] == UInt8(ascii: "0"), digits[2] == UInt8(ascii: "0")
-        else { return false }
-        let value = DecimalParser.parse(UnsafeBufferPointer(start: digits, count: token.valueLength))
+        guard let token = attribute("lat"), !token.needsDecoding, token.valueLength > 0 else { return false }
+        // A number whose first character is '-' or a digit from 3 to 9 cannot be 100 or 200 however it goes on
+        // (`1e2`, `+100`, `0100` and ` 100` can): most latitudes need no second parse.
+        let first = scanner.base[token.valueStart]
+        if first == UInt8(ascii: "-") || (UInt8(ascii: "3")...UInt8(ascii: "9")).contains(first) { return false }
+        let value = DecimalParser.parse(UnsafeBufferPointer(start: scanner.base + token.valueStart, count: token.valueLength))
         return value == 100 || value == 200
     }
 

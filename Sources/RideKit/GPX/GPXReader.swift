@@ -5,9 +5,12 @@ public struct GPXReadOptions: Sendable, Hashable {
     /// Drop points with a missing or invalid position (and invalid values) and skip unknown elements,
     /// counting them in a `GPXReadReport`, instead of refusing the file. Broken XML is refused either way.
     public var lenient: Bool
+    /// A gzip-compressed file inflating to more than this is refused (a few MiB of gzip can hold gigabytes).
+    public var maximumInflatedBytes: Int
 
-    public init(lenient: Bool = false) {
+    public init(lenient: Bool = false, maximumInflatedBytes: Int = 4 << 30) {
         self.lenient = lenient
+        self.maximumInflatedBytes = maximumInflatedBytes
     }
 }
 
@@ -126,7 +129,7 @@ public enum GPXReader {
         var speculation = speculation
         if decoding.encoding == .utf8 && !decoding.hadByteOrderMark, decoding.startsWithGzipMagic {
             // A `.gpx.gz`: inflated as it streams. Its offsets are not the file's, so it is read in order.
-            decoding = try sniff(GzipSource(decoding.undecoded()))
+            decoding = try sniff(GzipSource(decoding.undecoded(), maximumInflatedBytes: options.maximumInflatedBytes))
             speculation = nil
         }
         let encoding = decoding.encoding

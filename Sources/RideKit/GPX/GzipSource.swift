@@ -9,7 +9,7 @@ import Foundation
 /// can hold gigabytes of the same byte.
 final class GzipSource: ByteSource {
     /// 4 GiB: twelve times a million-point ride.
-    static let defaultMaximumInflatedBytes = 4 << 30
+    static let defaultMaximumInflatedBytes = GPXReadOptions().maximumInflatedBytes
 
     private var compressed: any ByteSource
     private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
@@ -21,37 +21,40 @@ final class GzipSource: ByteSource {
     private var finished = false
     private var inflated = 0
     private let maximumInflatedBytes: Int
+    /// Whether `inflateInit2_` succeeded, so that `deinit` may end the stream.
+    private var started = false
 
     init(_ compressed: any ByteSource, maximumInflatedBytes: Int = GzipSource.defaultMaximumInflatedBytes) throws(GPXError) {
         self.compressed = compressed
         self.maximumInflatedBytes = maximumInflatedBytes
         stream.initialize(to: z_stream())
         // 15 + 16: a window of 32 KiB, gzip framing only.
+        // `deinit` frees the buffers whether or not this succeeds.
         guard inflateInit2_(stream, 15 + 16, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            stream.deallocate()
-            input.deallocate()
             throw GPXError(.compressed("zlib could not start"), line: 0, column: 0)
         }
+        started = true
     }
 
     deinit {
-        inflateEnd(stream)
+        if started { inflateEnd(stream) }
+        stream.deinitialize(count: 1)
         stream.deallocate()
         input.deallocate()
     }
 
-    /// Reads more compressed bytes when zlib has used up the last ones; false at their end.
-    private func fillInput() throws -> Bool {
-        if stream.pointee.avail_in > 0 { return true }
-        if compressedEnded { return false }
-        let count = try compressed.read(into: UnsafeMutableRawBufferPointer(start: input, count: Self.inputBytes))
-        if count == 0 {
-            compressedEnded = true
-            return false
+    /// Makes at least `wanted` compressed bytes available to zlib (fewer only at their end); false when none are.
+    private func fillInput(atLeast wanted: Int = 1) throws -> Bool {
+        while Int(stream.pointee.avail_in) < wanted && !compressedEnded {
+            // Keep what zlib has not used at the front, and read after it.
+            let kept = Int(stream.pointee.avail_in)
+            if kept > 0 && stream.pointee.next_in != input { memmove(input, stream.pointee.next_in, kept) }
+            let count = try compressed.read(into: UnsafeMutableRawBufferPointer(start: input + kept, count: Self.inputBytes - kept))
+            if count == 0 { compressedEnded = true }
+            stream.pointee.next_in = input
+            stream.pointee.avail_in = UInt32(kept + count)
         }
-        stream.pointee.next_in = input
-        stream.pointee.avail_in = UInt32(count)
-        return true
+        return stream.pointee.avail_in > 0
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
@@ -60,7 +63,7 @@ final class GzipSource: ByteSource {
         stream.pointee.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
         stream.pointee.avail_out = UInt32(room)
         while stream.pointee.avail_out == UInt32(room) {
-            guard try fillInput() else {
+            guard try fillInput(atLeast: betweenMembers ? 2 : 1) else {
                 if betweenMembers {
                     finished = true
                     return 0
@@ -68,8 +71,8 @@ final class GzipSource: ByteSource {
                 throw GPXError(.compressed("the gzip data ends too early (the file is cut off)"), line: 0, column: 0)
             }
             if betweenMembers {
-                // Another member only if it starts like one; anything else after the last member is ignored.
-                guard stream.pointee.next_in[0] == 0x1F else {
+                // Another member only if it starts like one (1F 8B); anything else after the last member is ignored.
+                guard stream.pointee.avail_in >= 2, stream.pointee.next_in[0] == 0x1F, stream.pointee.next_in[1] == 0x8B else {
                     finished = true
                     return 0
                 }
@@ -98,11 +101,15 @@ final class GzipSource: ByteSource {
         inflated += count
         if inflated > maximumInflatedBytes {
             throw GPXError(
-                .compressed("the gzip data inflates to more than \(maximumInflatedBytes >> 20) MiB, which bikeride does not read"),
+                .compressed("the gzip data inflates to more than \(Self.size(maximumInflatedBytes)), which bikeride does not read"),
                 line: 0, column: 0)
         }
         return count
     }
+}
+
+extension GzipSource {
+    static func size(_ bytes: Int) -> String { bytes >= 1 << 20 ? "\(bytes >> 20) MiB" : "\(bytes) bytes" }
 }
 
 /// Bytes already read from a source, then the rest of it.

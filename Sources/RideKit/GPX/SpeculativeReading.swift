@@ -206,7 +206,9 @@ final class SpeculativeReading: @unchecked Sendable {
             condition.unlock()
             return nil
         }
-        guard to >= from else { return nil }
+        // A part far longer than asked for (matches of the pattern stopped for a long stretch) would hold all its
+        // points at once: the sequential reader reads such a part itself.
+        guard to >= from, to - from <= 2 * partBytes + Self.window else { return nil }
         let source = FileRangeSource(descriptor: descriptor, range: from..<to)
         var parser = GPXParser(scanner: template.partScanner(reading: source), handler: SpeculatedPartHandler(), lenient: false)
         guard let pointsInLastSegment = try? parser.parsePart(in: template) else { return nil }

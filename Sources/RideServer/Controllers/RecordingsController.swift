@@ -56,10 +56,11 @@ struct RecordingsController<Context: RequestContext> {
         // A start sent late (queued offline) names the ride after when the rider pressed Start.
         var startedAt = now
         if let text = body?.startedAt {
-            guard let time = try? GPXTime(parsing: text), time.date <= now.addingTimeInterval(24 * 3600) else {
-                throw APIError.badRequest("invalid_value", "startedAt must be an RFC 3339 time such as 2024-05-01T10:00:00Z, at most a day ahead of the server's clock")
+            guard let time = try? GPXTime(parsing: text) else {
+                throw APIError.badRequest("invalid_value", "startedAt must be an RFC 3339 time such as 2024-05-01T10:00:00Z")
             }
-            startedAt = time.date
+            // A phone whose clock runs ahead must not lose its ride: a start in the future is taken as now.
+            startedAt = min(time.date, now)
         }
         var name = body?.name?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         guard name.count <= 200 else { throw APIError.badRequest("invalid_value", "name is longer than 200 characters") }

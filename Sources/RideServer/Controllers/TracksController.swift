@@ -95,7 +95,11 @@ struct TracksController<Context: RequestContext>: Sendable {
             try? FileManager.default.removeItem(at: upload.url)
             throw APIError(.unprocessableContent, code: "unsupported_format", message: "the body is not GPX, .gpx436 or GeoJSON")
         }
-        let outcome = try await library.importUpload(upload, fileName: fileName ?? "upload.\(format.rawValue)", format: format)
+        // A `.gpx.gz` may inflate to 8 times what a plain upload may be, no more: a few MiB of gzip can hold GiB.
+        var options = ImportOptions()
+        options.maximumInflatedBytes = 8 * Self.uploadLimitBytes
+        let outcome = try await library.importUpload(
+            upload, fileName: fileName ?? "upload.\(format.rawValue)", format: format, options: options)
         switch outcome.result {
         case .imported(_, let tracks, _):
             context.logger.info("tracks imported", metadata: ["count": "\(tracks.count)", "points": "\(outcome.pointCount)"])

@@ -13,6 +13,14 @@ public struct ImportOptions: Sendable, Hashable {
     public var allowsDuplicates: Bool
     /// Read GPX leniently: drop invalid points and values instead of refusing the file.
     public var lenient: Bool
+    /// A gzip-compressed GPX file inflating to more than this is refused (nil: the reader's own limit, 4 GiB).
+    public var maximumInflatedBytes: Int?
+
+    var readOptions: GPXReadOptions {
+        var options = GPXReadOptions(lenient: lenient)
+        if let maximumInflatedBytes { options.maximumInflatedBytes = maximumInflatedBytes }
+        return options
+    }
 
     public init(
         oneTrackPerFile: Bool = false, kind: TrackKind? = nil, waypointsAsPlaces: Bool = false, allowsDuplicates: Bool = false,
@@ -258,7 +266,7 @@ extension TrackLibrary {
         }
         var streaming = ImportContentHandler(oneTrack: options.oneTrackPerFile, activity: options.kind?.activity ?? .ride)
         do throws(GPXError) {
-            _ = try GPXReader.parse(contentsOf: url, into: &streaming, options: GPXReadOptions(lenient: options.lenient))
+            _ = try GPXReader.parse(contentsOf: url, into: &streaming, options: options.readOptions)
         } catch {
             streaming.discard()
             throw RideStoreError.invalidFile(path: path, reason: Self.located(error))
@@ -272,7 +280,7 @@ extension TrackLibrary {
         do {
             switch format {
             case .gpx:
-                _ = try GPXReader.parse(bytes: [UInt8](data), into: &handler, options: GPXReadOptions(lenient: options.lenient))
+                _ = try GPXReader.parse(bytes: [UInt8](data), into: &handler, options: options.readOptions)
             case .gpx436:
                 try JSONTrackFormat.decode(data).replay(into: &handler)
             case .geojson:
