@@ -22,6 +22,8 @@ import Testing
             let id = try #require(recording["id"] as? String)
             #expect(recording["clientId"] as? String == Self.clientID)
             #expect(recording["name"] as? String == "Ride 2024-05-04 07:30")
+            // The recording starts when the rider pressed Start, not when the request arrived.
+            #expect(recording["startedAt"] as? String == "2024-05-04T07:30:00Z")
             #expect(first.headers[.location] == "/api/recordings/\(id)")
             let options = try #require(recording["options"] as? [String: Any])
             #expect(options["units"] as? String == "imperial" && options["breadcrumbs"] as? Bool == false)

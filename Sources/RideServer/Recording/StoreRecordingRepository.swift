@@ -32,7 +32,8 @@ public struct StoreRecordingRepository: RecordingRepository {
     public func createRecording(_ recording: NewRecordingInfo) async throws -> RecordingInfo {
         let request = NewRecording(
             name: recording.name, kind: TrackKind(activity: recording.options.activity), source: .recording,
-            routeTrackID: recording.routeTrackID.flatMap { TrackID($0) }, options: recording.options, clientID: recording.clientID)
+            routeTrackID: recording.routeTrackID.flatMap { TrackID($0) }, options: recording.options, clientID: recording.clientID,
+            startedAt: recording.startedAt)
         let stored = try await mapped { try await store.startRecording(request, userID: userID) }
         return RecordingInfo(
             id: stored.id.rawValue, name: recording.name, options: stored.options ?? recording.options,

@@ -64,11 +64,15 @@ public struct NewRecording: Sendable, Hashable {
     /// The client's own id for the recording (see `RideStore.startRecording`): 1 to 64 characters of
     /// `A–Z a–z 0–9 - _`, such as a UUID.
     public var clientID: String?
+    /// When the rider pressed Start, if that was before the request arrived (a start queued offline); nil: now.
+    /// A time after now counts as now.
+    public var startedAt: Date?
 
     public init(
         name: String, kind: TrackKind = .ride, source: TrackSource = .recording, deviceID: DeviceID? = nil,
-        routeTrackID: TrackID? = nil, options: Recorder.Options? = nil, clientID: String? = nil
+        routeTrackID: TrackID? = nil, options: Recorder.Options? = nil, clientID: String? = nil, startedAt: Date? = nil
     ) {
+        self.startedAt = startedAt
         self.name = name
         self.kind = kind
         self.source = source

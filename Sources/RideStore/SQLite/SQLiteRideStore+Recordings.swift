@@ -31,7 +31,8 @@ extension SQLiteRideStore {
             try Self.insertContent(content, trackID: trackID, db)
             let recording = RecordingRecord(
                 id: try Self.freshID(db, table: "recording"), userId: userID, trackId: trackID, deviceId: request.deviceID,
-                state: .recording, routeTrackId: request.routeTrackID, lastClientSequence: nil, startedAt: now, updatedAt: now,
+                state: .recording, routeTrackId: request.routeTrackID, lastClientSequence: nil,
+                startedAt: min(request.startedAt ?? now, now), updatedAt: now,
                 options: RecordingOptionsRecord.encode(request.options), clientId: request.clientID)
             try recording.insert(db)
             return try Self.recording(db, recording)
