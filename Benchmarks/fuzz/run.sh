@@ -94,6 +94,12 @@ seed hostile__cdata-and-refs.gpx "$gpx_open"'<wpt lat="1" lon="2"><name><![CDATA
 [ -e "$corpus/hostile__utf16le.gpx" ] || { printf '\xff\xfe'; printf '%s</gpx>\n' "$gpx_open" | iconv -f UTF-8 -t UTF-16LE; } > "$corpus/hostile__utf16le.gpx"
 seed hostile__latin1.gpx '<?xml version="1.0" encoding="ISO-8859-1"?>'"$gpx_open"'<wpt lat="1" lon="2"><name>Z\xfcrich</name></wpt></gpx>\n'
 seed hostile__junk-after-root.gpx "$gpx_open"'</gpx><gpx/>'
+# Gzip, as it is (the reader inflates it): the fixture and a small ride, whole and cut off.
+[ -e "$corpus/gzip__graphhopper.gpx.gz" ] || cp "$fixtures/gpxgo/graphhopper.gpx.gz" "$corpus/gzip__graphhopper.gpx.gz" 2>/dev/null || true
+if [ ! -e "$corpus/gzip__small.gpx.gz" ]; then
+    printf '%s<trk><trkseg><trkpt lat="1" lon="2"><ele>3</ele></trkpt></trkseg></trk></gpx>\n' "$gpx_open" | gzip -c > "$corpus/gzip__small.gpx.gz"
+    head -c 40 "$corpus/gzip__small.gpx.gz" > "$corpus/gzip__cut.gpx.gz"
+fi
 seed hostile__empty.gpx ''
 echo "corpus: $(find "$corpus" -type f | wc -l) inputs ($seeded fixtures) in $corpus"
 
