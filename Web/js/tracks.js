@@ -159,9 +159,12 @@ export class TracksView {
    */
   deleteWithUndo(track, item) {
     if (this.pendingDelete) this.commitDelete();
+    // The focus was on the row's Delete button, now hidden: a keyboard user lands on Undo, not at the top.
+    const hadFocus = item.contains(document.activeElement);
     item.hidden = true;
     $('undo-text').textContent = `Deleted ${track.name || 'track'}.`;
     $('undo-bar').hidden = false;
+    if (hadFocus) $('undo-button').focus();
     this.pendingDelete = { track, item, timer: setTimeout(() => this.commitDelete(), UNDO_MS) };
   }
 
@@ -171,7 +174,10 @@ export class TracksView {
     clearTimeout(pending.timer);
     pending.item.hidden = false;
     this.pendingDelete = null;
+    // Back to the row that came back, if the focus was on Undo.
+    const undoHadFocus = document.activeElement === $('undo-button');
     $('undo-bar').hidden = true;
+    if (undoHadFocus) pending.item.querySelector('a').focus();
   }
 
   async commitDelete() {
