@@ -16,18 +16,16 @@ final class BackgroundStatsAccumulator: @unchecked Sendable {
     /// Chunks waiting at most: the reader blocks beyond that, so memory stays bounded whatever the file.
     private static let queueLimit = 4
 
+    /// Touched only by the worker's thread (or, when it never started, by `finish()`).
     private var accumulator: TrackStatsAccumulator
-    private let condition = NSCondition()
-    private var queue: [[Step]] = []
-    private var closed = false
-    private var done = false
     private var pending: [Step] = []
-    private var thread: Thread?
+    private var worker: SerialWorker<[Step]>!
     private var result: TrackStats?
 
     init(activity: ActivityKind) {
         accumulator = TrackStatsAccumulator(activity: activity)
         pending.reserveCapacity(Self.chunkSize)
+        worker = SerialWorker(name: "bikeride stats", queueLimit: Self.queueLimit) { [unowned self] chunk in consume(chunk) }
     }
 
     func beginTrack() { append(.beginTrack) }
@@ -50,54 +48,30 @@ final class BackgroundStatsAccumulator: @unchecked Sendable {
             pending.append(contentsOf: steps)
             return
         }
-        hand(over: false)
-        pending = steps
-        hand(over: false)
+        handOver()
+        worker.submit(steps)
     }
 
     private func append(_ step: Step) {
         pending.append(step)
-        if pending.count >= Self.chunkSize { hand(over: false) }
+        if pending.count >= Self.chunkSize { handOver() }
     }
 
-    /// Queues the pending steps; starts the worker on first use.
-    private func hand(over closing: Bool) {
-        condition.lock()
-        if thread == nil && !pending.isEmpty {
-            let worker = Thread { [self] in work() }
-            worker.name = "bikeride stats"
-            thread = worker
-            worker.start()
-        }
-        while queue.count >= Self.queueLimit { condition.wait() }
-        if !pending.isEmpty { queue.append(pending) }
-        if closing { closed = true }
-        condition.broadcast()
-        condition.unlock()
+    /// Queues the pending steps for the worker, starting it on first use.
+    private func handOver() {
+        guard !pending.isEmpty else { return }
+        worker.submit(pending)
         pending = []
         pending.reserveCapacity(Self.chunkSize)
     }
 
-    private func work() {
-        while true {
-            condition.lock()
-            while queue.isEmpty && !closed { condition.wait() }
-            if queue.isEmpty && closed {
-                done = true
-                condition.broadcast()
-                condition.unlock()
-                return
-            }
-            let chunk = queue.removeFirst()
-            condition.broadcast()
-            condition.unlock()
-            for step in chunk {
-                switch step {
-                case .beginTrack: accumulator.beginTrack()
-                case .beginSegment: accumulator.beginSegment()
-                case .point(let latitude, let longitude, let elevation, let time, let speed):
-                    accumulator.add(latitude: latitude, longitude: longitude, elevation: elevation, time: time, speed: speed)
-                }
+    private func consume(_ chunk: [Step]) {
+        for step in chunk {
+            switch step {
+            case .beginTrack: accumulator.beginTrack()
+            case .beginSegment: accumulator.beginSegment()
+            case .point(let latitude, let longitude, let elevation, let time, let speed):
+                accumulator.add(latitude: latitude, longitude: longitude, elevation: elevation, time: time, speed: speed)
             }
         }
     }
@@ -105,23 +79,10 @@ final class BackgroundStatsAccumulator: @unchecked Sendable {
     /// Waits for every queued point and returns the figures. Later calls return the same figures.
     func finish() -> TrackStats {
         if let result { return result }
-        if thread == nil {
-            // Few points: not worth a thread.
-            for step in pending {
-                switch step {
-                case .beginTrack: accumulator.beginTrack()
-                case .beginSegment: accumulator.beginSegment()
-                case .point(let latitude, let longitude, let elevation, let time, let speed):
-                    accumulator.add(latitude: latitude, longitude: longitude, elevation: elevation, time: time, speed: speed)
-                }
-            }
-            pending = []
-        } else {
-            hand(over: true)
-            condition.lock()
-            while !done { condition.wait() }
-            condition.unlock()
-        }
+        // Few points: the worker never started, and `finish` runs them here.
+        if !pending.isEmpty { worker.submit(pending, startingThread: false) }
+        pending = []
+        worker.finish()
         let stats = accumulator.finish()
         result = stats
         return stats

@@ -26,11 +26,7 @@ final class ImportWorker: @unchecked Sendable {
 
     let oneTrack: Bool
     let activity: ActivityKind
-    private let condition = NSCondition()
-    private var queue: [Job] = []
-    private var closed = false
-    private var done = false
-    private var thread: Thread?
+    private var worker: SerialWorker<Job>!
     // Owned by the worker (or by `finish()` when no thread ran).
     private var tracks: [TrackResult] = []
     private var accumulators: [TrackStatsAccumulator] = []
@@ -39,37 +35,15 @@ final class ImportWorker: @unchecked Sendable {
     init(oneTrack: Bool, activity: ActivityKind) {
         self.oneTrack = oneTrack
         self.activity = activity
+        worker = SerialWorker(name: "bikeride import", queueLimit: Self.queueLimit) { [unowned self] job in run(job) }
     }
 
     /// Queues a job; the thread starts with the first chunk of points.
     func submit(_ job: Job) {
-        condition.lock()
-        if thread == nil, case .points = job {
-            let worker = Thread { [self] in work() }
-            worker.name = "bikeride import"
-            thread = worker
-            worker.start()
-        }
-        while thread != nil && queue.count >= Self.queueLimit { condition.wait() }
-        queue.append(job)
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    private func work() {
-        while true {
-            condition.lock()
-            while queue.isEmpty && !closed { condition.wait() }
-            if queue.isEmpty && closed {
-                done = true
-                condition.broadcast()
-                condition.unlock()
-                return
-            }
-            let job = queue.removeFirst()
-            condition.broadcast()
-            condition.unlock()
-            run(job)
+        if case .points = job {
+            worker.submit(job)
+        } else {
+            worker.submit(job, startingThread: false)
         }
     }
 
@@ -97,29 +71,13 @@ final class ImportWorker: @unchecked Sendable {
 
     /// Stops the thread without finishing the work (the import failed).
     func discard() {
-        condition.lock()
-        queue = []
-        closed = true
-        condition.broadcast()
-        if thread != nil { while !done { condition.wait() } }
-        condition.unlock()
+        worker.discard()
     }
 
     /// Waits for every job; returns each `trk`'s blocks, and the figures and preview of each `trk` (or of all of
     /// them together for a one-track import).
     func finish() -> (tracks: [TrackResult], stats: [TrackStats], previews: [[Coordinate]]) {
-        condition.lock()
-        if thread == nil {
-            let jobs = queue
-            queue = []
-            condition.unlock()
-            for job in jobs { run(job) }
-        } else {
-            closed = true
-            condition.broadcast()
-            while !done { condition.wait() }
-            condition.unlock()
-        }
+        worker.finish()
         return (tracks, accumulators.map { $0.finish() }, previews.map(\.line))
     }
 }
