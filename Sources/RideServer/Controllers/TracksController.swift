@@ -6,10 +6,8 @@ import RideStore
 /// `/api/tracks`: the saved tracks of the store (DESIGN 6), through `TrackLibrary` and the `RideStore`
 /// protocol. Answers are the server's own shapes (`TrackSummaryPayload`, `TrackDetailPayload` …), never the
 /// store's records, and they are what `Web/js/tracks.js` reads.
-///
-/// Without a library (tests of the recordings API on the in-memory repository) every route answers 501.
 struct TracksController<Context: RequestContext>: Sendable {
-    let library: TrackLibrary?
+    let library: TrackLibrary
 
     /// The largest file `POST /api/tracks` takes.
     static var uploadLimitBytes: Int { 64 << 20 }
@@ -18,19 +16,6 @@ struct TracksController<Context: RequestContext>: Sendable {
     static var defaultPageSize: Int { 50 }
 
     func addRoutes(to group: RouterGroup<Context>) {
-        guard let library else {
-            let notYet: @Sendable (Request, Context) async throws -> Response = { _, _ in
-                throw APIError(.notImplemented, code: "store_unavailable", message: "saved tracks need the track store, which this server was started without")
-            }
-            group.get(use: notYet)
-            group.post(use: notYet)
-            group.get("{id}", use: notYet)
-            group.patch("{id}", use: notYet)
-            group.delete("{id}", use: notYet)
-            group.post("{id}/restore", use: notYet)
-            group.get("{id}/profile", use: notYet)
-            return
-        }
         group.get { request, context in try await list(library, request, context) }
         group.post { request, context in try await upload(library, request, context) }
         group.get("{id}") { request, context in try await get(library, request, context) }
