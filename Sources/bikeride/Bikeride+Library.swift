@@ -27,7 +27,7 @@ extension Bikeride {
             let library = try await library.open()
             let page = try await library.store.tracks(TrackQuery(search: search, limit: limit), userID: library.userID)
             if json {
-                print(String(decoding: try TrackJSON.encode(page.tracks.map(TrackJSON.init)), as: UTF8.self))
+                print(try encodeJSON(page))
                 return
             }
             guard !page.tracks.isEmpty else {
@@ -38,7 +38,7 @@ extension Bikeride {
             for track in page.tracks {
                 rows.append([
                     track.id.rawValue, Figures.start(track), track.name, track.kind.rawValue,
-                    String(format: "%.2f km", track.distanceMeters / 1000), String(format: "%.0f m", track.ascentMeters),
+                    UnitSystem.metric.formatDistance(meters: track.distanceMeters), String(format: "%.0f m", track.ascentMeters),
                     Figures.duration(track.movingSeconds), "\(track.pointCount)",
                 ])
             }
@@ -67,16 +67,17 @@ extension Bikeride {
                 throw ExitCode.failure
             }
             if json {
-                print(String(decoding: try TrackJSON.encode(TrackJSON(track.summary, stats: track.stats)), as: UTF8.self))
+                print(try encodeJSON(TrackDetailsJSON(summary: track.summary, stats: track.stats)))
                 return
             }
             let summary = track.summary
             let stats = track.stats
+            // TODO(units): speed (and climb) through UnitSystem once it formats them.
             var lines = [
                 "\(summary.name)  (\(summary.id), \(summary.kind.rawValue))",
                 "start      \(summary.startTime?.rfc3339 ?? "-")",
                 "end        \(summary.endTime?.rfc3339 ?? "-")",
-                "distance   \(String(format: "%.2f km", stats.distanceMeters / 1000))",
+                "distance   \(UnitSystem.metric.formatDistance(meters: stats.distanceMeters))",
                 "climb      \(String(format: "%.0f m up, %.0f m down", stats.ascentMeters, stats.descentMeters))",
                 "time       \(Figures.duration(stats.movingSeconds)) moving, \(Figures.duration(stats.elapsedSeconds)) elapsed",
                 "speed      \(String(format: "%.1f km/h average, %.1f km/h max", stats.averageSpeedMetersPerSecond * 3.6, stats.maxSpeedMetersPerSecond * 3.6))",
@@ -223,53 +224,24 @@ extension Bikeride {
     }
 }
 
-/// A track as the `--json` options print it.
-struct TrackJSON: Encodable {
-    var id: String
-    var name: String
-    var kind: String
-    var startTime: String?
-    var endTime: String?
-    var distanceMeters: Double
-    var ascentMeters: Double
-    var descentMeters: Double
-    var movingSeconds: Double
-    var elapsedSeconds: Double
-    var maxSpeedMetersPerSecond: Double
-    var averageSpeedMetersPerSecond: Double
-    var points: Int
-    var segments: Int
-    var waypoints: Int
-    var bounds: [String: Double]?
-    var stats: TrackStats?
+/// A track as `bikeride show --json` prints it: its row (`TrackSummary`'s keys, those of `list --json` and
+/// the API) and every figure, splits included, under `stats`.
+struct TrackDetailsJSON: Encodable {
+    var summary: TrackSummary
+    var stats: TrackStats
 
-    init(_ summary: TrackSummary) { self.init(summary, stats: nil) }
+    private enum CodingKeys: String, CodingKey { case stats }
 
-    init(_ summary: TrackSummary, stats: TrackStats?) {
-        id = summary.id.rawValue
-        name = summary.name
-        kind = summary.kind.rawValue
-        startTime = summary.startTime?.rfc3339
-        endTime = summary.endTime?.rfc3339
-        distanceMeters = summary.distanceMeters
-        ascentMeters = summary.ascentMeters
-        descentMeters = summary.descentMeters
-        movingSeconds = summary.movingSeconds
-        elapsedSeconds = summary.elapsedSeconds
-        maxSpeedMetersPerSecond = summary.maxSpeedMetersPerSecond
-        averageSpeedMetersPerSecond = summary.averageSpeedMetersPerSecond
-        points = summary.pointCount
-        segments = summary.segmentCount
-        waypoints = summary.waypointCount
-        bounds = summary.bounds.map {
-            ["minLatitude": $0.minLatitude, "minLongitude": $0.minLongitude, "maxLatitude": $0.maxLatitude, "maxLongitude": $0.maxLongitude]
-        }
-        self.stats = stats
+    func encode(to encoder: any Encoder) throws {
+        try summary.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(stats, forKey: .stats)
     }
+}
 
-    static func encode<T: Encodable>(_ value: T) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(value)
-    }
+/// JSON as the `--json` options print it: keys sorted, slashes as they are.
+func encodeJSON<T: Encodable>(_ value: T) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
 }

@@ -15,9 +15,16 @@ import Testing
     }
 
     func trackID(named name: String) throws -> String {
-        let list = try run(["list", "--json"])
-        let tracks = try #require(try JSONSerialization.jsonObject(with: Data(list.output.utf8)) as? [[String: Any]])
+        let tracks = try listed(["list", "--json"]).tracks
         return try #require(tracks.first { ($0["name"] as? String) == name }?["id"] as? String)
+    }
+
+    /// The tracks and the cursor of `list --json` (the shape of `GET /api/tracks`).
+    func listed(_ arguments: [String]) throws -> (tracks: [[String: Any]], nextCursor: String?) {
+        let list = try run(arguments)
+        #expect(list.status == 0, "\(list.error)")
+        let page = try #require(try JSONSerialization.jsonObject(with: Data(list.output.utf8)) as? [String: Any])
+        return (try #require(page["tracks"] as? [[String: Any]]), page["nextCursor"] as? String)
     }
 
     @Test func importListShowRenameExportDelete() throws {
@@ -34,7 +41,8 @@ import Testing
 
         let show = try run(["show", id, "--json"])
         let shown = try #require(try JSONSerialization.jsonObject(with: Data(show.output.utf8)) as? [String: Any])
-        #expect(shown["points"] as? Int == 4142)
+        #expect(shown["pointCount"] as? Int == 4142)
+        #expect((shown["stats"] as? [String: Any])?["pointCount"] as? Int == 4142)
         let stats = try CommandRun.run(["stats", "--json", CommandRun.fixture("gpx/coregpx/GPXTest-TrackPointOnly.gpx")])
         let fromFile = try #require(try JSONSerialization.jsonObject(with: Data(stats.output.utf8)) as? [String: Any])
         #expect(shown["distanceMeters"] as? Double == fromFile["distanceMeters"] as? Double)
@@ -67,9 +75,7 @@ import Testing
         #expect(imported.status == 1)
         #expect(imported.error.contains("broken.gpx"))
         #expect(imported.error.contains("mismatched"))
-        let list = try run(["list", "--json"])
-        let tracks = try #require(try JSONSerialization.jsonObject(with: Data(list.output.utf8)) as? [[String: Any]])
-        #expect(tracks.count == 1)
+        #expect(try listed(["list", "--json"]).tracks.count == 1)
     }
 
     @Test func placesAddNoteListExportDelete() throws {

@@ -4,8 +4,8 @@ import RideKit
 import RideStore
 
 /// `/api/tracks`: the saved tracks of the store (DESIGN 6), through `TrackLibrary` and the `RideStore`
-/// protocol. Answers are the server's own shapes (`TrackSummaryPayload`, `TrackDetailPayload` …), never the
-/// store's records, and they are what `Web/js/tracks.js` reads.
+/// protocol. Answers are the store's model (`TrackSummary`, in its one JSON form) or the server's own shapes
+/// (`TrackDetailPayload` …), never the store's records, and they are what `Web/js/tracks.js` reads.
 struct TracksController<Context: RequestContext>: Sendable {
     let library: TrackLibrary
 
@@ -28,7 +28,7 @@ struct TracksController<Context: RequestContext>: Sendable {
     // MARK: Handlers
 
     /// `GET /api/tracks?cursor&limit&q`: a page, newest first.
-    func list(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> TrackPagePayload {
+    func list(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> TrackPage {
         let parameters = request.uri.queryParameters
         var limit = Self.defaultPageSize
         if let text = parameters["limit"] {
@@ -45,7 +45,7 @@ struct TracksController<Context: RequestContext>: Sendable {
         } catch RideStoreError.invalid(let field, let reason) {
             throw APIError.badRequest("invalid_value", "\(field): \(reason)")
         }
-        return TrackPagePayload(tracks: page.tracks.map(TrackSummaryPayload.init), nextCursor: page.nextCursor)
+        return page
     }
 
     /// `POST /api/tracks?name=FILE`: the body is a GPX, `.gpx436` or GeoJSON file, imported in one transaction.
@@ -92,11 +92,11 @@ struct TracksController<Context: RequestContext>: Sendable {
             if let first = tracks.first { headers[.location] = "/api/tracks/\(first.id.rawValue)" }
             return EditedResponse(
                 status: .created, headers: headers,
-                response: UploadPayload(duplicate: false, tracks: tracks.map(TrackSummaryPayload.init)))
+                response: UploadPayload(duplicate: false, tracks: tracks))
         case .duplicate(let ids):
-            var tracks: [TrackSummaryPayload] = []
+            var tracks: [TrackSummary] = []
             for id in ids {
-                if let summary = try await library.store.trackSummary(id: id, userID: library.userID) { tracks.append(TrackSummaryPayload(summary)) }
+                if let summary = try await library.store.trackSummary(id: id, userID: library.userID) { tracks.append(summary) }
             }
             return EditedResponse(status: .ok, response: UploadPayload(duplicate: true, tracks: tracks))
         }
@@ -139,7 +139,7 @@ struct TracksController<Context: RequestContext>: Sendable {
     }
 
     /// `PATCH /api/tracks/{id}` `{name, kind}`: checked whole before anything changes.
-    func update(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> TrackSummaryPayload {
+    func update(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> TrackSummary {
         let id = try await Self.track(library, try context.parameters.require("id")).id
         guard let body = try await request.decodeJSON(TrackChangesRequest.self, limit: Self.editBodyLimitBytes, allowEmpty: false) else {
             throw APIError.badRequest("bad_json", "the body is empty; it must be JSON")
@@ -154,8 +154,8 @@ struct TracksController<Context: RequestContext>: Sendable {
         var summary: TrackSummary?
         if let kind = body.kind { summary = try await library.setKind(id, to: kind) }
         if let name { summary = try await library.rename(id, to: name) }
-        if let summary { return TrackSummaryPayload(summary) }
-        return TrackSummaryPayload(try await Self.track(library, id.rawValue).summary)
+        if let summary { return summary }
+        return try await Self.track(library, id.rawValue).summary
     }
 
     /// `DELETE /api/tracks/{id}`: deleted so that `POST /api/tracks/{id}/restore` brings it back.
@@ -166,12 +166,12 @@ struct TracksController<Context: RequestContext>: Sendable {
     }
 
     /// `POST /api/tracks/{id}/restore`: undoes a delete.
-    func restore(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> TrackSummaryPayload {
+    func restore(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> TrackSummary {
         let id = try Self.trackID(try context.parameters.require("id"))
         guard try await library.store.restoreTracks(ids: [id], userID: library.userID) == [id],
               let summary = try await library.store.trackSummary(id: id, userID: library.userID)
         else { throw APIError.notFound("no deleted track with id \(id)") }
-        return TrackSummaryPayload(summary)
+        return summary
     }
 
     /// `GET /api/tracks/{id}/profile`: elevation and speed against distance.
@@ -254,59 +254,15 @@ struct TrackChangesRequest: Decodable {
     var kind: TrackKind?
 }
 
-/// A row of the Tracks list.
-struct TrackSummaryPayload: ResponseEncodable {
-    var id: String
-    var name: String
-    var kind: TrackKind
-    var source: TrackSource
-    /// The activity's first time (else when it was saved), RFC 3339.
-    var startedAt: String
-    var createdAt: String
-    var distanceMeters: Double
-    var ascentMeters: Double
-    var descentMeters: Double
-    var movingSeconds: Double
-    var elapsedSeconds: Double
-    var averageSpeedMetersPerSecond: Double
-    var maxSpeedMetersPerSecond: Double
-    var pointCount: Int
-    var segmentCount: Int
-    var waypointCount: Int
-    /// The small drawing: `[[lat, lon], …]`.
-    var shape: [[Double]]
-
-    init(_ summary: TrackSummary) {
-        id = summary.id.rawValue
-        name = summary.name
-        kind = summary.kind
-        source = summary.source
-        startedAt = summary.startTime.map { $0.inUTC.rfc3339 } ?? GPXTime(date: summary.createdAt).rfc3339
-        createdAt = GPXTime(date: summary.createdAt).rfc3339
-        distanceMeters = summary.distanceMeters
-        ascentMeters = summary.ascentMeters
-        descentMeters = summary.descentMeters
-        movingSeconds = summary.movingSeconds
-        elapsedSeconds = summary.elapsedSeconds
-        averageSpeedMetersPerSecond = summary.averageSpeedMetersPerSecond
-        maxSpeedMetersPerSecond = summary.maxSpeedMetersPerSecond
-        pointCount = summary.pointCount
-        segmentCount = summary.segmentCount
-        waypointCount = summary.waypointCount
-        shape = summary.preview.map { [$0.latitude, $0.longitude] }
-    }
-}
-
-/// One page of the list.
-struct TrackPagePayload: ResponseEncodable {
-    var tracks: [TrackSummaryPayload]
-    var nextCursor: String?
-}
+/// A row of the Tracks list, a page of it, an edited track: the store's `TrackSummary` in its one JSON form
+/// (`TrackSummary+Codable.swift`).
+extension TrackSummary: ResponseEncodable {}
+extension TrackPage: ResponseEncodable {}
 
 /// The answer to an upload: the new tracks, or (`duplicate`) those of the earlier import of the same file.
 struct UploadPayload: ResponseEncodable {
     var duplicate: Bool
-    var tracks: [TrackSummaryPayload]
+    var tracks: [TrackSummary]
 }
 
 /// A waypoint on the track page's map.
@@ -316,42 +272,41 @@ struct WaypointPayload: Encodable {
     var longitude: Double
 }
 
-/// A track page: its row, every figure, and its line (`segments`: `[[[lat, lon], …], …]`), every point or
-/// simplified for the zoom `simplifiedForZoom`.
+/// A track page: its row (the keys of `TrackSummary`: `bounds`, and `pointCount` of the whole track while
+/// `segments` may hold fewer), every figure, and its line (`segments`:
+/// `[[[lat, lon], …], …]`), every point or simplified for the zoom `simplifiedForZoom`.
 struct TrackDetailPayload: ResponseEncodable {
-    var id: String
-    var name: String
-    var kind: TrackKind
-    var source: TrackSource
-    var startedAt: String
-    var createdAt: String
+    var summary: TrackSummary
     var stats: StatsPayload
-    var bounds: BoundsPayload?
     var segments: [[[Double]]]
     /// The zoom `segments` is simplified for; nil when it holds every point.
     var simplifiedForZoom: Int?
-    /// Points of the whole track (`segments` may hold fewer).
-    var pointCount: Int
     var waypoints: [WaypointPayload]
 
+    private enum CodingKeys: String, CodingKey {
+        case stats, segments, simplifiedForZoom, waypoints
+    }
+
     init(_ track: StoredTrack, simplifiedForZoom zoom: Int? = nil) throws {
-        let summary = TrackSummaryPayload(track.summary)
-        id = summary.id
-        name = summary.name
-        kind = summary.kind
-        source = summary.source
-        startedAt = summary.startedAt
-        createdAt = summary.createdAt
+        summary = track.summary
         stats = StatsPayload(track.stats)
-        bounds = track.summary.bounds.map(BoundsPayload.init)
         let latitude = middleLatitude(of: track)
         segments = try trackSegments(of: track).map { segment in
             let points = zoom.map { simplifiedLine(segment.points, zoom: $0, latitude: latitude) } ?? segment.points
             return points.map { [$0.latitude, $0.longitude] }
         }
         simplifiedForZoom = zoom
-        pointCount = track.summary.pointCount
         waypoints = try track.content.waypoints.points().map { WaypointPayload(name: $0.name, latitude: $0.latitude, longitude: $0.longitude) }
+    }
+
+    /// The summary's keys, then the page's own in the same object.
+    func encode(to encoder: any Encoder) throws {
+        try summary.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(stats, forKey: .stats)
+        try container.encode(segments, forKey: .segments)
+        try container.encodeIfPresent(simplifiedForZoom, forKey: .simplifiedForZoom)
+        try container.encode(waypoints, forKey: .waypoints)
     }
 }
 
