@@ -75,8 +75,7 @@ struct TracksController<Context: RequestContext>: Sendable {
             try? FileManager.default.removeItem(at: upload.url)
             throw APIError.badRequest("empty_body", "the body is empty; it must be a GPX, .gpx436 or GeoJSON file")
         }
-        // The content decides; the name's extension only when the content says nothing.
-        guard let format = TrackFileFormat(sniffing: upload.head) ?? fileName.flatMap(TrackFileFormat.init(fileName:)) else {
+        guard let format = TrackFileFormat(head: upload.head, fileName: fileName) else {
             try? FileManager.default.removeItem(at: upload.url)
             throw APIError(.unprocessableContent, code: "unsupported_format", message: "the body is not GPX, .gpx436 or GeoJSON")
         }

@@ -79,9 +79,6 @@ public struct ImportReport: Sendable {
 }
 
 extension TrackLibrary {
-    /// The extensions a folder import picks up.
-    public static let importableExtensions: Set<String> = ["gpx", "gpx436", "geojson"]
-
     /// Imports one file in one transaction: all its tracks or, on any error, nothing. A file imported before
     /// (same SHA-256) is not imported again unless `options.allowsDuplicates`. New tracks are also written to
     /// the documents folder.
@@ -89,13 +86,13 @@ extension TrackLibrary {
         try await importFile(at: url, options: options, documentName: nil, replacing: nil)
     }
 
-    /// Imports bytes (an upload) in one transaction; `fileName` names the import and, with its extension, the
-    /// format when `format` is nil (else the bytes are sniffed).
+    /// Imports bytes (an upload) in one transaction; `fileName` names the import; `format` nil detects it
+    /// (`TrackFileFormat(head:fileName:)`).
     public func importData(
         _ data: Data, fileName: String?, format: TrackFileFormat? = nil, options: ImportOptions = ImportOptions()
     ) async throws -> FileImportOutcome {
         let path = fileName ?? "upload"
-        guard let format = format ?? fileName.flatMap(TrackFileFormat.init(fileName:)) ?? TrackFileFormat(sniffing: [UInt8](data.prefix(1 << 16))) else {
+        guard let format = format ?? TrackFileFormat(head: data, fileName: fileName) else {
             throw RideStoreError.invalidFile(path: path, reason: "not GPX, .gpx436 or GeoJSON")
         }
         let hash = try await Self.blocking { ContentHash.of(data) }
@@ -116,13 +113,14 @@ extension TrackLibrary {
 
     /// Imports an upload received whole into a file (`UploadSpool`), in one transaction, and removes the file.
     /// A file imported before (the same SHA-256, computed while it arrived) is found without reading it again.
-    /// `fileName` names the import and the tracks that have no name of their own; `format` nil sniffs it.
+    /// `fileName` names the import and the tracks that have no name of their own; `format` nil detects it
+    /// (`TrackFileFormat(head:fileName:)`).
     public func importUpload(
         _ upload: SpooledUpload, fileName: String?, format: TrackFileFormat? = nil, options: ImportOptions = ImportOptions()
     ) async throws -> FileImportOutcome {
         defer { try? FileManager.default.removeItem(at: upload.url) }
         let path = fileName ?? "upload"
-        guard let format = format ?? TrackFileFormat(sniffing: upload.head) ?? fileName.flatMap(TrackFileFormat.init(fileName:)) else {
+        guard let format = format ?? TrackFileFormat(head: upload.head, fileName: fileName) else {
             throw RideStoreError.invalidFile(path: path, reason: "not GPX, .gpx436 or GeoJSON")
         }
         if !options.allowsDuplicates, let outcome = try await duplicate(hash: upload.contentHash, path: path, byteCount: upload.byteCount) {
@@ -239,14 +237,14 @@ extension TrackLibrary {
 
     // MARK: Reading
 
+    /// A file's format by `TrackFileFormat(head:fileName:)`, from its first bytes and its name.
     static func format(of url: URL) throws -> TrackFileFormat {
-        if let format = TrackFileFormat(fileName: url.lastPathComponent) { return format }
         guard let handle = try? FileHandle(forReadingFrom: url) else {
             throw RideStoreError.io(path: url.path, reason: "cannot open")
         }
         defer { try? handle.close() }
-        let head = (try? handle.read(upToCount: 1 << 16)) ?? Data()
-        guard let format = TrackFileFormat(sniffing: [UInt8](head)) else {
+        let head = (try? handle.read(upToCount: TrackFileFormat.headByteCount)) ?? Data()
+        guard let format = TrackFileFormat(head: head, fileName: url.lastPathComponent) else {
             throw RideStoreError.invalidFile(path: url.path, reason: "not GPX, .gpx436 or GeoJSON")
         }
         return format
@@ -296,14 +294,15 @@ extension TrackLibrary {
         return handler
     }
 
-    /// Files a folder import picks up, sorted: importable extensions, no hidden files or folders.
+    /// Files a folder import picks up, sorted: track file names (`TrackFileFormat.isTrackFileName`), no hidden
+    /// files or folders.
     static func importableFiles(in folder: URL) -> [URL] {
         guard let enumerator = FileManager.default.enumerator(
             at: folder, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles])
         else { return [] }
         var files: [URL] = []
         for case let url as URL in enumerator {
-            guard importableExtensions.contains(url.pathExtension.lowercased()),
+            guard TrackFileFormat.isTrackFileName(url.lastPathComponent),
                 (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true
             else { continue }
             files.append(url)
