@@ -71,3 +71,14 @@ public enum TrackFileFormat: String, CaseIterable, Sendable {
         TrackFileFormat(fileName: name) != nil && !name.lowercased().hasSuffix(".json")
     }
 }
+
+extension TrackFileFormat {
+    /// The name a file gives its track, the one rule for every format: the first track's own name, else the
+    /// file's (its metadata), else the first route's; a blank name counts as none. nil when none has one (an
+    /// import then names the track after the file).
+    ///
+    ///     TrackFileFormat.trackName(firstTrack: " ", metadata: "Alps 2024", firstRoute: "Stage 1")    // "Alps 2024"
+    public static func trackName(firstTrack: String?, metadata: String?, firstRoute: String?) -> String? {
+        [firstTrack, metadata, firstRoute].lazy.compactMap { $0 }.first { !$0.allSatisfy(\.isWhitespace) }
+    }
+}

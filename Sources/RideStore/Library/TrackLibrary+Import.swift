@@ -341,7 +341,8 @@ extension TrackLibrary {
                 stats = try Self.stats(of: content, kind: kind)
             }
             if stats.activity != kind.activity { stats = try Self.stats(of: content, kind: kind) }
-            let name = content.tracks.first?.header.name ?? content.metadata.name ?? content.routes.first?.header.name ?? baseName
+            let name = TrackFileFormat.trackName(
+                firstTrack: content.tracks.first?.header.name, metadata: content.metadata.name, firstRoute: content.routes.first?.header.name)
             tracks.append(
                 NewTrack(
                     name: Self.usableName(name, fallback: baseName), kind: kind, content: content, stats: stats,
@@ -357,7 +358,9 @@ extension TrackLibrary {
                 let fallback = read.tracks.count > 1 ? "\(baseName) \(index + 1)" : baseName
                 tracks.append(
                     NewTrack(
-                        name: Self.usableName(track.header.name ?? (index == 0 ? handler.metadata.name : nil), fallback: fallback),
+                        name: Self.usableName(
+                            TrackFileFormat.trackName(firstTrack: track.header.name, metadata: index == 0 ? handler.metadata.name : nil, firstRoute: nil),
+                            fallback: fallback),
                         kind: kind, content: content, stats: stats, preview: read.previews[index]))
             }
             for (index, route) in handler.routes.enumerated() {
@@ -416,8 +419,9 @@ extension TrackLibrary {
         return base.isEmpty ? fileName : base
     }
 
+    /// A name as the store keeps it (`TrackSummary.cleanedName`), at most 200 characters; `fallback` when blank.
     static func usableName(_ name: String?, fallback: String) -> String {
-        let cleaned = (name ?? "").split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: .whitespaces)
+        let cleaned = TrackSummary.cleanedName(name ?? "")
         if !cleaned.isEmpty { return String(cleaned.prefix(200)) }
         let fallback = fallback.trimmingCharacters(in: .whitespaces)
         return fallback.isEmpty ? "Track" : String(fallback.prefix(200))
