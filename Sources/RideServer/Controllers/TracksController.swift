@@ -124,7 +124,7 @@ struct TracksController<Context: RequestContext>: Sendable {
             guard let zoom = Int(String(zoomText)), (0...24).contains(zoom) else {
                 throw APIError.badRequest("invalid_value", "zoom must be an integer from 0 to 24")
             }
-            document = Self.simplified(document, zoom: zoom, latitude: middleLatitude(of: track))
+            document = document.simplified(forZoom: zoom, latitudeDegrees: track.middleLatitude)
         }
         let data = try TrackLibrary.encode(document, as: format, stats: track.stats)
         var headers = HTTPFields()
@@ -176,7 +176,7 @@ struct TracksController<Context: RequestContext>: Sendable {
     /// `GET /api/tracks/{id}/profile`: elevation and speed against distance.
     func profile(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> ProfilePayload {
         let track = try await Self.track(library, try context.parameters.require("id"))
-        return ProfilePayload(TrackProfile(track: Track(segments: try Self.segments(of: track))))
+        return ProfilePayload(TrackProfile(track: Track(segments: try track.lineSegments())))
     }
 
     // MARK: Helpers
@@ -201,8 +201,6 @@ struct TracksController<Context: RequestContext>: Sendable {
         return (String(parameter[..<dot]), String(parameter[parameter.index(after: dot)...]))
     }
 
-    static func segments(of track: StoredTrack) throws -> [TrackSegment] { try trackSegments(of: track) }
-
     /// The zoom the track page's line is simplified for: `zoom=Z`, or one closer than the zoom at which the
     /// track fills a map of `fit=WIDTHxHEIGHT` pixels; nil (every point) when neither is given.
     static func detailZoom(_ request: Request, track: StoredTrack) throws -> Int? {
@@ -220,21 +218,7 @@ struct TracksController<Context: RequestContext>: Sendable {
             throw APIError.badRequest("invalid_value", "fit must be WIDTHxHEIGHT in pixels, each from 1 to 16384")
         }
         guard let bounds = track.summary.bounds else { return nil }
-        // One zoom closer: the map may round its zoom the other way, and the line then still holds within a pixel.
-        return min(24, WebMercator.zoomToFit(bounds, widthPixels: Double(width), heightPixels: Double(height), maximumZoom: 23) + 1)
-    }
-
-    /// The document with every line simplified for a zoom level (`simplifiedLine(_:zoom:latitude:)`).
-    static func simplified(_ document: GPXDocument, zoom: Int, latitude: Double) -> GPXDocument {
-        func simplify(_ points: [TrackPoint]) -> [TrackPoint] { simplifiedLine(points, zoom: zoom, latitude: latitude) }
-        var document = document
-        for t in document.tracks.indices {
-            for s in document.tracks[t].segments.indices {
-                document.tracks[t].segments[s].points = simplify(document.tracks[t].segments[s].points)
-            }
-        }
-        for r in document.routes.indices { document.routes[r].points = simplify(document.routes[r].points) }
-        return document
+        return LineSimplification.detailZoom(fitting: bounds, widthPixels: Double(width), heightPixels: Double(height))
     }
 
     /// A file name from a track's name: letters, digits, spaces, `-` and `_`.
@@ -243,96 +227,4 @@ struct TracksController<Context: RequestContext>: Sendable {
         let text = String(kept.prefix(100)).trimmingCharacters(in: .whitespaces)
         return text.isEmpty ? "track" : text
     }
-}
-
-// MARK: - Payloads
-
-/// `PATCH` body.
-struct TrackChangesRequest: Decodable {
-    var name: String?
-    var kind: TrackKind?
-}
-
-/// A row of the Tracks list, a page of it, an edited track: the store's `TrackSummary` in its one JSON form
-/// (`TrackSummary+Codable.swift`).
-extension TrackSummary: ResponseEncodable {}
-extension TrackPage: ResponseEncodable {}
-
-/// The answer to an upload: the new tracks, or (`duplicate`) those of the earlier import of the same file.
-struct UploadPayload: ResponseEncodable {
-    var duplicate: Bool
-    var tracks: [TrackSummary]
-}
-
-/// A waypoint on the track page's map.
-struct WaypointPayload: Encodable {
-    var name: String?
-    var latitude: Double
-    var longitude: Double
-}
-
-/// A track page: its row (the keys of `TrackSummary`: `bounds`, and `pointCount` of the whole track while
-/// `segments` may hold fewer), every figure, and its line (`segments`:
-/// `[[[lat, lon], …], …]`), every point or simplified for the zoom `simplifiedForZoom`.
-struct TrackDetailPayload: ResponseEncodable {
-    var summary: TrackSummary
-    var stats: StatsPayload
-    var segments: [[[Double]]]
-    /// The zoom `segments` is simplified for; nil when it holds every point.
-    var simplifiedForZoom: Int?
-    var waypoints: [WaypointPayload]
-
-    private enum CodingKeys: String, CodingKey {
-        case stats, segments, simplifiedForZoom, waypoints
-    }
-
-    init(_ track: StoredTrack, simplifiedForZoom zoom: Int? = nil) throws {
-        summary = track.summary
-        stats = StatsPayload(track.stats)
-        let latitude = middleLatitude(of: track)
-        segments = try trackSegments(of: track).map { segment in
-            let points = zoom.map { simplifiedLine(segment.points, zoom: $0, latitude: latitude) } ?? segment.points
-            return points.map { [$0.latitude, $0.longitude] }
-        }
-        simplifiedForZoom = zoom
-        waypoints = try track.content.waypoints.points().map { WaypointPayload(name: $0.name, latitude: $0.latitude, longitude: $0.longitude) }
-    }
-
-    /// The summary's keys, then the page's own in the same object.
-    func encode(to encoder: any Encoder) throws {
-        try summary.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(stats, forKey: .stats)
-        try container.encode(segments, forKey: .segments)
-        try container.encodeIfPresent(simplifiedForZoom, forKey: .simplifiedForZoom)
-        try container.encode(waypoints, forKey: .waypoints)
-    }
-}
-
-extension ProfilePayload: ResponseEncodable {}
-
-/// The track's segments (its routes' points when it has no `trk`), points unpacked.
-func trackSegments(of track: StoredTrack) throws -> [TrackSegment] {
-    if track.content.tracks.isEmpty {
-        return try track.content.routes.map { TrackSegment(points: try $0.points.points()) }
-    }
-    var segments: [TrackSegment] = []
-    for packed in track.content.tracks {
-        for segment in packed.segments { segments.append(TrackSegment(points: try segment.points.points())) }
-    }
-    return segments
-}
-
-/// The latitude in the middle of the track's box (where a zoom's pixel is measured).
-func middleLatitude(of track: StoredTrack) -> Double {
-    if let bounds = track.summary.bounds { return (bounds.minLatitude + bounds.maxLatitude) / 2 }
-    return track.summary.preview.first?.latitude ?? 0
-}
-
-/// A line simplified for a zoom level: no dropped point lies farther than one pixel of that zoom (at
-/// `latitude`) from the line kept.
-func simplifiedLine(_ points: [TrackPoint], zoom: Int, latitude: Double) -> [TrackPoint] {
-    guard points.count > 2 else { return points }
-    let tolerance = WebMercator.metersPerPixel(latitudeDegrees: latitude, zoom: zoom)
-    return LineSimplification.douglasPeuckerIndices(of: points.map(\.coordinate), toleranceMeters: tolerance).map { points[$0] }
 }
