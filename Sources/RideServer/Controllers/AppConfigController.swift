@@ -1,5 +1,6 @@
 import Hummingbird
 import RideKit
+import RideStore
 
 /// `GET /api/config`: what the web app needs to know about this server: the map layers and the defaults.
 struct AppConfigController<Context: RequestContext> {
@@ -23,7 +24,7 @@ struct AppConfigController<Context: RequestContext> {
     }
 
     let configuration: ServerConfiguration
-    let tiles: MBTiles?
+    let tiles: MBTilesReader?
 
     func addRoutes(to router: Router<Context>) {
         router.get("api/config") { _, _ in

@@ -23,7 +23,7 @@ public func buildApplication(
 ) throws -> some ApplicationProtocol {
     var logger = logger ?? Logger(label: "bikeride")
     logger.logLevel = configuration.logLevel
-    let tiles = try configuration.tilesPath.map { path throws(MBTilesError) in try MBTiles(path: path) }
+    let tiles = try configuration.tilesPath.map { path throws(MBTilesError) in try MBTilesReader(path: path) }
     let router = buildRouter(
         configuration: configuration, library: library, tiles: tiles, metrics: metrics, logger: logger)
     let server: HTTPServerBuilder
@@ -47,7 +47,7 @@ public func buildApplication(
 public func buildRouter(
     configuration: ServerConfiguration,
     library: TrackLibrary,
-    tiles: MBTiles? = nil,
+    tiles: MBTilesReader? = nil,
     metrics: ServerMetrics = ServerMetrics(),
     logger: Logger = Logger(label: "bikeride")
 ) -> Router<RideRequestContext> {
