@@ -47,7 +47,11 @@ extension Bikeride {
             let library = try await library.open()
             let page: TrackPage
             do {
-                page = all ? try await everyTrack(library) : try await library.store.tracks(query(limit: limit ?? Self.defaultLimit, cursor: cursor), userID: library.userID)
+                if all {
+                    page = try await everyTrack(library)
+                } else {
+                    page = try await library.store.tracks(query(limit: limit ?? Self.defaultLimit, cursor: cursor), userID: library.userID)
+                }
             } catch RideStoreError.invalid(field: "cursor", _) {
                 printError("bikeride: --cursor \(cursor ?? ""): not a cursor of this list; use the nextCursor of a page of --json output")
                 throw ExitCode.failure
@@ -72,9 +76,10 @@ extension Bikeride {
             print(renderTable(rows, rightAligned: [4, 5, 6, 7]))
             if let next = page.nextCursor {
                 // On standard error: the table on standard output stays the tracks alone.
-                let shown = search == nil && cursor == nil
-                    ? "\(page.tracks.count) of \(try await library.store.trackCount(userID: library.userID)) shown"
-                    : "\(page.tracks.count) shown, more follow"
+                var shown = "\(page.tracks.count) shown, more follow"
+                if search == nil && cursor == nil {
+                    shown = "\(page.tracks.count) of \(try await library.store.trackCount(userID: library.userID)) shown"
+                }
                 printError("\(shown), --all for all (--cursor \(next) for the next \(page.tracks.count))")
             }
         }

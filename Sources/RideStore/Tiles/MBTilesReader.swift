@@ -49,22 +49,24 @@ public final class MBTilesReader: Sendable {
         }
         self.path = path
         let values: [String: String]
-        var zooms = (min: 0, max: 22)
+        let zooms: (min: Int, max: Int)
         do {
-            (values, zooms) = try database.read { db in
+            let read = try database.read { db -> ([String: String], (min: Int, max: Int)) in
                 var values: [String: String] = [:]
                 for row in try Row.fetchAll(db, sql: "SELECT name, value FROM metadata") {
                     if let name = row[0] as String?, let value = row[1] as String? { values[name] = value }
                 }
                 // Probe the tiles table so that a wrong file fails now, not at the first tile.
                 _ = try Row.fetchOne(db, sql: "SELECT 1 FROM tiles LIMIT 1")
-                var zooms = zooms
+                // Zooms 0–22 when the set has no tiles to say otherwise.
+                var zooms = (min: 0, max: 22)
                 if let row = try Row.fetchOne(db, sql: "SELECT MIN(zoom_level), MAX(zoom_level) FROM tiles"),
                    let low = row[0] as Int?, let high = row[1] as Int? {
                     zooms = (low, high)
                 }
                 return (values, zooms)
             }
+            (values, zooms) = read
         } catch {
             throw .notMBTiles(reason: Self.reason(error))
         }
