@@ -66,7 +66,8 @@ public final class MBTilesReader: Sendable {
                 }
                 return (values, zooms)
             }
-            (values, zooms) = read
+            values = read.0
+            zooms = read.1
         } catch {
             throw .notMBTiles(reason: Self.reason(error))
         }
