@@ -15,8 +15,8 @@ struct TrackChangesRequest: Decodable {
 
 /// A row of the Tracks list, a page of it, an edited track: the store's `TrackSummary` in its one JSON form
 /// (`TrackSummary+Codable.swift`).
-extension TrackSummary: @retroactive ResponseEncodable {}
-extension TrackPage: @retroactive ResponseEncodable {}
+extension TrackSummary: ResponseEncodable {}
+extension TrackPage: ResponseEncodable {}
 
 /// The answer to an upload: the new tracks, or (`duplicate`) those of the earlier import of the same file.
 struct UploadPayload: ResponseEncodable {
