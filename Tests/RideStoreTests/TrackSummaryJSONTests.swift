@@ -9,7 +9,7 @@ import RideKit
     /// A summary with every field set, times on whole milliseconds (what the JSON keeps of a save time).
     static func summary(startTime: GPXTime?) throws -> TrackSummary {
         TrackSummary(
-            id: try #require(TrackID("Ab3dEf7h")), name: "Zürich \"loop\"", kind: .ride, source: .file, state: .complete,
+            id: try #require(TrackID("AB3DEF7H")), name: "Zürich \"loop\"", kind: .ride, source: .file, state: .complete,
             createdAt: Date(timeIntervalSince1970: 1_714_550_400.125), updatedAt: Date(timeIntervalSince1970: 1_714_550_500),
             startTime: startTime, endTime: try GPXTime(parsing: "2024-05-01T11:30:00+02:00"),
             distanceMeters: 12_345.5, ascentMeters: 120, descentMeters: 119.5, movingSeconds: 3000, elapsedSeconds: 5400,
@@ -17,7 +17,7 @@ import RideKit
             waypointCount: 3, routeCount: 1,
             bounds: GPXBounds(minLatitude: 47.3, minLongitude: 8.5, maxLatitude: 47.4, maxLongitude: 8.6),
             preview: [Coordinate(latitude: 47.3, longitude: 8.5), Coordinate(latitude: 47.4, longitude: 8.6)],
-            importID: ImportID("Zz9yXx8w"), documentName: "Zurich loop.gpx", deletedAt: nil)
+            importID: ImportID("ZZ9YXX8W"), documentName: "Zurich loop.gpx", deletedAt: nil)
     }
 
     static func object(_ summary: TrackSummary) throws -> [String: Any] {
@@ -30,7 +30,7 @@ import RideKit
         for key in ["id", "name", "kind", "startedAt", "distanceMeters", "ascentMeters", "elapsedSeconds", "shape"] {
             #expect(object[key] != nil, "missing \(key)")
         }
-        #expect(object["id"] as? String == "Ab3dEf7h")
+        #expect(object["id"] as? String == "AB3DEF7H")
         #expect(object["shape"] as? [[Double]] == [[47.3, 8.5], [47.4, 8.6]])
         #expect((object["bounds"] as? [String: Double])?["maxLongitude"] == 8.6)
         #expect(object["deletedAt"] == nil)

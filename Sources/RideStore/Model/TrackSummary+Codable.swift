@@ -4,7 +4,7 @@ import RideKit
 /// A track's row as JSON: what `GET /api/tracks` answers (and `Web/js/tracks.js` reads) and what
 /// `bikeride list --json` prints — one form, written here only.
 ///
-///     {"id": "Ab3dEf7h", "name": "Commute", "kind": "ride", "source": "file", "state": "complete",
+///     {"id": "AB3DEF7H", "name": "Commute", "kind": "ride", "source": "file", "state": "complete",
 ///      "startedAt": "2024-05-01T08:00:00Z", "startTime": "2024-05-01T10:00:00+02:00", …,
 ///      "distanceMeters": 12345.6, …, "shape": [[47.37, 8.54], …]}
 ///
