@@ -35,13 +35,6 @@ let package = Package(
             pkgConfig: "expat",
             providers: [.apt(["libexpat1-dev"])]
         ),
-        // The system's SQLite, only to read MBTiles tile sets (`--tiles`); the store reaches SQLite through GRDB.
-        .systemLibrary(
-            name: "CSQLite",
-            path: "Sources/CSQLite",
-            pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"])]
-        ),
         // The HTTP server: JSON API, the web app's files, map tiles. Hummingbird 2; TLS through HummingbirdTLS
         // (swift-nio-ssl, which HummingbirdTesting builds anyway).
         .target(
@@ -49,7 +42,6 @@ let package = Package(
             dependencies: [
                 "RideKit",
                 "RideStore",
-                "CSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -68,7 +60,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Persistence behind one interface (`RideStore`), its SQLite implementation on GRDB, import and export.
+        // Persistence behind one interface (`RideStore`), its SQLite implementation on GRDB, import and export; and
+        // the MBTiles reader (`--tiles`), also on GRDB. GRDB links the system's SQLite (libsqlite3-dev on Linux).
         .target(
             name: "RideStore",
             dependencies: [
@@ -89,7 +82,8 @@ let package = Package(
             dependencies: [
                 "RideServer",
                 "RideStore",
-                "CSQLite",
+                // Writes the MBTiles files the tile tests serve.
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]

@@ -51,7 +51,7 @@ extension Bikeride {
                     print("\(outcome.path): already imported as \(existing.map(\.rawValue).joined(separator: ", ")) (--force imports it again)")
                 default:
                     for track in outcome.tracks {
-                        print("\(track.id)  \(track.name)  \(String(format: "%.2f km", track.distanceMeters / 1000))  \(track.pointCount) points  (\(outcome.path))")
+                        print("\(track.id)  \(track.name)  \(UnitSystem.metric.formatDistance(meters: track.distanceMeters))  \(track.pointCount) points  (\(outcome.path))")
                     }
                 }
             }

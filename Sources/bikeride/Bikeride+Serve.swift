@@ -87,8 +87,7 @@ extension Bikeride {
                     .openLibrary()
                 // Printed once the server listens: the real port (for --port 0), and SIGTERM is handled by then.
                 app = try buildApplication(
-                    configuration: configuration, recordings: StoreRecordingRepository(library: library), library: library
-                ) { port in
+                    configuration: configuration, library: library) { port in
                     var shown = configuration
                     if let port { shown.port = port }
                     say("bikeride \(Bikeride.configuration.version) serving \(shown.url)")

@@ -75,3 +75,10 @@ func renderTable(_ rows: [[String]], rightAligned: Set<Int>) -> String {
         }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
     }.joined(separator: "\n")
 }
+
+/// JSON as the `--json` options print it: keys sorted, slashes as they are.
+func encodeJSON<T: Encodable>(_ value: T) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
+}

@@ -33,7 +33,7 @@ enum TrackFileReader {
     static func document(at path: String, format: TrackFileFormat? = nil, lenient: Bool) throws(FileError) -> (GPXDocument, GPXReadReport) {
         let name = displayName(path)
         let bytes = try readAll(path)
-        guard let format = format ?? (path == "-" ? nil : TrackFileFormat(fileName: path)) ?? TrackFileFormat(sniffing: bytes) else {
+        guard let format = format ?? TrackFileFormat(head: bytes, fileName: path == "-" ? nil : path) else {
             throw FileError(file: name, message: "unknown format: name the file .gpx, .gpx436 or .geojson, or pass --from")
         }
         do {

@@ -131,8 +131,8 @@ import Testing
         }
     }
 
-    /// The in-memory repository (tests of the API without a store) answers the same.
-    @Test func theInMemoryRepositoryTakesClientIDsToo() async throws {
+    /// A start sent twice under one client id makes one recording, which takes fixes under that id.
+    @Test func aRepeatedStartIsTheSameRecording() async throws {
         try await TestServer().run { client in
             let first = try await client.put("/api/recordings/\(Self.clientID)", json: "{}")
             let second = try await client.put("/api/recordings/\(Self.clientID)", json: "{}")

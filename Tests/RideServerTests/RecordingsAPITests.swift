@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func aDuplicateBatchIsStoredOnce() async throws {
-        let server = TestServer()
+        let server = try await TestServer()
         try await server.run { client in
             let id = try await client.startRecording()
             let first = try await client.post("/api/recordings/\(id)/fixes", json: fixesJSON(1...20)).jsonObject()
@@ -78,27 +78,27 @@ import Testing
             #expect(object["stored"] as? Int == 0 && object["duplicates"] as? Int == 20)
             #expect((object["path"] as? [Any])?.isEmpty == true && (object["breadcrumbs"] as? [Any])?.isEmpty == true)
             #expect((object["stats"] as? [String: Any])?["pointCount"] as? Int == (first["stats"] as? [String: Any])?["pointCount"] as? Int)
-            let stored = try #require(await server.recordings.loadRecording(id: id))
+            let stored = try #require(await server.storedRecording(id))
             #expect(stored.fixes.map(\.fix.sequence) == Array(1...20))
         }
     }
 
     @Test func anOutOfOrderBatchStoresNothingTwice() async throws {
-        let server = TestServer()
+        let server = try await TestServer()
         try await server.run { client in
             let id = try await client.startRecording()
             _ = try await client.post("/api/recordings/\(id)/fixes", json: fixesJSON(1...10))
             _ = try await client.post("/api/recordings/\(id)/fixes", json: fixesJSON(11...20))
             let late = try await client.post("/api/recordings/\(id)/fixes", json: fixesJSON(5...12)).jsonObject()
             #expect(late["stored"] as? Int == 0 && late["duplicates"] as? Int == 8)
-            let stored = try #require(await server.recordings.loadRecording(id: id))
+            let stored = try #require(await server.storedRecording(id))
             #expect(stored.fixes.map(\.fix.sequence) == Array(1...20))
             #expect(server.metrics.value(.fixesStored) == 20 && server.metrics.value(.fixesDuplicate) == 8)
         }
     }
 
     @Test func pauseResumeStop() async throws {
-        let server = TestServer()
+        let server = try await TestServer()
         try await server.run { client in
             let id = try await client.startRecording()
             _ = try await client.post("/api/recordings/\(id)/fixes", json: fixesJSON(1...10))
@@ -145,10 +145,9 @@ import Testing
         }
     }
 
-    @Test func aRecorderIsRebuiltFromTheRepositoryAfterARestart() async throws {
-        let repository = InMemoryRecordingRepository()
-        var server = TestServer()
-        server.recordings = repository
+    @Test func aRecorderIsRebuiltFromTheStoreAfterARestart() async throws {
+        let database = try TemporaryStore()
+        let server = try await database.server().server
         let recordingID = try await server.run { client in
             let id = try await client.startRecording()
             _ = try await client.post("/api/recordings/\(id)/fixes", json: fixesJSON(1...10))
@@ -158,8 +157,8 @@ import Testing
             _ = try await client.post("/api/recordings/\(id)/fixes", json: fixesJSON(13...20))
             return id
         }
-        // A new application (a restarted server) on the same repository.
-        try await server.run { client in
+        // A new application (a restarted server) on the same database, opened again.
+        try await database.server().server.run { client in
             let object = try await client.get("/api/recordings/\(recordingID)").jsonObject()
             #expect(object["lastSequence"] as? Int == 20)
             #expect((object["path"] as? [Any])?.count == 2)
@@ -187,7 +186,7 @@ import Testing
         ("{\"fixes\": [{\"sequence\": -5, \"latitude\": 1, \"longitude\": 2}]}", "invalid_fix"),
     ])
     func aBadBatchIsRefusedWithAJSONErrorAndChangesNothing(body: String, code: String) async throws {
-        let server = TestServer()
+        let server = try await TestServer()
         try await server.run { client in
             let id = try await client.startRecording()
             _ = try await client.post("/api/recordings/\(id)/fixes", json: fixesJSON(1...3))
@@ -197,18 +196,18 @@ import Testing
             #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
             let message = try #require((try response.jsonObject()["error"] as? [String: Any])?["message"] as? String)
             #expect(!message.isEmpty)
-            let stored = try #require(await server.recordings.loadRecording(id: id))
+            let stored = try #require(await server.storedRecording(id))
             #expect(stored.fixes.count == 3 && stored.lastSequence == 3)
         }
     }
 
     @Test func aBatchWithOneBadFixAmongGoodOnesStoresNone() async throws {
-        let server = TestServer()
+        let server = try await TestServer()
         try await server.run { client in
             let id = try await client.startRecording()
             let body = fixesJSON(1...5).replacingOccurrences(of: "]}", with: #",{"sequence":6,"latitude":100,"longitude":0}]}"#)
             #expect(try await client.post("/api/recordings/\(id)/fixes", json: body).status == .badRequest)
-            let stored = try #require(await server.recordings.loadRecording(id: id))
+            let stored = try #require(await server.storedRecording(id))
             #expect(stored.fixes.isEmpty && stored.lastSequence == nil)
         }
     }

@@ -6,34 +6,6 @@ import RideKit
 import RideStore
 import Testing
 
-/// A fresh SQLite store in a temporary folder, removed at the end.
-final class TemporaryStore: Sendable {
-    let folder: URL
-    var databasePath: String { folder.appending(path: "bikeride.sqlite").path }
-
-    init() throws {
-        folder = FileManager.default.temporaryDirectory.appending(path: "bikeride-server-\(UUID().uuidString)", directoryHint: .isDirectory)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: folder) }
-
-    /// Opens the database (again): what a server start does.
-    func open() async throws -> TrackLibrary {
-        let store = try SQLiteRideStore(path: databasePath)
-        return TrackLibrary(store: store, userID: try await store.localUser().id)
-    }
-
-    /// A test server on this database, as `bikeride serve` builds it.
-    func server() async throws -> (server: TestServer, library: TrackLibrary) {
-        let library = try await open()
-        var server = TestServer()
-        server.recordings = StoreRecordingRepository(library: library)
-        server.library = library
-        return (server, library)
-    }
-}
-
 @Suite struct StoreRecordingTests {
     @Test func fixesSurviveARestart() async throws {
         let database = try TemporaryStore()

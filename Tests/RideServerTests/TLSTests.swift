@@ -35,11 +35,13 @@ private func makeCertificate() throws -> (certificate: String, key: String)? {
         configuration.tlsKeyPath = key
         configuration.logLevel = .warning
         #expect(configuration.usesTLS && configuration.url.hasPrefix("https://"))
-        let app = try buildApplication(configuration: configuration)
+        let database = try TemporaryStore()
+        let app = try buildApplication(configuration: configuration, library: try await database.open())
         try await app.test(.ahc(.https)) { client in
             let response = try await client.execute(uri: "/health", method: .get)
             #expect(response.status == .ok)
         }
+        _ = database
     }
 
     @Test func aMissingCertificateIsRefusedBeforeStarting() {

@@ -7,17 +7,58 @@ import RideKit
 import RideStore
 import Testing
 
-/// A test application on the router (no socket), with a fresh in-memory repository.
+/// A fresh SQLite store in a temporary folder, removed at the end: the store `bikeride serve` runs on (a file,
+/// WAL), not a stand-in.
+final class TemporaryStore: Sendable {
+    let folder: URL
+    var databasePath: String { folder.appending(path: "bikeride.sqlite").path }
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appending(path: "bikeride-server-\(UUID().uuidString)", directoryHint: .isDirectory)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
+
+    /// Opens the database (again): what a server start does.
+    func open() async throws -> TrackLibrary {
+        let store = try SQLiteRideStore(path: databasePath)
+        return TrackLibrary(store: store, userID: try await store.localUser().id)
+    }
+
+    /// A test server on this database, as `bikeride serve` builds it.
+    func server() async throws -> (server: TestServer, library: TrackLibrary) {
+        let library = try await open()
+        return (TestServer(library: library, database: self), library)
+    }
+}
+
+/// A test application on the router (no socket), on a fresh store of its own unless given one.
 struct TestServer {
     var configuration = ServerConfiguration()
-    var recordings: any RecordingRepository = InMemoryRecordingRepository()
-    /// The saved tracks (`/api/tracks`), when the test has a store.
-    var library: TrackLibrary?
+    /// Recordings and saved tracks.
+    var library: TrackLibrary
     var metrics = ServerMetrics()
+    /// The temporary database, kept as long as the server (removed with the last reference).
+    private let database: TemporaryStore?
 
-    init(tilesPath: String? = nil) {
+    /// A server on a new store in a temporary folder.
+    init(tilesPath: String? = nil) async throws {
+        let database = try TemporaryStore()
+        self.init(library: try await database.open(), database: database)
         configuration.tilesPath = tilesPath
+    }
+
+    /// A server on `library`'s store (`database`: the folder to keep while the server lives).
+    init(library: TrackLibrary, database: TemporaryStore? = nil) {
+        self.library = library
+        self.database = database
         configuration.logLevel = .warning
+    }
+
+    /// The recording as the store holds it, every fix numbered (what a restarted server rebuilds from).
+    func storedRecording(_ id: String) async throws -> StoredRecording? {
+        try await RecordingService.storedRecording(id: id, in: library)
     }
 
     /// Runs `test` against the router (no socket), or with `live` against a real server on a free port (request
@@ -26,7 +67,7 @@ struct TestServer {
     func run<Value: Sendable>(live: Bool = false, _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
         var configuration = configuration
         if live { configuration.port = 0 }
-        let app = try buildApplication(configuration: configuration, recordings: recordings, library: library, metrics: metrics)
+        let app = try buildApplication(configuration: configuration, library: library, metrics: metrics)
         return try await app.test(live ? .live : .router, test)
     }
 }

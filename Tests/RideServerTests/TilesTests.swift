@@ -1,16 +1,14 @@
-import CSQLite
 import Foundation
+import GRDB
 import Hummingbird
 import HummingbirdTesting
 @testable import RideServer
+import RideStore
 import Testing
 
 /// Writes a tiny MBTiles file: tiles 1/0/0 and 1/1/1 (slippy numbering), each the bytes of its name.
 func makeMBTiles() throws -> String {
     let path = FileManager.default.temporaryDirectory.appending(path: "bikeride-test-\(UUID().uuidString).mbtiles").path
-    var database: OpaquePointer?
-    #expect(sqlite3_open(path, &database) == SQLITE_OK)
-    defer { sqlite3_close(database) }
     let sql = """
         CREATE TABLE metadata (name TEXT, value TEXT);
         CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
@@ -18,7 +16,7 @@ func makeMBTiles() throws -> String {
             ('bounds', '-180,-85,180,85');
         INSERT INTO tiles VALUES (1, 0, 1, CAST('tile 1/0/0' AS BLOB)), (1, 1, 0, CAST('tile 1/1/1' AS BLOB));
         """
-    #expect(sqlite3_exec(database, sql, nil, nil, nil) == SQLITE_OK)
+    try DatabaseQueue(path: path).write { db in try db.execute(sql: sql) }
     return path
 }
 
@@ -46,7 +44,7 @@ func makeMBTiles() throws -> String {
         let path = FileManager.default.temporaryDirectory.appending(path: "not-tiles-\(UUID().uuidString)").path
         _ = FileManager.default.createFile(atPath: path, contents: Data("hello".utf8))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        #expect(throws: MBTilesError.self) { try MBTiles(path: path) }
-        #expect(throws: MBTilesError.self) { try MBTiles(path: path + "-missing") }
+        #expect(throws: MBTilesError.self) { try MBTilesReader(path: path) }
+        #expect(throws: MBTilesError.self) { try MBTilesReader(path: path + "-missing") }
     }
 }

@@ -44,10 +44,7 @@ struct GeneratedRideFile {
         let uploads = database.folder.appending(path: ".uploads")
         let library = TrackLibrary(
             store: opened.store, userID: opened.userID, documentsFolder: database.folder.appending(path: "Documents"), uploadsFolder: uploads)
-        var server = TestServer()
-        server.recordings = StoreRecordingRepository(library: library)
-        server.library = library
-        return (server, library, uploads)
+        return (TestServer(library: library, database: database), library, uploads)
     }
 
     static func leftovers(_ folder: URL) -> [String] {

@@ -15,9 +15,16 @@ import Testing
     }
 
     func trackID(named name: String) throws -> String {
-        let list = try run(["list", "--json"])
-        let tracks = try #require(try JSONSerialization.jsonObject(with: Data(list.output.utf8)) as? [[String: Any]])
+        let tracks = try listed(["list", "--json"]).tracks
         return try #require(tracks.first { ($0["name"] as? String) == name }?["id"] as? String)
+    }
+
+    /// The tracks and the cursor of `list --json` (the shape of `GET /api/tracks`).
+    func listed(_ arguments: [String]) throws -> (tracks: [[String: Any]], nextCursor: String?) {
+        let list = try run(arguments)
+        #expect(list.status == 0, "\(list.error)")
+        let page = try #require(try JSONSerialization.jsonObject(with: Data(list.output.utf8)) as? [String: Any])
+        return (try #require(page["tracks"] as? [[String: Any]]), page["nextCursor"] as? String)
     }
 
     @Test func importListShowRenameExportDelete() throws {
@@ -34,7 +41,8 @@ import Testing
 
         let show = try run(["show", id, "--json"])
         let shown = try #require(try JSONSerialization.jsonObject(with: Data(show.output.utf8)) as? [String: Any])
-        #expect(shown["points"] as? Int == 4142)
+        #expect(shown["pointCount"] as? Int == 4142)
+        #expect((shown["stats"] as? [String: Any])?["pointCount"] as? Int == 4142)
         let stats = try CommandRun.run(["stats", "--json", CommandRun.fixture("gpx/coregpx/GPXTest-TrackPointOnly.gpx")])
         let fromFile = try #require(try JSONSerialization.jsonObject(with: Data(stats.output.utf8)) as? [String: Any])
         #expect(shown["distanceMeters"] as? Double == fromFile["distanceMeters"] as? Double)
@@ -67,9 +75,7 @@ import Testing
         #expect(imported.status == 1)
         #expect(imported.error.contains("broken.gpx"))
         #expect(imported.error.contains("mismatched"))
-        let list = try run(["list", "--json"])
-        let tracks = try #require(try JSONSerialization.jsonObject(with: Data(list.output.utf8)) as? [[String: Any]])
-        #expect(tracks.count == 1)
+        #expect(try listed(["list", "--json"]).tracks.count == 1)
     }
 
     @Test func placesAddNoteListExportDelete() throws {
@@ -102,6 +108,71 @@ import Testing
         #expect(try run(["sync"]).error.contains("0 imported"))
     }
 
+    /// A GPX file of `count` tracks, "Ride 001" … , track n starting n hours after 2024-01-01T00:00Z.
+    func manyTracks(_ count: Int) throws -> String {
+        let tracks = (1...count).map { index in
+            let start = GPXTimeText.hours(index)
+            let end = GPXTimeText.hours(index, minutes: 10)
+            let name = "Ride " + String(repeating: "0", count: 3 - String(index).count) + String(index)
+            return """
+                <trk><name>\(name)</name><trkseg><trkpt lat="47.0" lon="8.0"><time>\(start)</time></trkpt>\
+                <trkpt lat="47.01" lon="8.0"><time>\(end)</time></trkpt></trkseg></trk>
+                """
+        }
+        let text = #"<?xml version="1.0"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">"#
+            + tracks.joined() + "</gpx>"
+        let path = folder.appending(path: "many.gpx").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func listCutsAtFiftyAndSaysHowToSeeAll() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(try run(["import", try manyTracks(106)]).status == 0)
+        let table = try run(["list"])
+        #expect(table.status == 0, "\(table.error)")
+        let lines = table.output.split(separator: "\n")
+        #expect(lines.count == 1 + 50)
+        // Newest first: the track that started last heads the list.
+        #expect(lines[1].contains("Ride 106") && lines[50].contains("Ride 057"))
+        #expect(table.error.contains("50 of 106 shown, --all for all"))
+
+        let all = try run(["list", "--all"])
+        #expect(all.output.split(separator: "\n").count == 1 + 106)
+        #expect(!all.error.contains("shown"))
+        #expect(try listed(["list", "--all", "--json"]).tracks.count == 106)
+        #expect(try listed(["list", "--all", "--json"]).nextCursor == nil)
+    }
+
+    @Test func jsonPagesWalkTheWholeLibraryWithTheCursor() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(try run(["import", try manyTracks(106)]).status == 0)
+        var names: [String] = []
+        var cursor: String?
+        var pages = 0
+        repeat {
+            let page = try listed(["list", "--json", "--limit", "40"] + (cursor.map { ["--cursor", $0] } ?? []))
+            names += page.tracks.compactMap { $0["name"] as? String }
+            cursor = page.nextCursor
+            pages += 1
+        } while cursor != nil && pages < 10
+        #expect(pages == 3)  // 40 + 40 + 26
+        let expected = (1...106).reversed().map { "Ride " + String(repeating: "0", count: 3 - String($0).count) + String($0) }
+        #expect(names == expected)
+        // --all from a cursor: the rest of the list.
+        let first = try listed(["list", "--json", "--limit", "100"])
+        let rest = try listed(["list", "--json", "--all", "--cursor", try #require(first.nextCursor)])
+        #expect(rest.tracks.compactMap { $0["name"] as? String } == Array(expected.suffix(6)))
+    }
+
+    @Test func badListOptionsSayWhatToDo() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let both = try run(["list", "--all", "--limit", "5"])
+        #expect(both.status != 0 && both.error.contains("--all lists every track"))
+        let bad = try run(["list", "--cursor", "nonsense"])
+        #expect(bad.status != 0 && bad.error.contains("not a cursor"))
+    }
+
     @Test func badIDsAndLimitsSayWhatToDo() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let show = try run(["show", "not-an-id"])
@@ -109,5 +180,16 @@ import Testing
         #expect(show.error.contains("is not a track id"))
         #expect(try run(["list", "--limit", "0"]).status != 0)
         #expect(try run(["list", "--help"]).output.contains("--data-dir"))
+    }
+}
+
+/// RFC 3339 times of the generated tracks.
+enum GPXTimeText {
+    /// `hours` hours (and `minutes` minutes) after 2024-01-01T00:00:00Z.
+    static func hours(_ hours: Int, minutes: Int = 0) -> String {
+        let date = Date(timeIntervalSince1970: 1_704_067_200 + Double(hours * 3600 + minutes * 60))
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: date)
     }
 }

@@ -42,4 +42,43 @@ public enum TrackFileFormat: String, CaseIterable, Sendable {
 
     /// The usual file extension.
     public var fileExtension: String { rawValue }
+
+    /// How many first bytes `init?(head:fileName:)` looks at (`init?(sniffing:)` reads no further).
+    public static let headByteCount = 1 << 16
+
+    /// The format of a file, the one rule every reader uses (import, upload, the command line): the content
+    /// decides (`init?(sniffing:)` on its first `headByteCount` bytes), the name's extension only when the
+    /// content says nothing (an empty or unreadable start). nil when neither tells.
+    ///
+    ///     TrackFileFormat(head: Array("<?xml …".utf8), fileName: "ride.json")    // .gpx
+    ///     TrackFileFormat(head: [], fileName: "ride.gpx436")                      // .gpx436
+    public init?(head: some Collection<UInt8>, fileName: String?) {
+        if let format = TrackFileFormat(sniffing: Array(head.prefix(Self.headByteCount))) {
+            self = format
+        } else if let format = fileName.flatMap(TrackFileFormat.init(fileName:)) {
+            self = format
+        } else {
+            return nil
+        }
+    }
+
+    /// Whether a folder import picks up a file of this name: the names `init?(fileName:)` knows, `.gpx.gz`
+    /// included, but not `.json`, which names all sorts of files that are not tracks.
+    ///
+    ///     TrackFileFormat.isTrackFileName("ride.GPX.gz")     // true
+    ///     TrackFileFormat.isTrackFileName("package.json")    // false
+    public static func isTrackFileName(_ name: String) -> Bool {
+        TrackFileFormat(fileName: name) != nil && !name.lowercased().hasSuffix(".json")
+    }
+}
+
+extension TrackFileFormat {
+    /// The name a file gives its track, the one rule for every format: the first track's own name, else the
+    /// file's (its metadata), else the first route's; a blank name counts as none. nil when none has one (an
+    /// import then names the track after the file).
+    ///
+    ///     TrackFileFormat.trackName(firstTrack: " ", metadata: "Alps 2024", firstRoute: "Stage 1")    // "Alps 2024"
+    public static func trackName(firstTrack: String?, metadata: String?, firstRoute: String?) -> String? {
+        [firstTrack, metadata, firstRoute].lazy.compactMap { $0 }.first { !$0.allSatisfy(\.isWhitespace) }
+    }
 }

@@ -1,5 +1,6 @@
 import Hummingbird
 import RideKit
+import RideStore
 
 /// `GET /api/config`: what the web app needs to know about this server: the map layers and the defaults.
 struct AppConfigController<Context: RequestContext> {
@@ -20,15 +21,10 @@ struct AppConfigController<Context: RequestContext> {
         var labels: TileLayer
         var cameraRadiusMeters: Double
         var breadcrumbSpacingMeters: Double
-        /// True while recordings live only in this process (the store is not wired in yet).
-        var recordingsArePersistent: Bool
-        var storage: String
     }
 
     let configuration: ServerConfiguration
-    let tiles: MBTiles?
-    let storage: String
-    let recordingsArePersistent: Bool
+    let tiles: MBTilesReader?
 
     func addRoutes(to router: Router<Context>) {
         router.get("api/config") { _, _ in
@@ -43,9 +39,7 @@ struct AppConfigController<Context: RequestContext> {
                 satellite: TileLayer(url: configuration.satelliteTilesURL, attribution: configuration.satelliteTilesAttribution),
                 labels: TileLayer(url: configuration.labelTilesURL, attribution: configuration.satelliteTilesAttribution),
                 cameraRadiusMeters: CameraRegion.recordingRadiusMeters,
-                breadcrumbSpacingMeters: BreadcrumbTrail.defaultSpacingMeters,
-                recordingsArePersistent: recordingsArePersistent,
-                storage: storage
+                breadcrumbSpacingMeters: BreadcrumbTrail.defaultSpacingMeters
             )
         }
     }

@@ -4,8 +4,8 @@ import RideKit
 
 /// `/api/recordings`: Start, fixes, Pause, Resume, Stop (DESIGN 6).
 ///
-/// The logic is RideKit's `Recorder`; where it is stored is the `RecordingService`'s repository (RideStore,
-/// or the in-memory placeholder until it lands). Every request is validated whole before anything changes.
+/// The logic is RideKit's `Recorder`, run by the `RecordingService`, which keeps each recording in the store.
+/// Every request is validated whole before anything changes.
 struct RecordingsController<Context: RequestContext> {
     /// Limits on request bodies: a batch of `Recorder.maximumBatchSize` fixes of about 200 bytes fits in 1 MiB.
     static var fixesBodyLimitBytes: Int { 1 << 20 }

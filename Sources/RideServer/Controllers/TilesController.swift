@@ -1,8 +1,9 @@
 import Hummingbird
+import RideStore
 
 /// `/tiles/{z}/{x}/{y}.png`: the offline base map from the MBTiles file given with `--tiles`.
 struct TilesController<Context: RequestContext> {
-    let tiles: MBTiles
+    let tiles: MBTilesReader
     let metrics: ServerMetrics
 
     func addRoutes(to group: RouterGroup<Context>) {

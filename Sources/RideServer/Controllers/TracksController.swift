@@ -4,12 +4,10 @@ import RideKit
 import RideStore
 
 /// `/api/tracks`: the saved tracks of the store (DESIGN 6), through `TrackLibrary` and the `RideStore`
-/// protocol. Answers are the server's own shapes (`TrackSummaryPayload`, `TrackDetailPayload` …), never the
-/// store's records, and they are what `Web/js/tracks.js` reads.
-///
-/// Without a library (tests of the recordings API on the in-memory repository) every route answers 501.
+/// protocol. Answers are the store's model (`TrackSummary`, in its one JSON form) or the server's own shapes
+/// (`TrackDetailPayload` …), never the store's records, and they are what `Web/js/tracks.js` reads.
 struct TracksController<Context: RequestContext>: Sendable {
-    let library: TrackLibrary?
+    let library: TrackLibrary
 
     /// The largest file `POST /api/tracks` takes.
     static var uploadLimitBytes: Int { 64 << 20 }
@@ -18,19 +16,6 @@ struct TracksController<Context: RequestContext>: Sendable {
     static var defaultPageSize: Int { 50 }
 
     func addRoutes(to group: RouterGroup<Context>) {
-        guard let library else {
-            let notYet: @Sendable (Request, Context) async throws -> Response = { _, _ in
-                throw APIError(.notImplemented, code: "store_unavailable", message: "saved tracks need the track store, which this server was started without")
-            }
-            group.get(use: notYet)
-            group.post(use: notYet)
-            group.get("{id}", use: notYet)
-            group.patch("{id}", use: notYet)
-            group.delete("{id}", use: notYet)
-            group.post("{id}/restore", use: notYet)
-            group.get("{id}/profile", use: notYet)
-            return
-        }
         group.get { request, context in try await list(library, request, context) }
         group.post { request, context in try await upload(library, request, context) }
         group.get("{id}") { request, context in try await get(library, request, context) }
@@ -43,7 +28,7 @@ struct TracksController<Context: RequestContext>: Sendable {
     // MARK: Handlers
 
     /// `GET /api/tracks?cursor&limit&q`: a page, newest first.
-    func list(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> TrackPagePayload {
+    func list(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> TrackPage {
         let parameters = request.uri.queryParameters
         var limit = Self.defaultPageSize
         if let text = parameters["limit"] {
@@ -60,7 +45,7 @@ struct TracksController<Context: RequestContext>: Sendable {
         } catch RideStoreError.invalid(let field, let reason) {
             throw APIError.badRequest("invalid_value", "\(field): \(reason)")
         }
-        return TrackPagePayload(tracks: page.tracks.map(TrackSummaryPayload.init), nextCursor: page.nextCursor)
+        return page
     }
 
     /// `POST /api/tracks?name=FILE`: the body is a GPX, `.gpx436` or GeoJSON file, imported in one transaction.
@@ -90,8 +75,7 @@ struct TracksController<Context: RequestContext>: Sendable {
             try? FileManager.default.removeItem(at: upload.url)
             throw APIError.badRequest("empty_body", "the body is empty; it must be a GPX, .gpx436 or GeoJSON file")
         }
-        // The content decides; the name's extension only when the content says nothing.
-        guard let format = TrackFileFormat(sniffing: upload.head) ?? fileName.flatMap(TrackFileFormat.init(fileName:)) else {
+        guard let format = TrackFileFormat(head: upload.head, fileName: fileName) else {
             try? FileManager.default.removeItem(at: upload.url)
             throw APIError(.unprocessableContent, code: "unsupported_format", message: "the body is not GPX, .gpx436 or GeoJSON")
         }
@@ -107,11 +91,11 @@ struct TracksController<Context: RequestContext>: Sendable {
             if let first = tracks.first { headers[.location] = "/api/tracks/\(first.id.rawValue)" }
             return EditedResponse(
                 status: .created, headers: headers,
-                response: UploadPayload(duplicate: false, tracks: tracks.map(TrackSummaryPayload.init)))
+                response: UploadPayload(duplicate: false, tracks: tracks))
         case .duplicate(let ids):
-            var tracks: [TrackSummaryPayload] = []
+            var tracks: [TrackSummary] = []
             for id in ids {
-                if let summary = try await library.store.trackSummary(id: id, userID: library.userID) { tracks.append(TrackSummaryPayload(summary)) }
+                if let summary = try await library.store.trackSummary(id: id, userID: library.userID) { tracks.append(summary) }
             }
             return EditedResponse(status: .ok, response: UploadPayload(duplicate: true, tracks: tracks))
         }
@@ -140,7 +124,7 @@ struct TracksController<Context: RequestContext>: Sendable {
             guard let zoom = Int(String(zoomText)), (0...24).contains(zoom) else {
                 throw APIError.badRequest("invalid_value", "zoom must be an integer from 0 to 24")
             }
-            document = Self.simplified(document, zoom: zoom, latitude: middleLatitude(of: track))
+            document = document.simplified(forZoom: zoom, latitudeDegrees: track.middleLatitude)
         }
         let data = try TrackLibrary.encode(document, as: format, stats: track.stats)
         var headers = HTTPFields()
@@ -154,7 +138,7 @@ struct TracksController<Context: RequestContext>: Sendable {
     }
 
     /// `PATCH /api/tracks/{id}` `{name, kind}`: checked whole before anything changes.
-    func update(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> TrackSummaryPayload {
+    func update(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> TrackSummary {
         let id = try await Self.track(library, try context.parameters.require("id")).id
         guard let body = try await request.decodeJSON(TrackChangesRequest.self, limit: Self.editBodyLimitBytes, allowEmpty: false) else {
             throw APIError.badRequest("bad_json", "the body is empty; it must be JSON")
@@ -169,8 +153,8 @@ struct TracksController<Context: RequestContext>: Sendable {
         var summary: TrackSummary?
         if let kind = body.kind { summary = try await library.setKind(id, to: kind) }
         if let name { summary = try await library.rename(id, to: name) }
-        if let summary { return TrackSummaryPayload(summary) }
-        return TrackSummaryPayload(try await Self.track(library, id.rawValue).summary)
+        if let summary { return summary }
+        return try await Self.track(library, id.rawValue).summary
     }
 
     /// `DELETE /api/tracks/{id}`: deleted so that `POST /api/tracks/{id}/restore` brings it back.
@@ -181,18 +165,18 @@ struct TracksController<Context: RequestContext>: Sendable {
     }
 
     /// `POST /api/tracks/{id}/restore`: undoes a delete.
-    func restore(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> TrackSummaryPayload {
+    func restore(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> TrackSummary {
         let id = try Self.trackID(try context.parameters.require("id"))
         guard try await library.store.restoreTracks(ids: [id], userID: library.userID) == [id],
               let summary = try await library.store.trackSummary(id: id, userID: library.userID)
         else { throw APIError.notFound("no deleted track with id \(id)") }
-        return TrackSummaryPayload(summary)
+        return summary
     }
 
     /// `GET /api/tracks/{id}/profile`: elevation and speed against distance.
     func profile(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> ProfilePayload {
         let track = try await Self.track(library, try context.parameters.require("id"))
-        return ProfilePayload(TrackProfile(track: Track(segments: try Self.segments(of: track))))
+        return ProfilePayload(TrackProfile(track: Track(segments: try track.lineSegments())))
     }
 
     // MARK: Helpers
@@ -217,8 +201,6 @@ struct TracksController<Context: RequestContext>: Sendable {
         return (String(parameter[..<dot]), String(parameter[parameter.index(after: dot)...]))
     }
 
-    static func segments(of track: StoredTrack) throws -> [TrackSegment] { try trackSegments(of: track) }
-
     /// The zoom the track page's line is simplified for: `zoom=Z`, or one closer than the zoom at which the
     /// track fills a map of `fit=WIDTHxHEIGHT` pixels; nil (every point) when neither is given.
     static func detailZoom(_ request: Request, track: StoredTrack) throws -> Int? {
@@ -236,21 +218,7 @@ struct TracksController<Context: RequestContext>: Sendable {
             throw APIError.badRequest("invalid_value", "fit must be WIDTHxHEIGHT in pixels, each from 1 to 16384")
         }
         guard let bounds = track.summary.bounds else { return nil }
-        // One zoom closer: the map may round its zoom the other way, and the line then still holds within a pixel.
-        return min(24, WebMercator.zoomToFit(bounds, widthPixels: Double(width), heightPixels: Double(height), maximumZoom: 23) + 1)
-    }
-
-    /// The document with every line simplified for a zoom level (`simplifiedLine(_:zoom:latitude:)`).
-    static func simplified(_ document: GPXDocument, zoom: Int, latitude: Double) -> GPXDocument {
-        func simplify(_ points: [TrackPoint]) -> [TrackPoint] { simplifiedLine(points, zoom: zoom, latitude: latitude) }
-        var document = document
-        for t in document.tracks.indices {
-            for s in document.tracks[t].segments.indices {
-                document.tracks[t].segments[s].points = simplify(document.tracks[t].segments[s].points)
-            }
-        }
-        for r in document.routes.indices { document.routes[r].points = simplify(document.routes[r].points) }
-        return document
+        return LineSimplification.detailZoom(fitting: bounds, widthPixels: Double(width), heightPixels: Double(height))
     }
 
     /// A file name from a track's name: letters, digits, spaces, `-` and `_`.
@@ -259,141 +227,4 @@ struct TracksController<Context: RequestContext>: Sendable {
         let text = String(kept.prefix(100)).trimmingCharacters(in: .whitespaces)
         return text.isEmpty ? "track" : text
     }
-}
-
-// MARK: - Payloads
-
-/// `PATCH` body.
-struct TrackChangesRequest: Decodable {
-    var name: String?
-    var kind: TrackKind?
-}
-
-/// A row of the Tracks list.
-struct TrackSummaryPayload: ResponseEncodable {
-    var id: String
-    var name: String
-    var kind: TrackKind
-    var source: TrackSource
-    /// The activity's first time (else when it was saved), RFC 3339.
-    var startedAt: String
-    var createdAt: String
-    var distanceMeters: Double
-    var ascentMeters: Double
-    var descentMeters: Double
-    var movingSeconds: Double
-    var elapsedSeconds: Double
-    var averageSpeedMetersPerSecond: Double
-    var maxSpeedMetersPerSecond: Double
-    var pointCount: Int
-    var segmentCount: Int
-    var waypointCount: Int
-    /// The small drawing: `[[lat, lon], …]`.
-    var shape: [[Double]]
-
-    init(_ summary: TrackSummary) {
-        id = summary.id.rawValue
-        name = summary.name
-        kind = summary.kind
-        source = summary.source
-        startedAt = summary.startTime.map { $0.inUTC.rfc3339 } ?? GPXTime(date: summary.createdAt).rfc3339
-        createdAt = GPXTime(date: summary.createdAt).rfc3339
-        distanceMeters = summary.distanceMeters
-        ascentMeters = summary.ascentMeters
-        descentMeters = summary.descentMeters
-        movingSeconds = summary.movingSeconds
-        elapsedSeconds = summary.elapsedSeconds
-        averageSpeedMetersPerSecond = summary.averageSpeedMetersPerSecond
-        maxSpeedMetersPerSecond = summary.maxSpeedMetersPerSecond
-        pointCount = summary.pointCount
-        segmentCount = summary.segmentCount
-        waypointCount = summary.waypointCount
-        shape = summary.preview.map { [$0.latitude, $0.longitude] }
-    }
-}
-
-/// One page of the list.
-struct TrackPagePayload: ResponseEncodable {
-    var tracks: [TrackSummaryPayload]
-    var nextCursor: String?
-}
-
-/// The answer to an upload: the new tracks, or (`duplicate`) those of the earlier import of the same file.
-struct UploadPayload: ResponseEncodable {
-    var duplicate: Bool
-    var tracks: [TrackSummaryPayload]
-}
-
-/// A waypoint on the track page's map.
-struct WaypointPayload: Encodable {
-    var name: String?
-    var latitude: Double
-    var longitude: Double
-}
-
-/// A track page: its row, every figure, and its line (`segments`: `[[[lat, lon], …], …]`), every point or
-/// simplified for the zoom `simplifiedForZoom`.
-struct TrackDetailPayload: ResponseEncodable {
-    var id: String
-    var name: String
-    var kind: TrackKind
-    var source: TrackSource
-    var startedAt: String
-    var createdAt: String
-    var stats: StatsPayload
-    var bounds: BoundsPayload?
-    var segments: [[[Double]]]
-    /// The zoom `segments` is simplified for; nil when it holds every point.
-    var simplifiedForZoom: Int?
-    /// Points of the whole track (`segments` may hold fewer).
-    var pointCount: Int
-    var waypoints: [WaypointPayload]
-
-    init(_ track: StoredTrack, simplifiedForZoom zoom: Int? = nil) throws {
-        let summary = TrackSummaryPayload(track.summary)
-        id = summary.id
-        name = summary.name
-        kind = summary.kind
-        source = summary.source
-        startedAt = summary.startedAt
-        createdAt = summary.createdAt
-        stats = StatsPayload(track.stats)
-        bounds = track.summary.bounds.map(BoundsPayload.init)
-        let latitude = middleLatitude(of: track)
-        segments = try trackSegments(of: track).map { segment in
-            let points = zoom.map { simplifiedLine(segment.points, zoom: $0, latitude: latitude) } ?? segment.points
-            return points.map { [$0.latitude, $0.longitude] }
-        }
-        simplifiedForZoom = zoom
-        pointCount = track.summary.pointCount
-        waypoints = try track.content.waypoints.points().map { WaypointPayload(name: $0.name, latitude: $0.latitude, longitude: $0.longitude) }
-    }
-}
-
-extension ProfilePayload: ResponseEncodable {}
-
-/// The track's segments (its routes' points when it has no `trk`), points unpacked.
-func trackSegments(of track: StoredTrack) throws -> [TrackSegment] {
-    if track.content.tracks.isEmpty {
-        return try track.content.routes.map { TrackSegment(points: try $0.points.points()) }
-    }
-    var segments: [TrackSegment] = []
-    for packed in track.content.tracks {
-        for segment in packed.segments { segments.append(TrackSegment(points: try segment.points.points())) }
-    }
-    return segments
-}
-
-/// The latitude in the middle of the track's box (where a zoom's pixel is measured).
-func middleLatitude(of track: StoredTrack) -> Double {
-    if let bounds = track.summary.bounds { return (bounds.minLatitude + bounds.maxLatitude) / 2 }
-    return track.summary.preview.first?.latitude ?? 0
-}
-
-/// A line simplified for a zoom level: no dropped point lies farther than one pixel of that zoom (at
-/// `latitude`) from the line kept.
-func simplifiedLine(_ points: [TrackPoint], zoom: Int, latitude: Double) -> [TrackPoint] {
-    guard points.count > 2 else { return points }
-    let tolerance = WebMercator.metersPerPixel(latitudeDegrees: latitude, zoom: zoom)
-    return LineSimplification.douglasPeuckerIndices(of: points.map(\.coordinate), toleranceMeters: tolerance).map { points[$0] }
 }

@@ -37,10 +37,6 @@ extension APIError {
             case .invalidTransition:
                 self = APIError(.conflict, code: "invalid_state", message: error.description)
             }
-        case let error as RecordingRepositoryError:
-            switch error {
-            case .notFound(let id): self = .notFound("no recording with id \(id)")
-            }
         case let error as RideStoreError:
             switch error {
             case .notFound(let kind, let id): self = .notFound("no \(kind) with id \(id)")

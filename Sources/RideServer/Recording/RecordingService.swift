@@ -1,16 +1,18 @@
 import Foundation
 import Logging
 import RideKit
+import RideStore
 
-/// Runs recordings: one `Recorder` per recording in progress, kept in memory and rebuilt from the
-/// repository when missing (after a restart), with every change stored before it is answered.
+/// Runs recordings: one `Recorder` per recording in progress, kept in memory and rebuilt from the store
+/// when missing (after a restart), with every change stored before it is answered (DESIGN 2.1: the client
+/// forgets fixes on that answer). How a recording maps to the store is `RecordingService+Store.swift`.
 ///
 /// Requests for one recording run one at a time, in arrival order (a batch and a Pause from the same
-/// phone must not interleave across the repository's suspension points); different recordings run
+/// phone must not interleave across the store's suspension points); different recordings run
 /// concurrently.
 public actor RecordingService {
-    /// Where recordings are stored: RideStore, or the in-memory placeholder until it lands.
-    public let repository: any RecordingRepository
+    /// Where recordings are stored: the store, for the library's user.
+    public let library: TrackLibrary
     private let metrics: ServerMetrics
     private var recorders: [String: (info: RecordingInfo, recorder: Recorder)] = [:] {
         didSet { evictIfFull() }
@@ -18,7 +20,7 @@ public actor RecordingService {
     /// When each cached recorder was last used (a counter), to drop the least recently used.
     private var lastUse: [String: UInt64] = [:]
     private var useCounter: UInt64 = 0
-    /// Recorders kept in memory; more are dropped least recently used first and rebuilt from the repository
+    /// Recorders kept in memory; more are dropped least recently used first and rebuilt from the store
     /// when asked for (rides abandoned without Stop would otherwise stay forever).
     public let maximumCachedRecordings: Int
     /// Client ids (UUIDs) of recordings started offline → the recordings' ids.
@@ -26,8 +28,8 @@ public actor RecordingService {
     private var busy: Set<String> = []
     private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
 
-    public init(repository: any RecordingRepository, metrics: ServerMetrics = ServerMetrics(), maximumCachedRecordings: Int = 1_000) {
-        self.repository = repository
+    public init(library: TrackLibrary, metrics: ServerMetrics = ServerMetrics(), maximumCachedRecordings: Int = 1_000) {
+        self.library = library
         self.metrics = metrics
         self.maximumCachedRecordings = max(1, maximumCachedRecordings)
     }
@@ -57,7 +59,7 @@ public actor RecordingService {
         request.clientID = clientID
         // Two starts with one client id must not both create: they take turns under the client id's key.
         return try await exclusive("client:" + clientID) {
-            if let id = try await self.repository.recordingID(clientID: clientID) {
+            if let id = try await Self.recordingID(clientID: clientID, in: self.library) {
                 self.remember(alias: clientID, for: id)
                 let (info, recorder) = try await self.snapshot(id: id)
                 return (info, recorder, false)
@@ -71,7 +73,7 @@ public actor RecordingService {
     private func create(_ request: NewRecordingInfo) async throws -> (info: RecordingInfo, recorder: Recorder) {
         var recorder = Recorder(options: request.options)
         try recorder.start()
-        let info = try await repository.createRecording(request)
+        let info = try await Self.createRecording(request, in: library)
         touch(info.id)
         recorders[info.id] = (info, recorder)
         metrics.increment(.recordingsStarted)
@@ -84,7 +86,9 @@ public actor RecordingService {
         if recorders[key] != nil { return key }
         if let id = aliases[key] { return id }
         guard let clientID = Self.clientID(key) else { return key }
-        guard let id = try await repository.recordingID(clientID: clientID) else { throw RecordingRepositoryError.notFound(key) }
+        guard let id = try await Self.recordingID(clientID: clientID, in: library) else {
+            throw RideStoreError.notFound(kind: "recording", id: key)
+        }
         remember(alias: key, for: id)
         return id
     }
@@ -115,7 +119,7 @@ public actor RecordingService {
             var next = recorder
             let update = try next.append(fixes)
             if update.storedCount > 0 || update.lastSequence != recorder.lastSequence {
-                try await self.repository.appendFixes(update.accepted, lastSequence: update.lastSequence, recordingID: id)
+                try await Self.appendFixes(update.accepted, lastSequence: update.lastSequence, recordingID: id, in: self.library)
             }
             self.recorders[id] = (info, next)
             self.metrics.increment(.fixesStored, by: update.storedCount)
@@ -136,7 +140,7 @@ public actor RecordingService {
             case .resume: try recorder.resume()
             }
             if recorder.state != before {
-                try await self.repository.setState(recorder.state, recordingID: id)
+                try await Self.setState(recorder.state, recordingID: id, in: self.library)
             }
             info.state = recorder.state
             self.recorders[id] = (info, recorder)
@@ -150,10 +154,9 @@ public actor RecordingService {
         return try await exclusive(id) {
             var (info, recorder) = try await self.loaded(id)
             if info.state == .stopped, info.trackID != nil { return (info, recorder) }
-            let track = try recorder.stop()
-            var named = track
-            named.name = info.name
-            info.trackID = try await self.repository.finishRecording(id: id, track: named, stats: recorder.stats)
+            _ = try recorder.stop()
+            // The store completes the track from the points it holds; the name is the recording's.
+            info.trackID = try await Self.finishRecording(id: id, stats: recorder.stats, in: self.library)
             info.state = .stopped
             self.recorders[id] = nil
             self.lastUse[id] = nil
@@ -169,7 +172,9 @@ public actor RecordingService {
             touch(id)
             return cached
         }
-        guard let stored = try await repository.loadRecording(id: id) else { throw RecordingRepositoryError.notFound(id) }
+        guard let stored = try await Self.storedRecording(id: id, in: library) else {
+            throw RideStoreError.notFound(kind: "recording", id: id)
+        }
         let recorder = try Self.rebuild(stored)
         if stored.info.state != .stopped {
             // Only known recordings are remembered: asking for made-up ids must not grow anything.

@@ -7,27 +7,25 @@ import Logging
 import RideKit
 import RideStore
 
-
 /// The application: the router of `buildRouter`, served over HTTP or, with `tlsCertificatePath` and
 /// `tlsKeyPath`, HTTPS. Graceful shutdown on SIGINT/SIGTERM comes with `runService()`: the server stops
 /// accepting, finishes the requests in flight, then returns.
 ///
-/// `recordings` is where recordings are stored: the in-memory placeholder by default, RideStore once it is
-/// wired in. Tests pass their own. `onServerRunning` is called with the port once the server listens
-/// (and signals stop it gracefully).
+/// `library` is the store and its user: recordings and saved tracks (`bikeride serve` opens the data
+/// directory's SQLite store; tests open one in a temporary folder). `onServerRunning` is called with the port
+/// once the server listens (and signals stop it gracefully).
 public func buildApplication(
     configuration: ServerConfiguration,
-    recordings: any RecordingRepository = InMemoryRecordingRepository(),
-    library: TrackLibrary? = nil,
+    library: TrackLibrary,
     metrics: ServerMetrics = ServerMetrics(),
     logger: Logger? = nil,
     onServerRunning: @escaping @Sendable (_ port: Int?) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
     var logger = logger ?? Logger(label: "bikeride")
     logger.logLevel = configuration.logLevel
-    let tiles = try configuration.tilesPath.map { path throws(MBTilesError) in try MBTiles(path: path) }
+    let tiles = try configuration.tilesPath.map { path throws(MBTilesError) in try MBTilesReader(path: path) }
     let router = buildRouter(
-        configuration: configuration, recordings: recordings, library: library, tiles: tiles, metrics: metrics, logger: logger)
+        configuration: configuration, library: library, tiles: tiles, metrics: metrics, logger: logger)
     let server: HTTPServerBuilder
     if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
         let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
@@ -48,15 +46,12 @@ public func buildApplication(
 /// Every route: the API, health and metrics, map tiles, Leaflet and the web app's files.
 public func buildRouter(
     configuration: ServerConfiguration,
-    recordings: any RecordingRepository,
-    library: TrackLibrary? = nil,
-    tiles: MBTiles? = nil,
+    library: TrackLibrary,
+    tiles: MBTilesReader? = nil,
     metrics: ServerMetrics = ServerMetrics(),
     logger: Logger = Logger(label: "bikeride")
 ) -> Router<RideRequestContext> {
     let router = Router(context: RideRequestContext.self)
-    let persistent = !(recordings is InMemoryRecordingRepository)
-    let storage = persistent ? "store" : "memory (recordings are lost on restart)"
 
     router.add(middleware: ErrorMiddleware(metrics: metrics))
     router.add(middleware: LogRequestsMiddleware(.debug))
@@ -75,13 +70,11 @@ public func buildRouter(
         }
     }
 
-    HealthController<RideRequestContext>(metrics: metrics, storage: storage, version: "0.1.0").addRoutes(to: router)
-    AppConfigController<RideRequestContext>(configuration: configuration, tiles: tiles, storage: storage, recordingsArePersistent: persistent)
-        .addRoutes(to: router)
+    HealthController<RideRequestContext>(metrics: metrics, storage: "store", version: "0.1.0").addRoutes(to: router)
+    AppConfigController<RideRequestContext>(configuration: configuration, tiles: tiles).addRoutes(to: router)
     SimulationController<RideRequestContext>().addRoutes(to: router)
-    RecordingsController<RideRequestContext>(service: RecordingService(repository: recordings, metrics: metrics))
+    RecordingsController<RideRequestContext>(service: RecordingService(library: library, metrics: metrics))
         .addRoutes(to: router.group("api/recordings"))
-    // Saved tracks: the store's, or 501 when the server has none (tests of the in-memory recordings).
     TracksController<RideRequestContext>(library: library).addRoutes(to: router.group("api/tracks"))
     if let tiles {
         TilesController<RideRequestContext>(tiles: tiles, metrics: metrics).addRoutes(to: router.group("tiles"))

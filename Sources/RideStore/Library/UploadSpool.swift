@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import RideKit
 
 /// An upload written to a file as it arrives, and hashed on the way: the server hands each piece of a request
 /// body to `append(_:)`, so that an upload of any size costs about 1 MiB of memory, then imports the file
@@ -15,7 +16,7 @@ public final class UploadSpool: @unchecked Sendable {
     /// Bytes gathered before they are written (and hashed) off Swift's cooperative threads.
     static let flushBytes = 1 << 20
     /// Bytes of the start kept in memory, to sniff the format.
-    public static let headBytes = 1 << 16
+    public static let headBytes = TrackFileFormat.headByteCount
 
     /// The file being written.
     public let url: URL

@@ -74,6 +74,14 @@ public struct TrackSummary: Sendable, Hashable, Identifiable {
     public var date: Date { startTime?.date ?? createdAt }
 }
 
+extension TrackSummary {
+    /// A name as tracks (and places) keep it: on one line (line breaks become spaces), without spaces around it. The store
+    /// refuses a name that is empty after this.
+    public static func cleanedName(_ name: String) -> String {
+        name.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: .whitespaces)
+    }
+}
+
 /// Where a track came from.
 public enum TrackSource: String, Sendable, Hashable, Codable, CaseIterable {
     /// A file (command line, upload, documents folder).

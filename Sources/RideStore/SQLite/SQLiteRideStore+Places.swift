@@ -203,7 +203,7 @@ extension SQLiteRideStore {
     }
 
     public func createLabel(name: String, color: String, userID: UserID) async throws -> PlaceLabel {
-        let name = Self.cleanName(name)
+        let name = TrackSummary.cleanedName(name)
         guard !name.isEmpty else { throw RideStoreError.invalid(field: "name", reason: "a label needs a name") }
         guard let color = PlaceLabel.normalizedColor(color) else {
             throw RideStoreError.invalid(field: "color", reason: "'\(color)' is not a colour of the form #RRGGBB")
@@ -231,7 +231,7 @@ extension SQLiteRideStore {
                 throw RideStoreError.notFound(kind: "label", id: id.rawValue)
             }
             if let name {
-                let cleaned = Self.cleanName(name)
+                let cleaned = TrackSummary.cleanedName(name)
                 guard !cleaned.isEmpty else { throw RideStoreError.invalid(field: "name", reason: "a label needs a name") }
                 if cleaned != record.name,
                     try LabelRecord.filter(LabelRecord.Columns.userId == userID && LabelRecord.Columns.name == cleaned).fetchCount(db) > 0

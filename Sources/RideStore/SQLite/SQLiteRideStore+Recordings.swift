@@ -22,7 +22,7 @@ extension SQLiteRideStore {
             let now = Self.now()
             let trackID = try Self.freshID(db, table: "track")
             var record = Self.emptyRecord(id: trackID, userID: userID, name: request.name, kind: request.kind, source: request.source, now: now)
-            let content = TrackContent(creator: GPXWriter.defaultCreator, tracks: [PackedTrack(header: Track(name: Self.cleanName(request.name)), segments: [PackedSegment()])])
+            let content = TrackContent(creator: GPXWriter.defaultCreator, tracks: [PackedTrack(header: Track(name: TrackSummary.cleanedName(request.name)), segments: [PackedSegment()])])
             try Self.fill(
                 &record, with: NewTrack(name: request.name, kind: request.kind, content: content, stats: TrackStats(activity: request.kind.activity), preview: []),
                 importID: nil, position: 0, now: now)

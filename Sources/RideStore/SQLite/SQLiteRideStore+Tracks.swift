@@ -137,7 +137,7 @@ extension SQLiteRideStore {
                 throw RideStoreError.notFound(kind: "track", id: id.rawValue)
             }
             if let name = changes.name {
-                record.name = Self.cleanName(name)
+                record.name = TrackSummary.cleanedName(name)
                 // A renamed track exports with its new name: the `trk` (or the route) it holds is renamed too.
                 var content = try TrackHeaderCodec.decode(record.gpxHeader, version: record.gpxVersion, creator: record.gpxCreator)
                 if content.tracks.count == 1 {
@@ -210,15 +210,11 @@ extension SQLiteRideStore {
     }
 
     static func validate(name: String) throws {
-        guard !cleanName(name).isEmpty else { throw RideStoreError.invalid(field: "name", reason: "must not be empty") }
+        guard !TrackSummary.cleanedName(name).isEmpty else { throw RideStoreError.invalid(field: "name", reason: "must not be empty") }
         guard name.utf8.count <= 1000 else { throw RideStoreError.invalid(field: "name", reason: "is longer than 1,000 bytes") }
     }
 
     /// A name on one line, trimmed.
-    static func cleanName(_ name: String) -> String {
-        name.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: .whitespaces)
-    }
-
     static func escapeLike(_ text: String) -> String {
         var escaped = ""
         for character in text {
@@ -237,7 +233,7 @@ extension SQLiteRideStore {
 
     static func emptyRecord(id: TrackID, userID: UserID, name: String, kind: TrackKind, source: TrackSource, now: Date) -> TrackRecord {
         TrackRecord(
-            id: id, userId: userID, name: cleanName(name), kind: kind, source: source, state: .complete, importId: nil,
+            id: id, userId: userID, name: TrackSummary.cleanedName(name), kind: kind, source: source, state: .complete, importId: nil,
             importPosition: 0, createdAt: now, updatedAt: now, startTime: nil, endTime: nil,
             sortKey: TrackRecord.sortKey(start: nil, createdAt: now), utcOffsetMinutes: nil, distanceMeters: 0,
             ascentMeters: 0, descentMeters: 0, movingSeconds: 0, elapsedSeconds: 0, maxSpeedMetersPerSecond: 0,

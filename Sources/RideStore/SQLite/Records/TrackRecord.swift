@@ -109,18 +109,15 @@ extension TrackRecord: StoreRecord {
 /// The columns of `track` that the list shows: no figures blob, no headers.
 struct TrackSummaryRow: Decodable, FetchableRecord, TableRecord {
     static let databaseTableName = "track"
-    static var databaseSelection: [any SQLSelectable] { [
-        Column("id"), Column("name"), Column("kind"), Column("source"), Column("state"), Column("importId"),
-        Column("createdAt"), Column("updatedAt"), Column("startTime"), Column("endTime"), Column("sortKey"),
-        Column("distanceMeters"), Column("ascentMeters"), Column("descentMeters"), Column("movingSeconds"),
-        Column("elapsedSeconds"), Column("maxSpeedMetersPerSecond"), Column("averageSpeedMetersPerSecond"),
-        Column("pointCount"), Column("segmentCount"), Column("waypointCount"), Column("routeCount"),
-        Column("minLatitude"), Column("minLongitude"), Column("maxLatitude"), Column("maxLongitude"), Column("preview"),
-        Column("documentName"), Column("deletedAt"),
-    ] }
-    /// The same columns as SQL, for hand-written queries.
-    static let selectionSQL =
-        "id, name, kind, source, state, importId, createdAt, updatedAt, startTime, endTime, sortKey, distanceMeters, ascentMeters, descentMeters, movingSeconds, elapsedSeconds, maxSpeedMetersPerSecond, averageSpeedMetersPerSecond, pointCount, segmentCount, waypointCount, routeCount, minLatitude, minLongitude, maxLatitude, maxLongitude, preview, documentName, deletedAt"
+    /// The columns read, once: as GRDB's selection and as SQL for hand-written queries.
+    static let columnNames = [
+        "id", "name", "kind", "source", "state", "importId", "createdAt", "updatedAt", "startTime", "endTime", "sortKey",
+        "distanceMeters", "ascentMeters", "descentMeters", "movingSeconds", "elapsedSeconds", "maxSpeedMetersPerSecond",
+        "averageSpeedMetersPerSecond", "pointCount", "segmentCount", "waypointCount", "routeCount", "minLatitude",
+        "minLongitude", "maxLatitude", "maxLongitude", "preview", "documentName", "deletedAt",
+    ]
+    static var databaseSelection: [any SQLSelectable] { columnNames.map { Column($0) } }
+    static let selectionSQL = columnNames.joined(separator: ", ")
 
     var id: TrackID
     var name: String

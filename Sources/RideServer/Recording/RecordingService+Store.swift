@@ -2,10 +2,10 @@ import Foundation
 import RideKit
 import RideStore
 
-/// Recordings kept in RideStore: what `bikeride serve` uses. Talks to the store only through the `RideStore`
-/// protocol, for one user, so any implementation of the store works.
+/// How recordings are kept in the store: through the `RideStore` protocol only, for the library's user, so any
+/// implementation of the store works.
 ///
-/// How the two models meet (docs/server.md, "Wiring in RideStore"):
+/// How the two models meet (docs/server.md, "Recordings in the store"):
 /// - the store keeps no per-point sequence numbers, only the highest one stored (`lastClientSequence`); a
 ///   recording loaded back numbers its points so that the last one carries that number, which makes the
 ///   rebuilt `Recorder` acknowledge exactly what the store holds;
@@ -15,46 +15,40 @@ import RideStore
 /// - the store appends to the track's last segment and opens a new one on Resume, so the segment index the
 ///   `Recorder` gives each fix is not passed on; loaded back, each non-empty segment is one `Recorder`
 ///   segment.
-public struct StoreRecordingRepository: RecordingRepository {
-    public let store: any RideStore
-    public let userID: UserID
-
-    public init(store: any RideStore, userID: UserID) {
-        self.store = store
-        self.userID = userID
-    }
-
-    /// The recordings of a library's user.
-    public init(library: TrackLibrary) {
-        self.init(store: library.store, userID: library.userID)
-    }
-
-    public func createRecording(_ recording: NewRecordingInfo) async throws -> RecordingInfo {
+///
+/// An id that names no recording of the user is the store's `RideStoreError.notFound(kind: "recording", …)`.
+extension RecordingService {
+    /// Creates the recording in the store (state `.recording`). With a `clientID` already used, creates
+    /// nothing and returns that recording.
+    static func createRecording(_ recording: NewRecordingInfo, in library: TrackLibrary) async throws -> RecordingInfo {
         let request = NewRecording(
             name: recording.name, kind: TrackKind(activity: recording.options.activity), source: .recording,
             routeTrackID: recording.routeTrackID.flatMap { TrackID($0) }, options: recording.options, clientID: recording.clientID,
             startedAt: recording.startedAt)
-        let stored = try await mapped { try await store.startRecording(request, userID: userID) }
+        let stored = try await library.store.startRecording(request, userID: library.userID)
         return RecordingInfo(
             id: stored.id.rawValue, name: recording.name, options: stored.options ?? recording.options,
-            routeTrackID: stored.routeTrackID?.rawValue, state: Self.state(stored.state), startedAt: stored.startedAt,
+            routeTrackID: stored.routeTrackID?.rawValue, state: state(stored.state), startedAt: stored.startedAt,
             clientID: stored.clientID)
     }
 
-    public func recordingID(clientID: String) async throws -> String? {
-        try await store.recording(clientID: clientID, userID: userID)?.id.rawValue
+    /// The id of the recording a client started under its own `clientID`, or nil.
+    static func recordingID(clientID: String, in library: TrackLibrary) async throws -> String? {
+        try await library.store.recording(clientID: clientID, userID: library.userID)?.id.rawValue
     }
 
-    public func loadRecording(id: String) async throws -> StoredRecording? {
+    /// The recording and every fix stored for it, in order (to rebuild the `Recorder` after a restart or on
+    /// another instance); nil when there is no such recording.
+    static func storedRecording(id: String, in library: TrackLibrary) async throws -> StoredRecording? {
         guard let recordingID = RecordingID(id) else { return nil }
-        guard let recording = try await store.recording(id: recordingID, userID: userID),
-              let track = try await store.track(id: recording.trackID, userID: userID)
+        guard let recording = try await library.store.recording(id: recordingID, userID: library.userID),
+              let track = try await library.store.track(id: recording.trackID, userID: library.userID)
         else { return nil }
         var options = Recorder.Options()
         options.activity = track.summary.kind.activity
         let info = RecordingInfo(
             id: recording.id.rawValue, name: track.summary.name, options: recording.options ?? options,
-            routeTrackID: recording.routeTrackID?.rawValue, state: Self.state(recording.state), startedAt: recording.startedAt,
+            routeTrackID: recording.routeTrackID?.rawValue, state: state(recording.state), startedAt: recording.startedAt,
             trackID: recording.state == .stopped ? recording.trackID.rawValue : nil, clientID: recording.clientID)
 
         var segments: [[TrackPoint]] = []
@@ -83,36 +77,38 @@ public struct StoreRecordingRepository: RecordingRepository {
         return StoredRecording(info: info, fixes: fixes, lastSequence: recording.lastClientSequence)
     }
 
-    public func appendFixes(_ fixes: [AcceptedFix], lastSequence: Int64?, recordingID: String) async throws {
-        let id = try Self.recordingID(recordingID)
+    /// Stores fixes the `Recorder` accepted, and the new highest sequence number, in one transaction.
+    /// `lastSequence` may be above the last stored fix (fixes taken while paused are acknowledged, not stored).
+    static func appendFixes(_ fixes: [AcceptedFix], lastSequence: Int64?, recordingID: String, in library: TrackLibrary) async throws {
+        let id = try storeID(recordingID)
         // Fixes acknowledged but not stored (taken while paused, or too inaccurate) still move the store's
         // last client sequence, so that a recorder rebuilt after a restart acknowledges them too.
         guard !fixes.isEmpty || lastSequence != nil else { return }
         let recorded = fixes.map { RecordedFix(sequence: $0.fix.sequence, point: $0.fix.trackPoint) }
-        _ = try await mapped {
-            try await store.appendFixes(recorded, acknowledgedThrough: lastSequence, recordingID: id, userID: userID)
-        }
+        _ = try await library.store.appendFixes(recorded, acknowledgedThrough: lastSequence, recordingID: id, userID: library.userID)
     }
 
-    public func setState(_ state: RecorderState, recordingID: String) async throws {
-        let id = try Self.recordingID(recordingID)
+    /// Records Pause and Resume.
+    static func setState(_ state: RecorderState, recordingID: String, in library: TrackLibrary) async throws {
+        let id = try storeID(recordingID)
         switch state {
-        case .paused: _ = try await mapped { try await store.pauseRecording(id: id, userID: userID) }
-        case .recording: _ = try await mapped { try await store.resumeRecording(id: id, userID: userID) }
+        case .paused: _ = try await library.store.pauseRecording(id: id, userID: library.userID)
+        case .recording: _ = try await library.store.resumeRecording(id: id, userID: library.userID)
         case .idle, .stopped: break
         }
     }
 
-    public func finishRecording(id: String, track: Track, stats: TrackStats) async throws -> String {
-        let recordingID = try Self.recordingID(id)
-        let summary = try await mapped { try await store.stopRecording(id: recordingID, userID: userID, stats: stats) }
+    /// Stop: completes the track with its stats, marks the recording stopped, and returns the track's id.
+    static func finishRecording(id: String, stats: TrackStats, in library: TrackLibrary) async throws -> String {
+        let summary = try await library.store.stopRecording(id: try storeID(id), userID: library.userID, stats: stats)
         return summary.id.rawValue
     }
 
     // MARK: Helpers
 
-    static func recordingID(_ text: String) throws -> RecordingID {
-        guard let id = RecordingID(text) else { throw RecordingRepositoryError.notFound(text) }
+    /// The store's id for an id of the API; one that cannot be an id is "no such recording".
+    static func storeID(_ text: String) throws -> RecordingID {
+        guard let id = RecordingID(text) else { throw RideStoreError.notFound(kind: "recording", id: text) }
         return id
     }
 
@@ -121,15 +117,6 @@ public struct StoreRecordingRepository: RecordingRepository {
         case .recording: return .recording
         case .paused: return .paused
         case .stopped: return .stopped
-        }
-    }
-
-    /// The store's "no such recording" as the repository's.
-    private func mapped<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch RideStoreError.notFound(kind: "recording", let id) {
-            throw RecordingRepositoryError.notFound(id)
         }
     }
 }

@@ -1,33 +1,8 @@
 import Foundation
 import RideKit
 
-/// What the recordings API needs from persistence: recordings in progress, their fixes, and the track each
-/// one becomes on Stop.
-///
-/// **This is the seam for RideStore.** `InMemoryRecordingRepository` is a placeholder that keeps everything
-/// in the process (lost on restart); the store's SQLite implementation replaces it through
-/// `buildApplication(configuration:recordings:)`, by an adapter in RideServer that conforms the store to
-/// this protocol. The server never writes SQL and never assumes which implementation it has.
-///
-/// Every method that changes something must have made the change durable before it returns: the server
-/// acknowledges fixes to the client only then (DESIGN 2.1), and the client forgets them on that answer.
-public protocol RecordingRepository: Sendable {
-    /// Creates a recording in state `.recording` and returns it. With a `clientID` already used, creates
-    /// nothing and returns that recording.
-    func createRecording(_ recording: NewRecordingInfo) async throws -> RecordingInfo
-    /// The id of the recording a client started under its own `clientID`, or nil.
-    func recordingID(clientID: String) async throws -> String?
-    /// The recording and every fix stored for it, in order (to rebuild the `Recorder` after a restart or
-    /// on another instance); nil when there is no such recording.
-    func loadRecording(id: String) async throws -> StoredRecording?
-    /// Stores fixes the `Recorder` accepted, and the new highest sequence number, in one transaction.
-    /// `lastSequence` may be above the last stored fix (fixes taken while paused are acknowledged, not stored).
-    func appendFixes(_ fixes: [AcceptedFix], lastSequence: Int64?, recordingID: String) async throws
-    /// Records Pause and Resume.
-    func setState(_ state: RecorderState, recordingID: String) async throws
-    /// Stop: saves the track with its stats, marks the recording stopped, and returns the new track's id.
-    func finishRecording(id: String, track: Track, stats: TrackStats) async throws -> String
-}
+// The server's view of a recording: what the `Recorder` of a recording in progress is built from. Kept in the
+// store (`RecordingService+Store.swift` translates); the names are the API's (string ids, `RecorderState`).
 
 /// What it takes to start recording.
 public struct NewRecordingInfo: Sendable, Hashable {

@@ -1,0 +1,35 @@
+import ArgumentParser
+import Foundation
+import RideKit
+import RideStore
+
+extension Bikeride {
+    /// `bikeride rename ID NAME`
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename a track.")
+
+        @Argument(help: "The track's id.")
+        var id: String
+
+        @Argument(help: "The new name.")
+        var name: String
+
+        @OptionGroup var library: LibraryOptions
+
+        func validate() throws {
+            if name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { throw ValidationError("the name cannot be empty") }
+        }
+
+        func run() async throws {
+            let trackID = try parseIDs([id], kind: "track")[0]
+            let library = try await library.open()
+            do {
+                let track = try await library.rename(trackID, to: name)
+                print("\(track.id)  \(track.name)")
+            } catch {
+                printError("bikeride: \(error)")
+                throw ExitCode.failure
+            }
+        }
+    }
+}
