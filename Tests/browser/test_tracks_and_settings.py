@@ -3,6 +3,7 @@ import json
 import re
 import urllib.parse
 import urllib.request
+import uuid
 from pathlib import Path
 
 import pytest
@@ -221,8 +222,9 @@ UNDO_MS = 5000  # tracks.js: a deleted track is asked of the server only after t
 
 
 def upload_track(server, name):
+    # Ridden long ago: the list is newest first, and these must not push other tests' tracks off its first page.
     points = '\n'.join(
-        f'<trkpt lat="{46.7 + i * 0.0009:.7f}" lon="6.8"><time>2024-07-01T08:00:{i * 5:02d}Z</time></trkpt>' for i in range(10))
+        f'<trkpt lat="{46.7 + i * 0.0009:.7f}" lon="6.8"><time>2001-07-01T08:00:{i * 5:02d}Z</time></trkpt>' for i in range(10))
     request = urllib.request.Request(
         f'{server}/api/tracks?name={urllib.parse.quote(name)}.gpx', data=GPX_FIXTURE.format(name=name, points=points).encode(),
         method='POST', headers={'Content-Type': 'application/gpx+xml'})
@@ -230,29 +232,37 @@ def upload_track(server, name):
         return json.loads(response.read())['tracks'][0]['id']
 
 
-def saved_track_ids(server):
-    """Every track the server's store has, through the API's pages."""
+def saved_track_ids(server, search=''):
+    """Every track the server's store has (whose name has `search`), through the API's pages."""
     ids, cursor = [], None
     while True:
-        page = api_get(server, '/api/tracks?limit=100' + (f'&cursor={urllib.parse.quote(cursor)}' if cursor else ''))
+        query = {'limit': 100, 'q': search, **({'cursor': cursor} if cursor else {})}
+        page = api_get(server, '/api/tracks?' + urllib.parse.urlencode(query))
         ids += [track['id'] for track in page['tracks']]
         cursor = page.get('nextCursor')
         if not cursor:
             return sorted(ids)
 
 
+FODDER = 'Scroll fodder'
+
+
 @pytest.fixture
 def phone_list(context, server):
-    """The Tracks tab on a phone with a list longer than the screen; DELETE requests are recorded."""
-    for index in range(22 - len(saved_track_ids(server))):
-        upload_track(server, f'Scroll fodder {index}')
+    """The Tracks tab on a phone, searched for tracks of its own (the ones these tests may delete), a list longer
+    than the screen; DELETE requests are recorded."""
+    for _ in range(22 - len(saved_track_ids(server, FODDER))):
+        upload_track(server, f'{FODDER} {uuid.uuid4().hex[:8]}')
     page = context.new_page()
     page.deletes = []
     page.on('request', lambda request: page.deletes.append(request.url) if request.method == 'DELETE' else None)
     page.goto('/#/tracks')
     page.wait_for_selector('body[data-ready="true"]')
+    page.get_by_label('Search tracks').fill(FODDER)
+    page.get_by_label('Search tracks').press('Enter')
     rows = page.locator('#track-list > li')
-    expect(rows).to_have_count(20)  # a full first page
+    expect(rows.filter(has_text=FODDER)).to_have_count(20)  # a full first page, of these tracks only
+    expect(rows).to_have_count(20)
     # Counts the gestures the browser took over (a scroll ends the touch with pointercancel, clientX 0).
     page.evaluate("""() => { window.pointerCancels = 0;
         document.getElementById('track-list').addEventListener('pointercancel', () => { window.pointerCancels += 1; }); }""")
