@@ -10,18 +10,7 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-step() { printf '\n==> %s\n' "$*"; }
-
-as_root() {
-    if [ "$(id -u)" = 0 ]; then
-        "$@"
-    elif command -v sudo >/dev/null; then
-        sudo "$@"
-    else
-        echo "scripts/test.sh: need root or sudo to run: $*" >&2
-        exit 1
-    fi
-}
+source scripts/lib/install.sh
 
 # --- system packages ----------------------------------------------------------------------------
 #   libexpat1-dev  libexpat, the reference the GPX tokenizer is checked against (CExpat target)
@@ -37,17 +26,7 @@ system_packages=(libexpat1-dev libxml2-utils pkg-config libsqlite3-dev zlib1g-de
 command -v python3 >/dev/null || system_packages+=(python3)
 if ! python3 -m pip --version >/dev/null 2>&1; then system_packages+=(python3-pip); fi
 
-missing=()
-for package in "${system_packages[@]}"; do
-    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
-        missing+=("$package")
-    fi
-done
-if [ "${#missing[@]}" -gt 0 ]; then
-    step "installing system packages: ${missing[*]}"
-    as_root apt-get update -qq
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+install_system_packages "${system_packages[@]}"
 
 # --- Python packages ----------------------------------------------------------------------------
 #   gpxpy          the reference the stats are compared against

@@ -42,34 +42,53 @@ def free_port():
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope='session')
-def served():
-    """The running server: its base URL, its process and its data directory."""
+def start_server(work, arguments, env=None):
+    """`bikeride serve` from the debug build on a free loopback port, logging to WORK/server.log: (base URL, process)."""
     binary = ROOT / '.build' / 'debug' / 'bikeride'
     if not binary.exists():
         pytest.exit(f'{binary} is missing: run swift build first', returncode=1)
-    work = Path(tempfile.mkdtemp(prefix='bikeride-browser-'))
-    tiles = work / 'test.mbtiles'
-    subprocess.run(['python3', str(Path(__file__).parent / 'make_mbtiles.py'), str(tiles)], check=True, capture_output=True)
     port = free_port()
     log = open(work / 'server.log', 'w')
     process = subprocess.Popen(
-        [str(binary), 'serve', '--port', str(port), '--tiles', str(tiles), '--data-dir', str(work / 'data'), '--web-root', str(ROOT / 'Web')],
-        stdout=log, stderr=subprocess.STDOUT)
+        [str(binary), 'serve', '--port', str(port), '--data-dir', str(work / 'data'), '--web-root', str(ROOT / 'Web'), *arguments],
+        stdout=log, stderr=subprocess.STDOUT, env=None if env is None else {**os.environ, **env})
     base = f'http://127.0.0.1:{port}'
     for _ in range(100):
         try:
             urllib.request.urlopen(base + '/health', timeout=1)
-            break
+            return base, process
         except OSError:
             time.sleep(0.1)
-    else:
-        process.kill()
-        pytest.exit('the server did not start: ' + (work / 'server.log').read_text(), returncode=1)
-    yield base, process, work / 'data'
+    process.kill()
+    pytest.exit('the server did not start: ' + (work / 'server.log').read_text(), returncode=1)
+
+
+def stop_server(process, work):
     process.terminate()
     process.wait(timeout=10)
     shutil.rmtree(work, ignore_errors=True)
+
+
+@pytest.fixture(scope='session')
+def served():
+    """The running server: its base URL, its process and its data directory."""
+    work = Path(tempfile.mkdtemp(prefix='bikeride-browser-'))
+    tiles = work / 'test.mbtiles'
+    subprocess.run(['python3', str(Path(__file__).parent / 'make_mbtiles.py'), str(tiles)], check=True, capture_output=True)
+    base, process = start_server(work, ['--tiles', str(tiles)])
+    yield base, process, work / 'data'
+    stop_server(process, work)
+
+
+@pytest.fixture(scope='session')
+def server_without_leaflet():
+    """A second server, as on a machine without Debian's libjs-leaflet: its Leaflet folder is empty, so
+    /vendor/leaflet/ redirects to the public copy (which the browser cannot reach: see `context_without_leaflet`)."""
+    work = Path(tempfile.mkdtemp(prefix='bikeride-browser-no-leaflet-'))
+    (work / 'no-leaflet').mkdir()
+    base, process = start_server(work, [], env={'BIKERIDE_LEAFLET_DIR': str(work / 'no-leaflet')})
+    yield base
+    stop_server(process, work)
 
 
 @pytest.fixture(scope='session')
@@ -97,6 +116,21 @@ def viewport(request):
 def context(browser, server, viewport):
     """A fresh browser profile on one viewport, with location allowed and the rider at the start."""
     context = browser.new_context(base_url=server, **VIEWPORTS[viewport])
+    context.route('**/*', lambda route: route.continue_() if route.request.url.startswith(server) else route.abort())
+    context.grant_permissions(['geolocation'], origin=server)
+    context.set_geolocation({'latitude': START[0], 'longitude': START[1], 'accuracy': 5})
+    context.viewport_name = viewport
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def context_without_leaflet(browser, server_without_leaflet, viewport):
+    """As `context`, on the server without Leaflet, and with no way out of the machine: every request that is not
+    for the server is aborted, and what a redirect sends elsewhere (Playwright's routes do not see redirects)
+    goes to a proxy that does not exist."""
+    server = server_without_leaflet
+    context = browser.new_context(base_url=server, proxy={'server': 'http://127.0.0.1:9', 'bypass': '127.0.0.1'}, **VIEWPORTS[viewport])
     context.route('**/*', lambda route: route.continue_() if route.request.url.startswith(server) else route.abort())
     context.grant_permissions(['geolocation'], origin=server)
     context.set_geolocation({'latitude': START[0], 'longitude': START[1], 'accuracy': 5})

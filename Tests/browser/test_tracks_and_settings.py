@@ -1,10 +1,15 @@
 """The Tracks and Settings tabs, on the server's track store."""
+import json
 import re
+import urllib.parse
+import urllib.request
+import uuid
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import expect
 
-from conftest import shot
+from conftest import api_get, shot
 
 FIXTURE = Path(__file__).resolve().parents[3] / 'shared' / 'fixtures' / 'gpx'
 
@@ -25,6 +30,46 @@ def write_fixture(folder, name):
     path = folder / f'{name}.gpx'
     path.write_text(GPX_FIXTURE.format(name=name, points=points))
     return path
+
+
+class Finger:
+    """One finger on the touch screen, through Chromium's own input pipeline (CDP `Input.dispatchTouchEvent`), so
+    that the browser decides as on a phone whether a move is a scroll, and ends the touch the way it would (a
+    scroll ends it with `pointercancel`). Coordinates are CSS pixels in the viewport."""
+
+    def __init__(self, page):
+        self.page = page
+        self.cdp = page.context.new_cdp_session(page)
+        self.at = None
+
+    def send(self, kind, points):
+        self.cdp.send('Input.dispatchTouchEvent', {'type': kind, 'touchPoints': points})
+
+    def down(self, x, y):
+        self.at = (x, y)
+        self.send('touchStart', [{'x': x, 'y': y}])
+
+    def move_to(self, x, y, steps=12):
+        (x0, y0) = self.at
+        for i in range(1, steps + 1):
+            self.send('touchMove', [{'x': x0 + (x - x0) * i / steps, 'y': y0 + (y - y0) * i / steps}])
+            self.page.wait_for_timeout(16)  # about one frame a move, as a finger on a phone
+        self.at = (x, y)
+
+    def up(self):
+        self.send('touchEnd', [])
+        self.cdp.detach()
+
+    def cancel(self):
+        self.send('touchCancel', [])
+        self.cdp.detach()
+
+
+def touch_drag(page, start, end):
+    finger = Finger(page)
+    finger.down(*start)
+    finger.move_to(*end)
+    finger.up()
 
 
 def test_import_by_the_file_picker_lists_the_track_with_its_distance(context, tmp_path):
@@ -87,13 +132,11 @@ def test_delete_hides_the_track_and_undo_brings_it_back(context):
     requests = []
     page.on('request', lambda request: requests.append(request) if request.method == 'DELETE' else None)
     if page.context.viewport_name == 'phone':
-        # Swipe the row left with a finger (pointer events of type touch).
-        row = rows.first
-        box = row.bounding_box()
+        # Swipe the row left with a finger, well past the threshold (40 % of the row's width).
+        box = rows.first.bounding_box()
         y = box['y'] + box['height'] / 2
         x = box['x'] + box['width'] - 20
-        for kind, dx in [('pointerdown', 0), ('pointermove', -60), ('pointermove', -140), ('pointerup', -140)]:
-            row.dispatch_event(kind, {'pointerType': 'touch', 'clientX': x + dx, 'clientY': y, 'isPrimary': True, 'bubbles': True})
+        touch_drag(page, (x, y), (x - box['width'] * 0.6, y))
     else:
         rows.first.get_by_role('button', name=re.compile(r'^Delete Ride ')).click()
     expect(rows.first).to_be_hidden()
@@ -171,3 +214,166 @@ def test_a_big_track_opens_with_a_line_for_its_map_and_gains_detail_when_zoomed(
     assert finer['simplifiedForZoom'] == answer['simplifiedForZoom'] + 1
     assert sum(len(segment) for segment in finer['segments']) > drawn
     expect(page.locator('#track-map')).to_have_attribute('data-line-zoom', str(finer['simplifiedForZoom']))
+
+
+# --- swipe to delete, and scrolling, on a phone -----------------------------------------------------------------
+
+UNDO_MS = 5000  # tracks.js: a deleted track is asked of the server only after this
+
+
+def upload_track(server, name):
+    # Ridden long ago: the list is newest first, and these must not push other tests' tracks off its first page.
+    points = '\n'.join(
+        f'<trkpt lat="{46.7 + i * 0.0009:.7f}" lon="6.8"><time>2001-07-01T08:00:{i * 5:02d}Z</time></trkpt>' for i in range(10))
+    request = urllib.request.Request(
+        f'{server}/api/tracks?name={urllib.parse.quote(name)}.gpx', data=GPX_FIXTURE.format(name=name, points=points).encode(),
+        method='POST', headers={'Content-Type': 'application/gpx+xml'})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())['tracks'][0]['id']
+
+
+def saved_track_ids(server, search=''):
+    """Every track the server's store has (whose name has `search`), through the API's pages."""
+    ids, cursor = [], None
+    while True:
+        query = {'limit': 100, 'q': search, **({'cursor': cursor} if cursor else {})}
+        page = api_get(server, '/api/tracks?' + urllib.parse.urlencode(query))
+        ids += [track['id'] for track in page['tracks']]
+        cursor = page.get('nextCursor')
+        if not cursor:
+            return sorted(ids)
+
+
+FODDER = 'Scroll fodder'
+
+
+@pytest.fixture
+def phone_list(context, server):
+    """The Tracks tab on a phone, searched for tracks of its own (the ones these tests may delete), a list longer
+    than the screen; DELETE requests are recorded."""
+    for _ in range(22 - len(saved_track_ids(server, FODDER))):
+        upload_track(server, f'{FODDER} {uuid.uuid4().hex[:8]}')
+    page = context.new_page()
+    page.deletes = []
+    page.on('request', lambda request: page.deletes.append(request.url) if request.method == 'DELETE' else None)
+    page.goto('/#/tracks')
+    page.wait_for_selector('body[data-ready="true"]')
+    page.get_by_label('Search tracks').fill(FODDER)
+    page.get_by_label('Search tracks').press('Enter')
+    rows = page.locator('#track-list > li')
+    expect(rows.filter(has_text=FODDER)).to_have_count(20)  # a full first page, of these tracks only
+    expect(rows).to_have_count(20)
+    # Counts the gestures the browser took over (a scroll ends the touch with pointercancel, clientX 0).
+    page.evaluate("""() => { window.pointerCancels = 0;
+        document.getElementById('track-list').addEventListener('pointercancel', () => { window.pointerCancels += 1; }); }""")
+    return page
+
+
+def visible_rows(page):
+    return page.locator('#track-list > li:visible')
+
+
+def first_row(page):
+    """The first row of the list, found by its track (a `:visible` locator would move on to the next row)."""
+    href = visible_rows(page).first.locator('a').get_attribute('href')
+    return page.locator('#track-list > li').filter(has=page.locator(f'a[href="{href}"]'))
+
+
+@pytest.mark.parametrize('viewport', ['phone'])
+def test_scrolling_the_list_with_a_finger_on_a_row_deletes_nothing(phone_list, server):
+    page = phone_list
+    before = saved_track_ids(server)
+    shown = visible_rows(page).count()
+    scroller = page.locator('#tracks-view')
+    # Three flicks up, each starting on a row in the middle of the screen, a little slanted as a thumb moves.
+    for _ in range(3):
+        height = page.viewport_size['height']
+        for index in range(visible_rows(page).count()):
+            box = visible_rows(page).nth(index).bounding_box()
+            if box['y'] > height * 0.45:
+                break
+        x, y = box['x'] + box['width'] * 0.6, box['y'] + box['height'] / 2
+        touch_drag(page, (x, y), (x - 25, y - 260))
+        page.wait_for_timeout(300)
+    assert scroller.evaluate('element => element.scrollTop') > 200, 'the list scrolled'
+    assert page.evaluate('window.pointerCancels') >= 3, 'the browser took each scroll over (pointercancel)'
+    expect(page.locator('#undo-bar')).to_be_hidden()
+    assert visible_rows(page).count() == shown
+    assert page.locator('#track-list li.swiping').count() == 0
+    page.wait_for_timeout(UNDO_MS + 500)
+    assert not page.deletes
+    assert saved_track_ids(server) == before
+
+
+@pytest.mark.parametrize('viewport', ['phone'])
+def test_a_cancelled_swipe_deletes_nothing(phone_list, server):
+    page = phone_list
+    before = saved_track_ids(server)
+    row = first_row(page)
+    box = row.bounding_box()
+    x, y = box['x'] + box['width'] - 20, box['y'] + box['height'] / 2
+    # Far enough left to delete, then the browser cancels the touch (a call comes in, the system takes it).
+    finger = Finger(page)
+    finger.down(x, y)
+    finger.move_to(x - box['width'] * 0.7, y)
+    expect(row).to_have_class(re.compile(r'\bswipe-armed\b'))
+    finger.cancel()
+    assert page.evaluate('window.pointerCancels') == 1
+    # And the same from events alone, as the old code misread them: a pointercancel at clientX 0.
+    for kind, clientX in [('pointerdown', x), ('pointermove', x - 30), ('pointermove', x - 200), ('pointercancel', 0)]:
+        row.dispatch_event(kind, {'pointerType': 'touch', 'pointerId': 7, 'isPrimary': True, 'clientX': clientX, 'clientY': y, 'bubbles': True})
+    expect(row).to_be_visible()
+    expect(row).not_to_have_class(re.compile(r'\bswiping\b'))
+    assert row.locator('.track-row').evaluate('element => element.style.transform') == ''
+    expect(page.locator('#undo-bar')).to_be_hidden()
+    page.wait_for_timeout(UNDO_MS + 500)
+    assert not page.deletes
+    assert saved_track_ids(server) == before
+
+
+@pytest.mark.parametrize('viewport', ['phone'])
+def test_a_short_swipe_springs_back_and_a_long_one_deletes_with_undo(phone_list, server):
+    page = phone_list
+    before = saved_track_ids(server)
+    row = first_row(page)
+    box = row.bounding_box()
+    x, y = box['x'] + box['width'] - 20, box['y'] + box['height'] / 2
+
+    # Short of the threshold (40 % of the row): the row comes back.
+    touch_drag(page, (x, y), (x - box['width'] * 0.25, y))
+    expect(row).to_be_visible()
+    expect(page.locator('#undo-bar')).to_be_hidden()
+    expect(row).not_to_have_class(re.compile(r'\bswiping\b'))
+
+    # Past it: mid-swipe the row has slid and the red Delete area shows under it.
+    finger = Finger(page)
+    finger.down(x, y)
+    finger.move_to(x - box['width'] * 0.55, y)
+    reveal = row.locator('.swipe-reveal')
+    expect(reveal).to_be_visible()
+    expect(reveal).to_have_text('Delete')
+    slid = row.locator('.track-row').bounding_box()['x'] - box['x']
+    assert slid < -box['width'] * 0.5, slid
+    red = reveal.evaluate('element => getComputedStyle(element).backgroundColor')
+    r, g, b = (int(part) for part in re.fullmatch(r'rgb\((\d+), (\d+), (\d+)\)', red).groups())
+    assert r > 120 and g < 80 and b < 80, red
+    path = shot(page, 'swipe-mid')
+    finger.up()
+    expect(row).to_be_hidden()
+    undo = page.get_by_role('button', name='Undo')
+    expect(undo).to_be_visible()
+    undo.click()
+    expect(row).to_be_visible()
+    page.wait_for_timeout(UNDO_MS + 500)
+    assert not page.deletes
+    assert saved_track_ids(server) == before
+
+    # And without Undo the server deletes it, once the undo time is over.
+    href = row.locator('a').get_attribute('href')
+    touch_drag(page, (x, y), (x - box['width'] * 0.6, y))
+    expect(row).to_be_hidden()
+    page.wait_for_timeout(UNDO_MS + 500)
+    deleted = urllib.parse.unquote(href.rsplit('/', 1)[1])
+    assert len(page.deletes) == 1 and page.deletes[0].endswith(deleted)
+    assert saved_track_ids(server) == sorted(set(before) - {deleted})
+    assert path.exists()

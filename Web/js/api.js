@@ -44,6 +44,15 @@ async function call(method, path, body) {
   return data;
 }
 
+/**
+ * `?name=value&…` with every value percent-encoded (`%20` for a space: URLSearchParams writes `+`, which the
+ * server reads as a plus, so a search for two words found nothing).
+ */
+function query(params) {
+  const parts = Object.entries(params || {}).map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
+  return parts.length ? `?${parts.join('&')}` : '';
+}
+
 export const api = {
   config: () => call('GET', '/api/config'),
   startRecording: (options) => call('POST', '/api/recordings', options || {}),
@@ -52,8 +61,8 @@ export const api = {
   recording: (id) => call('GET', `/api/recordings/${encodeURIComponent(id)}`),
   sendFixes: (id, fixes) => call('POST', `/api/recordings/${encodeURIComponent(id)}/fixes`, { fixes }),
   command: (id, command) => call('POST', `/api/recordings/${encodeURIComponent(id)}/${command}`),
-  tracks: (params) => call('GET', '/api/tracks?' + new URLSearchParams(params || {}).toString()),
-  track: (id, params) => call('GET', `/api/tracks/${encodeURIComponent(id)}` + (params ? '?' + new URLSearchParams(params).toString() : '')),
+  tracks: (params) => call('GET', '/api/tracks' + query(params)),
+  track: (id, params) => call('GET', `/api/tracks/${encodeURIComponent(id)}` + query(params)),
   profile: (id) => call('GET', `/api/tracks/${encodeURIComponent(id)}/profile`),
   updateTrack: (id, changes) => call('PATCH', `/api/tracks/${encodeURIComponent(id)}`, changes),
   deleteTrack: (id) => call('DELETE', `/api/tracks/${encodeURIComponent(id)}`),

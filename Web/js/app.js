@@ -1,6 +1,7 @@
 // The app shell: hash routes (#/record, #/tracks, #/tracks/ID), the tabs, the service worker.
 
 import { api } from './api.js';
+import { loadLeaflet } from './map.js';
 import { RecordView } from './record.js';
 import { SettingsView } from './settings.js';
 import { TracksView } from './tracks.js';
@@ -24,14 +25,10 @@ async function loadConfig() {
   }
 }
 
-function whenLeafletLoaded() {
-  if (window.L) return Promise.resolve();
-  return new Promise((resolve) => window.addEventListener('load', resolve, { once: true }));
-}
-
 async function main() {
+  // The map library loads beside everything else; only the maps wait for it (and say so when it cannot come).
+  loadLeaflet();
   const config = await loadConfig();
-  await whenLeafletLoaded();
   const record = new RecordView(config);
   const tracks = new TracksView(config);
   const settings = new SettingsView(() => record.settingsChanged());

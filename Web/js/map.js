@@ -1,11 +1,57 @@
-// The Leaflet map: base layers by map type, the rider's blue dot, the recorded line, breadcrumbs, and the
-// difference between moves the app makes (following) and moves the user makes (which stop following).
+// The maps: the Leaflet map (base layers by map type, the rider's blue dot, the recorded line, breadcrumbs, and
+// the difference between moves the app makes (following) and moves the user makes (which stop following)), and
+// what stands in for it when Leaflet cannot be loaded: the same line drawn as SVG without tiles, under a message
+// that says how to get the map back. This is the only module that touches Leaflet (`L`).
 
 /* global L */
 
 const TRACK_STYLE = { color: '#ff0000', weight: 3, opacity: 1, className: 'ride-path' };  // the brief: red, 3 px
+const LEAFLET_PATH = '/vendor/leaflet';
+const LEAFLET_TIMEOUT_MS = 10000;  // a public copy on a network that swallows requests must not hang the map for ever
+
+/** What the page says in place of the map when Leaflet could not be loaded. */
+export const MAP_LIBRARY_MISSING = 'The map library (Leaflet) could not be loaded. On the server: '
+  + 'sudo apt-get install libjs-leaflet, or run bash scripts/start.sh, then reload.';
 
 export const MAP_TYPES = ['standard', 'satellite', 'hybrid'];
+
+let leafletLoading = null;
+
+/**
+ * Loads Leaflet's stylesheet and script once (the server serves Debian's copy, or redirects to a public one).
+ * Resolves to true when Leaflet is there, false when it failed or took longer than LEAFLET_TIMEOUT_MS; never
+ * rejects. The app starts without waiting for it: only the maps do.
+ */
+export function loadLeaflet() {
+  if (leafletLoading) return leafletLoading;
+  leafletLoading = new Promise((resolve) => {
+    if (window.L) { resolve(true); return; }
+    const loaded = (element) => new Promise((done) => {
+      element.addEventListener('load', done, { once: true });
+      element.addEventListener('error', done, { once: true });
+    });
+    const stylesheet = document.createElement('link');
+    stylesheet.rel = 'stylesheet';
+    stylesheet.href = `${LEAFLET_PATH}/leaflet.css`;
+    // Before the app's stylesheet, which overrides some of Leaflet's rules.
+    document.head.insertBefore(stylesheet, document.querySelector('link[rel="stylesheet"]'));
+    const script = document.createElement('script');
+    script.src = `${LEAFLET_PATH}/leaflet.js`;
+    const both = Promise.all([loaded(stylesheet), loaded(script)]);
+    document.head.append(script);
+    const timeout = new Promise((done) => setTimeout(done, LEAFLET_TIMEOUT_MS));
+    Promise.race([both, timeout]).then(() => {
+      if (!window.L) console.error(`Leaflet could not be loaded from ${LEAFLET_PATH}/leaflet.js`);
+      resolve(Boolean(window.L));
+    });
+  });
+  return leafletLoading;
+}
+
+/** The Record tab's map: Leaflet's, or without Leaflet the line alone under the message. */
+export async function openRideMap(element, config) {
+  return (await loadLeaflet()) ? new RideMap(element, config) : new LineOnlyMap(element);
+}
 
 export class RideMap {
   /**
@@ -98,13 +144,8 @@ export class RideMap {
 
   /** Padding for fitBounds so that the region is not hidden under a panel across the bottom or the right. */
   visiblePadding() {
-    const panel = this.obstruction;
-    if (!panel || panel.hidden) return {};
-    const map = this.element.getBoundingClientRect();
-    const rect = panel.getBoundingClientRect();
-    if (rect.width > map.width * 0.6) return { paddingBottomRight: [0, Math.max(0, map.bottom - rect.top)] };
-    if (rect.height > map.height * 0.6) return { paddingBottomRight: [Math.max(0, map.right - rect.left), 0] };
-    return {};
+    const { right, bottom } = obstructedEdges(this.element, this.obstruction);
+    return right || bottom ? { paddingBottomRight: [right, bottom] } : {};
   }
 
   /** The blue dot with its accuracy circle. */
@@ -204,15 +245,223 @@ export class RideMap {
   }
 }
 
+/**
+ * How much of `element`'s right or bottom edge the floating `panel` hides: a panel across the bottom (wider than
+ * 60 % of the map) hides a strip at the bottom, a tall one at the side a strip at the right.
+ */
+function obstructedEdges(element, panel) {
+  if (!panel || panel.hidden) return { right: 0, bottom: 0 };
+  const map = element.getBoundingClientRect();
+  const rect = panel.getBoundingClientRect();
+  if (rect.width > map.width * 0.6) return { right: 0, bottom: Math.max(0, map.bottom - rect.top) };
+  if (rect.height > map.height * 0.6) return { right: Math.max(0, map.right - rect.left), bottom: 0 };
+  return { right: 0, bottom: 0 };
+}
+
+/**
+ * The Record tab's map when Leaflet could not be loaded: the same methods as RideMap, drawing the ride as an SVG
+ * line without tiles, always fitted to all of it and to the rider, under the message that says how to get the
+ * map back. The figures, the buttons and the outbox work as with the map.
+ */
+class LineOnlyMap {
+  constructor(element) {
+    this.element = element;
+    this.obstruction = null;
+    this.segments = new Map();    // segment number -> [[latitude, longitude]]
+    this.pending = [];            // fixes not answered yet
+    this.breadcrumbs = [];
+    this.breadcrumbsVisible = true;
+    this.position = null;
+    this.message = showMapLibraryMissing(element);
+    this.svg = document.createElementNS(SVG_NS, 'svg');
+    this.svg.setAttribute('class', 'line-map');
+    this.svg.setAttribute('role', 'img');
+    this.svg.setAttribute('aria-label', 'The ride, without the map');
+    element.append(this.svg);
+  }
+
+  setMapType() {}
+  onUserMove() {}
+  showBounds() {}               // the line is always fitted whole: there is nothing to pan
+  showAround() {}
+
+  showPosition(latitude, longitude) {
+    this.position = [latitude, longitude];
+    this.draw();
+  }
+
+  extendPath(paths) {
+    for (const path of paths) {
+      const line = this.segments.get(path.segment);
+      if (line) line.push(...path.points);
+      else this.segments.set(path.segment, path.from ? [path.from, ...path.points] : [...path.points]);
+    }
+    this.draw();
+  }
+
+  pathPointCount() {
+    let count = 0;
+    for (const line of this.segments.values()) count += line.length;
+    return count;
+  }
+
+  addPending(latitude, longitude) {
+    this.pending.push([latitude, longitude]);
+    this.draw();
+  }
+
+  acknowledgePending(count) {
+    this.pending = this.pending.slice(Math.min(count, this.pending.length));
+    this.draw();
+  }
+
+  setBreadcrumbsVisible(visible) {
+    this.breadcrumbsVisible = visible;
+    this.draw();
+  }
+
+  addBreadcrumbs(pins) {
+    this.breadcrumbs.push(...pins);
+    this.draw();
+  }
+
+  clearRide() {
+    this.segments.clear();
+    this.pending = [];
+    this.breadcrumbs = [];
+    this.draw();
+  }
+
+  invalidateSize() { this.draw(); }
+
+  draw() {
+    const lines = [...this.segments.values()];
+    const last = lines.length ? lines[lines.length - 1].at(-1) : null;
+    const dots = [];
+    if (this.breadcrumbsVisible) {
+      for (const pin of this.breadcrumbs) {
+        dots.push({ at: pin.position, radius: 5, fill: '#ff8f00', className: 'breadcrumb-pin', title: `${pin.title} ${pin.subtitle}` });
+      }
+    }
+    if (this.position) dots.push({ at: this.position, radius: 8, fill: '#1a73e8', className: 'me-dot' });
+    const { right, bottom } = obstructedEdges(this.element, this.obstruction);
+    drawLines(this.svg, {
+      lines, dashed: this.pending.length ? [...(last ? [last] : []), ...this.pending] : [], dots,
+      padding: { top: this.message.offsetTop + this.message.offsetHeight + 16, right: right + 16, bottom: bottom + 16, left: 16 },
+    });
+  }
+}
+
+/** The track page's map without Leaflet: the line with its start and end, under the message. */
+function drawTrackLineOnly(element, segments) {
+  element.replaceChildren();
+  const message = showMapLibraryMissing(element);
+  const svg = document.createElementNS(SVG_NS, 'svg');
+  svg.setAttribute('class', 'line-map');
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', 'The track, without the map');
+  element.append(svg);
+  const lines = segments.filter((points) => points.length);
+  const all = lines.flat();
+  const dots = all.length ? [
+    { at: all[0], radius: 7, fill: '#2e7d32', className: 'track-start', title: 'Start' },
+    { at: all[all.length - 1], radius: 7, fill: '#c62828', className: 'track-end', title: 'End' },
+  ] : [];
+  drawLines(svg, { lines, dashed: [], dots, padding: { top: message.offsetTop + message.offsetHeight + 20, right: 20, bottom: 20, left: 20 } });
+}
+
+function showMapLibraryMissing(element) {
+  element.dataset.mapLibrary = 'missing';
+  const message = document.createElement('p');
+  message.className = 'map-missing';
+  message.setAttribute('role', 'alert');
+  // The commands set as code; the text stays MAP_LIBRARY_MISSING.
+  for (const [index, part] of MAP_LIBRARY_MISSING.split(/(sudo apt-get install libjs-leaflet|bash scripts\/start\.sh)/).entries()) {
+    if (index % 2) {
+      const code = document.createElement('code');
+      code.textContent = part;
+      message.append(code);
+    } else {
+      message.append(part);
+    }
+  }
+  element.append(message);
+  return message;
+}
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+const MIN_SPAN_METERS = 200;   // one point, or a ride that has not moved yet, is not blown up to fill the map
+
+/**
+ * Draws `lines` (each `[[latitude, longitude]]`, red, 3 px), a `dashed` line and `dots` into `svg`, fitted into
+ * its size less `padding` (north up; an equirectangular projection at the middle latitude, which is what a
+ * map of a ride's size looks like).
+ */
+function drawLines(svg, { lines, dashed, dots, padding }) {
+  // The SVG fills its map element, whose size is known also before the SVG has been laid out.
+  const width = svg.parentElement.clientWidth, height = svg.parentElement.clientHeight;
+  svg.replaceChildren();
+  let south = Infinity, north = -Infinity, west = Infinity, east = -Infinity;
+  const extend = ([latitude, longitude]) => {
+    south = Math.min(south, latitude); north = Math.max(north, latitude);
+    west = Math.min(west, longitude); east = Math.max(east, longitude);
+  };
+  for (const line of lines) line.forEach(extend);
+  dashed.forEach(extend);
+  dots.forEach((dot) => extend(dot.at));
+  if (!width || !height || south > north) return;
+  svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  const metersPerDegree = 111_320;
+  const xScale = Math.cos(((south + north) / 2) * Math.PI / 180);  // degrees of longitude are shorter away from the equator
+  const spanX = Math.max((east - west) * xScale, MIN_SPAN_METERS / metersPerDegree);
+  const spanY = Math.max(north - south, MIN_SPAN_METERS / metersPerDegree);
+  const boxWidth = Math.max(1, width - padding.left - padding.right), boxHeight = Math.max(1, height - padding.top - padding.bottom);
+  const scale = Math.min(boxWidth / spanX, boxHeight / spanY);
+  const centreX = padding.left + boxWidth / 2, centreY = padding.top + boxHeight / 2;
+  const midX = ((west + east) / 2) * xScale, midY = (south + north) / 2;
+  const project = ([latitude, longitude]) => [
+    (centreX + (longitude * xScale - midX) * scale).toFixed(1), (centreY - (latitude - midY) * scale).toFixed(1),
+  ];
+  const polyline = (line, attributes) => {
+    const element = document.createElementNS(SVG_NS, 'polyline');
+    element.setAttribute('points', line.map((point) => project(point).join(',')).join(' '));
+    for (const [name, value] of Object.entries({ fill: 'none', stroke: '#ff0000', 'stroke-width': '3', 'stroke-linejoin': 'round', 'stroke-linecap': 'round', ...attributes })) {
+      element.setAttribute(name, value);
+    }
+    svg.append(element);
+  };
+  for (const line of lines) if (line.length) polyline(line, { class: 'ride-path' });
+  if (dashed.length > 1) polyline(dashed, { class: 'pending-path', 'stroke-dasharray': '4 6', opacity: '0.6' });
+  for (const dot of dots) {
+    const [x, y] = project(dot.at);
+    const circle = document.createElementNS(SVG_NS, 'circle');
+    for (const [name, value] of Object.entries({ cx: x, cy: y, r: dot.radius, fill: dot.fill, stroke: '#ffffff', 'stroke-width': '2', class: dot.className })) {
+      circle.setAttribute(name, value);
+    }
+    if (dot.title) {
+      const title = document.createElementNS(SVG_NS, 'title');
+      title.textContent = dot.title;
+      circle.append(title);
+    }
+    svg.append(circle);
+  }
+}
+
 export function escapeHTML(text) {
   return String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
 }
 
 /**
  * A static map of a finished track: the red line, start and end markers, fitted to the line (with 20 px to spare
- * on each side). Returns the Leaflet map; `setTrackLines` gives it the same line in more detail.
+ * on each side). Returns the Leaflet map; `setTrackLines` gives it the same line in more detail. Without Leaflet
+ * (call after `loadLeaflet()` has resolved) it draws the line alone under the message and returns null.
  */
 export function drawTrackMap(element, config, segments) {
+  delete element.dataset.mapLibrary;
+  if (!window.L) {
+    drawTrackLineOnly(element, segments);
+    return null;
+  }
   const map = L.map(element);
   const base = config.offlineTiles || config.standard;
   if (config.offlineTiles) {

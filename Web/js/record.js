@@ -7,7 +7,7 @@
 import { api, ApiError, NetworkError } from './api.js';
 import * as outbox from './outbox.js';
 import * as format from './format.js';
-import { RideMap } from './map.js';
+import { openRideMap } from './map.js';
 import { breadcrumbsEnabled } from './settings.js';
 
 const BATCH_LIMIT = 500;           // fixes per request: a few minutes of riding after a gap, well under the server's limit
@@ -35,7 +35,8 @@ export class RecordView {
   }
 
   async mount() {
-    this.map = new RideMap($('record-map'), this.config);
+    // Leaflet's map, or without Leaflet the line alone: the rest of the tab works the same either way.
+    this.map = await openRideMap($('record-map'), this.config);
     this.map.obstruction = document.querySelector('.record-panel');
     this.map.setBreadcrumbsVisible(breadcrumbsEnabled());
     this.map.onUserMove(() => this.setFollowing(false));
@@ -61,7 +62,7 @@ export class RecordView {
 
   /** Units or breadcrumbs changed in Settings. */
   settingsChanged() {
-    this.map.setBreadcrumbsVisible(breadcrumbsEnabled());
+    if (this.map) this.map.setBreadcrumbsVisible(breadcrumbsEnabled());
     this.renderStats();
   }
 

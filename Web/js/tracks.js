@@ -5,12 +5,18 @@
 
 import { api, ApiError, NetworkError } from './api.js';
 import * as format from './format.js';
-import { drawTrackMap, escapeHTML, setTrackLines } from './map.js';
+import { drawTrackMap, escapeHTML, loadLeaflet, setTrackLines } from './map.js';
 
 const $ = (id) => document.getElementById(id);
 const PAGE_SIZE = 20;
 const UNDO_MS = 5000;          // how long a deleted track can be brought back before the server is asked
-const SWIPE_DELETE_PX = 96;    // how far left a row must be pulled to delete it
+// A row pulled left deletes its track. Before the gesture counts as a pull it must move SWIPE_SLOP_PX and go
+// mostly sideways (|dx| > SWIPE_HORIZONTAL × |dy|); anything else is a scroll, left to the browser. Released
+// past the threshold (SWIPE_DELETE_FRACTION of the row's width, at least SWIPE_DELETE_PX) it deletes.
+const SWIPE_SLOP_PX = 10;
+const SWIPE_HORIZONTAL = 1.5;
+const SWIPE_DELETE_FRACTION = 0.4;
+const SWIPE_DELETE_PX = 96;
 
 function lastStopped() {
   try { return JSON.parse(sessionStorage.getItem('bikeride.lastStopped') || 'null'); } catch { return null; }
@@ -111,46 +117,30 @@ export class TracksView {
 
   row(track) {
     const item = document.createElement('li');
+    // Under the row, the red area a swipe uncovers (the Delete button says the same to a screen reader).
+    const reveal = document.createElement('div');
+    reveal.className = 'swipe-reveal';
+    reveal.setAttribute('aria-hidden', 'true');
+    reveal.textContent = 'Delete';
+    const content = document.createElement('div');
+    content.className = 'track-row';
     const link = document.createElement('a');
     link.href = `#/tracks/${encodeURIComponent(track.id)}`;
-    if (track.shape && track.shape.length > 1) item.append(shapeSVG(track.shape));
+    if (track.shape && track.shape.length > 1) content.append(shapeSVG(track.shape));
     link.innerHTML = `<strong>${escapeHTML(track.name || 'Track')}</strong><br>
       <span>${escapeHTML(format.date(track.startedAt))} · ${format.distance(track.distanceMeters)} ·
       ${format.elevation(track.ascentMeters)} climb · ${format.duration(track.elapsedSeconds)}</span>`;
-    item.append(link);
+    content.append(link);
     const remove = document.createElement('button');
     remove.type = 'button';
     remove.className = 'delete';
     remove.textContent = 'Delete';
     remove.setAttribute('aria-label', `Delete ${track.name || 'track'}`);
     remove.addEventListener('click', () => this.deleteWithUndo(track, item));
-    item.append(remove);
-    this.makeSwipeable(item, () => this.deleteWithUndo(track, item));
+    content.append(remove);
+    item.append(reveal, content);
+    makeSwipeable(item, content, () => this.deleteWithUndo(track, item));
     return item;
-  }
-
-  /** Pulling a row left with a finger past SWIPE_DELETE_PX deletes it (with undo). */
-  makeSwipeable(item, onSwipe) {
-    let startX = null;
-    item.addEventListener('pointerdown', (event) => {
-      if (event.pointerType !== 'touch') return;
-      startX = event.clientX;
-      item.classList.add('swiping');
-    });
-    item.addEventListener('pointermove', (event) => {
-      if (startX === null) return;
-      item.style.transform = `translateX(${Math.min(0, event.clientX - startX)}px)`;
-    });
-    const end = (event) => {
-      if (startX === null) return;
-      const moved = event.clientX - startX;
-      startX = null;
-      item.classList.remove('swiping');
-      item.style.transform = '';
-      if (moved < -SWIPE_DELETE_PX) onSwipe();
-    };
-    item.addEventListener('pointerup', end);
-    item.addEventListener('pointercancel', end);
   }
 
   /**
@@ -217,6 +207,7 @@ export class TracksView {
     const mapElement = $('track-map');
     // The profiles are asked for at once, beside the track, and drawn after its line.
     const profileRequest = api.profile(id).catch(() => null);
+    const mapLibrary = loadLeaflet();
     let track = null;
     try {
       // The line comes simplified for the size of the map it is drawn in (a big track draws as fast as a small one).
@@ -241,11 +232,14 @@ export class TracksView {
       $(`download-${format}`).href = `/api/tracks/${encodeURIComponent(id)}.${format}`;
     }
     this.renderStats(track ? track.stats : null);
+    await mapLibrary;
     if (this.trackMap) { this.trackMap.remove(); this.trackMap = null; }
+    mapElement.replaceChildren();
     delete mapElement.dataset.lineZoom;
     if (track) {
+      // Null without Leaflet: then the line is drawn alone, once, with nothing to zoom.
       this.trackMap = drawTrackMap(mapElement, this.config, track.segments || []);
-      if (Number.isInteger(track.simplifiedForZoom)) this.detailOnZoom(id, this.trackMap, track.simplifiedForZoom);
+      if (this.trackMap && Number.isInteger(track.simplifiedForZoom)) this.detailOnZoom(id, this.trackMap, track.simplifiedForZoom);
     }
     try {
       const profile = track ? (track.profile || await profileRequest) : null;
@@ -309,6 +303,59 @@ export class TracksView {
 function fitParameters(element) {
   const width = element.clientWidth - 40, height = element.clientHeight - 40;
   return width > 0 && height > 0 ? { fit: `${width}x${height}` } : undefined;
+}
+
+/**
+ * Pulling `content` left with a finger uncovers the red area of `item` under it; let go past the threshold, it
+ * calls `onSwipe`, short of it the row springs back. Only a gesture that is mostly sideways counts: a vertical one
+ * is the page scrolling (rows are `touch-action: pan-y`, so the browser scrolls and ends the touch with a
+ * `pointercancel`), and a cancelled gesture never deletes.
+ */
+function makeSwipeable(item, content, onSwipe) {
+  let gesture = null;  // {pointerId, startX, startY, dx, sideways}
+  const reset = () => {
+    gesture = null;
+    item.classList.remove('swiping', 'swipe-armed');
+    content.style.transform = '';
+  };
+  const threshold = () => Math.max(SWIPE_DELETE_PX, item.clientWidth * SWIPE_DELETE_FRACTION);
+  item.addEventListener('pointerdown', (event) => {
+    if (event.pointerType !== 'touch' || !event.isPrimary) return;
+    gesture = { pointerId: event.pointerId, startX: event.clientX, startY: event.clientY, dx: 0, sideways: false };
+  });
+  item.addEventListener('pointermove', (event) => {
+    if (!gesture || event.pointerId !== gesture.pointerId) return;
+    const dx = event.clientX - gesture.startX, dy = event.clientY - gesture.startY;
+    if (!gesture.sideways) {
+      if (Math.hypot(dx, dy) < SWIPE_SLOP_PX) return;
+      if (Math.abs(dx) <= SWIPE_HORIZONTAL * Math.abs(dy)) { reset(); return; }  // a scroll: not ours
+      gesture.sideways = true;
+      item.classList.add('swiping');
+      try { item.setPointerCapture(event.pointerId); } catch { /* the pointer is gone already */ }
+    }
+    gesture.dx = Math.min(0, dx);
+    content.style.transform = `translateX(${gesture.dx}px)`;
+    item.classList.toggle('swipe-armed', -gesture.dx >= threshold());
+  });
+  item.addEventListener('pointerup', (event) => {
+    if (!gesture || event.pointerId !== gesture.pointerId) return;
+    const pulled = gesture.sideways ? -Math.min(0, event.clientX - gesture.startX) : 0;
+    const swiped = gesture.sideways;
+    const deletes = pulled >= threshold();
+    reset();
+    if (swiped) suppressNextClick(item);
+    if (deletes) onSwipe();
+  });
+  item.addEventListener('pointercancel', (event) => {
+    if (gesture && event.pointerId === gesture.pointerId) reset();
+  });
+}
+
+/** A swipe ends over the row's link or button: the click the browser may make of it must not open or delete. */
+function suppressNextClick(element) {
+  const swallow = (event) => { event.stopPropagation(); event.preventDefault(); };
+  element.addEventListener('click', swallow, { capture: true, once: true });
+  setTimeout(() => element.removeEventListener('click', swallow, { capture: true }), 400);
 }
 
 /** A line chart of `ys` against `xs` (metres), as SVG with a text alternative. */
