@@ -171,6 +171,14 @@ extension TestClientProtocol {
 
             let found = try await client.get("/api/tracks?q=morning").jsonObject()
             #expect((found["tracks"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [newest, oldest])
+            // Two words as a browser's URLSearchParams writes them (+ for the space) and percent-encoded.
+            for query in ["morning+lake", "morning%20lake", "Morning+Lake"] {
+                let both = try await client.get("/api/tracks?q=\(query)").jsonObject()
+                #expect((both["tracks"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [newest], "\(query)")
+            }
+            // %2B is a plus, not a space: no track is named with one.
+            let plus = try await client.get("/api/tracks?q=morning%2Blake").jsonObject()
+            #expect((plus["tracks"] as? [[String: Any]])?.isEmpty == true)
 
             #expect(try await client.get("/api/tracks?limit=0").status == .badRequest)
             #expect(try await client.get("/api/tracks?limit=many").status == .badRequest)

@@ -24,9 +24,6 @@ function lastStopped() {
 
 function explain(error) {
   if (error instanceof NetworkError) return 'Offline: the list of tracks needs the server.';
-  if (error instanceof ApiError && error.code === 'store_unavailable') {
-    return 'Saved tracks appear here once this server has its track store.';
-  }
   return `Could not load the tracks: ${error.message}`;
 }
 
@@ -76,7 +73,7 @@ export class TracksView {
         imported += 1;
       } catch (error) {
         progress.remove();
-        status.textContent = error.code === 'store_unavailable' ? 'not imported: this server has no track store yet' : `not imported: ${error.message}`;
+        status.textContent = `not imported: ${error.message}`;
         status.classList.add('failed');
       }
     }
@@ -181,9 +178,7 @@ export class TracksView {
       pending.item.remove();
     } catch (error) {
       pending.item.hidden = false;
-      $('tracks-message').textContent = error instanceof ApiError && error.code === 'store_unavailable'
-        ? 'Deleting needs the track store, which this server does not have yet.'
-        : `Could not delete: ${error.message}`;
+      $('tracks-message').textContent = `Could not delete: ${error.message}`;
     }
   }
 
@@ -195,9 +190,7 @@ export class TracksView {
       $('track-heading').textContent = track.name;
       $('track-message').textContent = 'Saved.';
     } catch (error) {
-      $('track-message').textContent = error instanceof ApiError && error.code === 'store_unavailable'
-        ? 'Renaming needs the track store, which this server does not have yet.'
-        : `Could not save: ${error.message}`;
+      $('track-message').textContent = `Could not save: ${error.message}`;
     }
   }
 
@@ -216,9 +209,6 @@ export class TracksView {
       const recent = lastStopped();
       if (recent && recent.trackId === id) {
         track = { id, name: recent.name, stats: recent.stats, segments: recent.path.map((path) => path.points), profile: recent.profile };
-        if (error instanceof ApiError && error.code === 'store_unavailable') {
-          message.textContent = 'This ride was saved on the server; renaming and export come with the track store.';
-        }
       } else {
         message.textContent = explain(error);
       }

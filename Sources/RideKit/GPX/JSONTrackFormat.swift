@@ -204,7 +204,8 @@ public enum JSONTrackFormat {
             segments.append(GPXSegment(coords: coords))
         }
 
-        let name = document.tracks.first?.name ?? document.metadata.name ?? document.routes.first?.name ?? ""
+        let name = TrackFileFormat.trackName(
+            firstTrack: document.tracks.first?.name, metadata: document.metadata.name, firstRoute: document.routes.first?.name) ?? ""
         let link = document.tracks.first?.links.first?.href ?? document.metadata.links.first?.href ?? ""
         let keptTimeText = document.metadata.extensions.first {
             $0.namespace == GPXWriter.bikerideNamespace && $0.localName == timeTextElement

@@ -37,7 +37,7 @@ struct TracksController<Context: RequestContext>: Sendable {
             }
             limit = value
         }
-        let search = parameters["q"].map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+        let search = request.uri.formQueryValue("q").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
         let cursor = parameters["cursor"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
         let page: TrackPage
         do {
