@@ -16,7 +16,7 @@ source scripts/lib/install.sh
 #   libexpat1-dev  libexpat, the reference the GPX tokenizer is checked against (CExpat target)
 #   libxml2-utils  xmllint, to validate written GPX against the official schema
 #   pkg-config     how SwiftPM finds expat
-#   libsqlite3-dev the system SQLite, which reads MBTiles map tiles (CSQLite target)
+#   libsqlite3-dev the system SQLite, which GRDB links (the store, MBTiles map tiles)
 #   zlib1g-dev     zlib, which reads gzip-compressed GPX (.gpx.gz; CZlib target)
 #   chromium       the browser the web app's tests drive (Playwright cannot download its own here)
 #   libjs-leaflet  Leaflet, which the server serves to the web app from where Debian puts it
