@@ -110,9 +110,13 @@ import Testing
     }
 
     /// The parts a file is cut into, found from its bytes as `SpeculativeReading` describes them: part k starts
-    /// before the first `<trkpt` at or after k × `partBytes` past the first `<trkseg>`; the last part has no end
-    /// and is read in sequence. `atSegmentStart`: parts whose first point opens a segment, which the sequential
+    /// before the first `<trkpt` at or after k × `partBytes` past the first `<trkseg>`; the last part has no end,
+    /// so no worker can read it. `atSegmentStart`: parts whose first point opens a segment, which the sequential
     /// reader does not take (it hands over only between two points of a segment).
+    ///
+    /// The last part is counted as read in sequence only if the sequential reader comes to its start before a
+    /// worker has found that it has no end (then the reader reads it without looking): that one count depends
+    /// on the threads, so the tests pin down the parts taken, and the others to within that one.
     static func parts(of bytes: [UInt8], partBytes: Int) -> (count: Int, atSegmentStart: Int) {
         let text = String(decoding: bytes, as: UTF8.self)
         let start = text.utf8.distance(from: text.utf8.startIndex, to: text.range(of: "<trkseg>")!.upperBound)
@@ -137,7 +141,7 @@ import Testing
         let parts = Self.parts(of: bytes, partBytes: 8_192)
         #expect(parts.count >= 10)
         #expect(reading.taken == parts.count - 1)
-        #expect(reading.sequential == 1)
+        #expect(reading.sequential <= 1)
     }
 
     @Test(arguments: [1, 2, 4])
@@ -146,15 +150,17 @@ import Testing
         let reading = try Self.expectSameBothWays(bytes, partBytes: 5_000, workers: workers, waitingForWorkers: true)
         #expect(try reading.outcome.get().segments == 2_000 / 97 + 1)
         let parts = Self.parts(of: bytes, partBytes: 5_000)
+        #expect(parts.atSegmentStart >= 1)
         #expect(reading.taken == parts.count - 1 - parts.atSegmentStart)
-        #expect(reading.sequential == 1 + parts.atSegmentStart)
+        #expect((parts.atSegmentStart...(parts.atSegmentStart + 1)).contains(reading.sequential))
     }
 
     @Test func withoutWaitingEveryPartIsTakenOrReadInSequence() throws {
         // Which parts the workers get to first depends on the threads; that each part is counted once does not.
         let bytes = Self.ride(Variations())
         let reading = try Self.expectSameBothWays(bytes, partBytes: 8_192)
-        #expect(reading.taken + reading.sequential == Self.parts(of: bytes, partBytes: 8_192).count)
+        let parts = Self.parts(of: bytes, partBytes: 8_192).count
+        #expect(((parts - 1)...parts).contains(reading.taken + reading.sequential))
     }
 
     @Test(arguments: [

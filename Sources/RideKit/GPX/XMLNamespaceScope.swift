@@ -60,7 +60,10 @@ struct XMLNamespaceScope {
     /// Binds a new prefix to `uri`, which has none in scope, in the current scope and returns it: the file's own
     /// prefix when it is usable and free, else `ns1`, `ns2`, … (the first free one).
     mutating func bind(_ uri: String, hint: String?) -> String {
-        let prefix = Self.freePrefix(hint: hint, firstFreeNumber: &firstFreeNumber) { isBound(prefix: $0) }
+        var number = firstFreeNumber
+        let taken = boundPrefixes
+        let prefix = Self.freePrefix(hint: hint, firstFreeNumber: &number) { taken.contains($0) }
+        firstFreeNumber = number
         bindings.append((prefix, uri))
         prefixForURI[uri] = prefix
         boundPrefixes.insert(prefix)

@@ -11,6 +11,7 @@ extension XMLScanner {
         guard close < end, base[position] == UInt8(ascii: "<"), base[position + 1] == UInt8(ascii: "/"),
             base[close] == UInt8(ascii: ">"), sameBytes(names.pointer + open.nameStart, base + nameStart, open.nameLength)
         else { return false }
+        workSteps += close + 1 - position
         position = close + 1
         closeElement()
         return true
@@ -73,6 +74,7 @@ extension XMLScanner {
         textIsCDATA = false
         currentTokenStart = nameStart - 1
         simpleElementEnd = closeEnd + 1
+        workSteps += simpleElementEnd - p
         return true
     }
 
