@@ -8,11 +8,16 @@
 #   FUZZ_FORK=N           run N fuzzing processes in parallel (libFuzzer -fork=N); default 1
 #   FUZZ_NO_BUILD=1       reuse Benchmarks/fuzz/bin/fuzz_gpx as built last time
 #   FUZZ_GPX_NO_POINT_COUNT=1, FUZZ_GPX_FALSE_REJECTS=1   change the differential checks (fuzz_gpx.swift)
+#   FUZZ_TIMEOUT=S        an input read for longer is a finding (timeout-*); default 2: a linear reader takes
+#                         milliseconds for 64 KiB even with ASan, so a slow path shows long before that
+#   FUZZ_SLOW_PATHS=1     hunt for slow paths: inputs up to 1 MiB (-max_len) grown at once (-len_control=0), where
+#                         a quadratic construct costs seconds (20,000 attributes took 1.1 s before the fix)
 #   extra libFuzzer flags can follow the seconds: run.sh 600 -seed=1
 #
 # Builds Benchmarks/fuzz/bin/fuzz_gpx, seeds Benchmarks/fuzz/corpus/ from the fixtures (gunzipping .gz),
-# a generated ride and a few hostile inputs, then fuzzes with -max_len=65536 -timeout=5 -rss_limit_mb=2048.
-# Findings land in Benchmarks/fuzz/artifacts/ (crash-*, timeout-*, oom-*, leak-*); reproduce one with
+# a generated ride and a few hostile inputs, then fuzzes with -max_len=65536 -timeout=2 -rss_limit_mb=2048, and
+# -report_slow_units=1 (an input that takes a second is saved as slow-unit-*).
+# Findings land in Benchmarks/fuzz/artifacts/ (crash-*, timeout-*, slow-unit-*, oom-*, leak-*); reproduce one with
 #   Benchmarks/fuzz/bin/fuzz_gpx Benchmarks/fuzz/artifacts/crash-…
 # corpus/, artifacts/ and bin/ are git-ignored. Not part of CI.
 set -euo pipefail
@@ -49,7 +54,7 @@ if [ "${FUZZ_NO_BUILD:-0}" != 1 ] || [ ! -x "$bin/fuzz_gpx" ]; then
     # One module named RideKit: fuzz_gpx.swift sees the reader as if it were inside the library.
     # The Swift runtime's own backtracer is turned off when running (SWIFT_BACKTRACE below): it clashes
     # with ASan and hides libFuzzer's report of a crash.
-    swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 \
+    swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -package-name bikeride \
         -module-name RideKit -I "$root/Sources/CExpat" -lexpat -I "$root/Sources/CZlib" -lz \
         "$here/fuzz_gpx.swift" "${sources[@]}" \
         -module-cache-path "$bin/module-cache" \
@@ -101,11 +106,22 @@ if [ ! -e "$corpus/gzip__small.gpx.gz" ]; then
     head -c 40 "$corpus/gzip__small.gpx.gz" > "$corpus/gzip__cut.gpx.gz"
 fi
 seed hostile__empty.gpx ''
+# Many of what was quadratic (issue 8): attributes and declarations up to the caps and past them, a deep tree of
+# declarations with prefixes looked up below it, one long comment.
+many() { local out="" i; for ((i = 0; i < $2; i++)); do out+=" ${1//@/$i}"; done; printf '%s' "$out"; }
+seed hostile__attributes-256.gpx "$gpx_open<extensions><x$(many 'a@=""' 256)/></extensions></gpx>\n"
+seed hostile__attributes-300.gpx "$gpx_open<extensions><x$(many 'a@=""' 300)/></extensions></gpx>\n"
+seed hostile__declarations-64.gpx "$gpx_open<extensions><x$(many 'xmlns:p@="urn:@"' 64)><p0:y p63:a=\"\"/></x></extensions></gpx>\n"
+seed hostile__bindings-in-scope.gpx "$gpx_open<extensions>$(for ((i = 0; i < 200; i++)); do printf '<e xmlns:q%d="urn:q%d">' $i $i; done)$(for ((i = 0; i < 200; i++)); do printf '<q0:x/><q199:x/>'; done)$(for ((i = 0; i < 200; i++)); do printf '</e>'; done)</extensions></gpx>\n"
+seed hostile__long-comment.gpx "$gpx_open<!--$(head -c 60000 /dev/zero | tr '\0' c)--></gpx>\n"
 echo "corpus: $(find "$corpus" -type f | wc -l) inputs ($seeded fixtures) in $corpus"
 
 # --- fuzz --------------------------------------------------------------------------------------------
-flags=(-max_len=65536 -timeout=5 -rss_limit_mb=2048 -max_total_time="$seconds"
+flags=(-max_len=65536 -timeout="${FUZZ_TIMEOUT:-2}" -report_slow_units=1 -rss_limit_mb=2048 -max_total_time="$seconds"
        -artifact_prefix="$artifacts/" -dict="$here/gpx.dict" -print_final_stats=1)
+if [ "${FUZZ_SLOW_PATHS:-0}" = 1 ]; then
+    flags+=(-max_len=1048576 -len_control=0)
+fi
 if [ "${FUZZ_FORK:-1}" -gt 1 ]; then
     flags+=(-fork="$FUZZ_FORK" -ignore_crashes=0)
 fi

@@ -3,7 +3,7 @@ import Testing
 
 @testable import RideKit
 
-/// Inputs built to hurt: each must end in a clear GPXError, quickly, without a crash.
+/// Inputs built to hurt: each must end in a clear GPXError, without a crash.
 @Suite struct GPXHostileInputTests {
     static let gpxOpen = "<gpx version=\"1.1\" xmlns=\"http://www.topografix.com/GPX/1/1\">"
 
@@ -52,11 +52,10 @@ import Testing
         ("second root", Array("\(gpxOpen)</gpx><gpx/>".utf8)),
     ]
 
+    /// That it is quick is no wall-clock limit here: GPXReadingScalesLinearlyTests counts the work.
     @Test(arguments: cases.indices)
-    func hostileInputGivesAClearErrorQuickly(_ index: Int) {
+    func hostileInputGivesAClearError(_ index: Int) {
         let (name, bytes) = Self.cases[index]
-        let clock = ContinuousClock()
-        let start = clock.now
         do {
             _ = try GPXReader.read(bytes: bytes)
             Issue.record("\(name): expected an error")
@@ -64,7 +63,6 @@ import Testing
             #expect(!error.message.isEmpty, "\(name)")
             print("\(name): \(error)")
         }
-        #expect(clock.now - start < .seconds(1), "\(name) took too long")
     }
 
     @Test func processingInstructionWithoutDataIsFine() throws {

@@ -15,13 +15,13 @@ import Testing
         var sequential: Int
     }
 
-    static func read(_ url: URL, partBytes: Int?, workers: Int = 2) -> Reading {
+    static func read(_ url: URL, partBytes: Int?, workers: Int = 2, waitingForWorkers: Bool = false) -> Reading {
         var handler = GPXSummaryHandler(activity: .ride)
         var parts = (taken: 0, sequential: 0)
         do {
             let report = try GPXReader.parse(
                 contentsOf: url, into: &handler, options: GPXReadOptions(), partBytes: partBytes ?? 1 << 20,
-                minimumFileBytes: 0, workers: partBytes == nil ? 0 : workers, parts: &parts)
+                minimumFileBytes: 0, workers: partBytes == nil ? 0 : workers, waitingForWorkers: waitingForWorkers, parts: &parts)
             return Reading(outcome: .success(handler.summary(report: report)), taken: parts.taken, sequential: parts.sequential)
         } catch {
             return Reading(outcome: .failure(error), taken: parts.taken, sequential: parts.sequential)
@@ -31,13 +31,14 @@ import Testing
     /// Reads `text` both ways from a temporary file and expects the same outcome; returns the parallel reading.
     @discardableResult
     static func expectSameBothWays(
-        _ bytes: [UInt8], partBytes: Int, workers: Int = 2, sourceLocation: SourceLocation = #_sourceLocation
+        _ bytes: [UInt8], partBytes: Int, workers: Int = 2, waitingForWorkers: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> Reading {
         let url = FileManager.default.temporaryDirectory.appending(path: "speculative-\(UUID().uuidString).gpx")
         try Data(bytes).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
         let sequential = read(url, partBytes: nil)
-        let parallel = read(url, partBytes: partBytes, workers: workers)
+        let parallel = read(url, partBytes: partBytes, workers: workers, waitingForWorkers: waitingForWorkers)
         #expect(parallel.outcome == sequential.outcome, sourceLocation: sourceLocation)
         #expect(sequential.taken == 0, sourceLocation: sourceLocation)
         return parallel
@@ -108,23 +109,58 @@ import Testing
         return Array(text.utf8)
     }
 
+    /// The parts a file is cut into, found from its bytes as `SpeculativeReading` describes them: part k starts
+    /// before the first `<trkpt` at or after k × `partBytes` past the first `<trkseg>`; the last part has no end,
+    /// so no worker can read it. `atSegmentStart`: parts whose first point opens a segment, which the sequential
+    /// reader does not take (it hands over only between two points of a segment).
+    ///
+    /// The last part is counted as read in sequence only if the sequential reader comes to its start before a
+    /// worker has found that it has no end (then the reader reads it without looking): that one count depends
+    /// on the threads, so the tests pin down the parts taken, and the others to within that one.
+    static func parts(of bytes: [UInt8], partBytes: Int) -> (count: Int, atSegmentStart: Int) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let start = text.utf8.distance(from: text.utf8.startIndex, to: text.range(of: "<trkseg>")!.upperBound)
+        var count = 0
+        var atSegmentStart = 0
+        var offset = start + partBytes
+        while offset < bytes.count, let found = text.range(of: "<trkpt", range: text.utf8.index(text.utf8.startIndex, offsetBy: offset)..<text.endIndex) {
+            count += 1
+            if text[..<found.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("<trkseg>") { atSegmentStart += 1 }
+            offset += partBytes
+        }
+        return (count, atSegmentStart)
+    }
+
     @Test func aPlainRideReadInPartsGivesTheSameSummaryAndTheWorkersDoTheWork() throws {
         let bytes = Self.ride(Variations())
-        let reading = try Self.expectSameBothWays(bytes, partBytes: 8_192)
+        // The sequential reader waits for the workers, so every part but the last comes from them.
+        let reading = try Self.expectSameBothWays(bytes, partBytes: 8_192, waitingForWorkers: true)
         let summary = try reading.outcome.get()
         #expect(summary.points == 2_000)
         #expect(summary.segments == 1)
-        // In parts of 8 KiB: each part came from a worker or, when none had got to it yet (other tests share the
-        // cores), was read in sequence; workers did some.
-        #expect(reading.taken + reading.sequential >= bytes.count / 8_192 - 2)
-        #expect(reading.taken > 0)
+        let parts = Self.parts(of: bytes, partBytes: 8_192)
+        #expect(parts.count >= 10)
+        #expect(reading.taken == parts.count - 1)
+        #expect(reading.sequential <= 1)
     }
 
     @Test(arguments: [1, 2, 4])
     func anyNumberOfWorkersGivesTheSameSummary(workers: Int) throws {
-        let reading = try Self.expectSameBothWays(Self.ride(Variations(segmentBreakEvery: 97)), partBytes: 5_000, workers: workers)
+        let bytes = Self.ride(Variations(segmentBreakEvery: 97))
+        let reading = try Self.expectSameBothWays(bytes, partBytes: 5_000, workers: workers, waitingForWorkers: true)
         #expect(try reading.outcome.get().segments == 2_000 / 97 + 1)
-        #expect(reading.taken > 0)
+        let parts = Self.parts(of: bytes, partBytes: 5_000)
+        #expect(parts.atSegmentStart >= 1)
+        #expect(reading.taken == parts.count - 1 - parts.atSegmentStart)
+        #expect((parts.atSegmentStart...(parts.atSegmentStart + 1)).contains(reading.sequential))
+    }
+
+    @Test func withoutWaitingEveryPartIsTakenOrReadInSequence() throws {
+        // Which parts the workers get to first depends on the threads; that each part is counted once does not.
+        let bytes = Self.ride(Variations())
+        let reading = try Self.expectSameBothWays(bytes, partBytes: 8_192)
+        let parts = Self.parts(of: bytes, partBytes: 8_192).count
+        #expect(((parts - 1)...parts).contains(reading.taken + reading.sequential))
     }
 
     @Test(arguments: [

@@ -41,7 +41,29 @@ func tokenizerAccepts(_ bytes: [UInt8]) -> (Bool, String) {
         "<gpx>\u{1}</gpx>", "<gpx>\t\n\r</gpx>", "<gpx a='\t'/>", "<gpx>\u{7F}</gpx>", "<gpx>é</gpx>", "<gpxé/>", "<é/>",
         "<gpx>\u{FFFF}</gpx>", "<gpx>\u{10FFFF}</gpx>", "", " ", "\n\n", "<!DOCTYPE gpx><gpx/>", "<gpx><!DOCTYPE x></gpx>",
         "<gpx></gpx><!-- trailing -->\n", "<gpx/ >", "<gpx / >", "<gpx a = '1' />", "<gpx a='1' / >", "<gpx\n\ta='1'\n/>",
-    ]
+    ] + manyAttributes
+
+    /// More than eight attributes take the hashed duplicate check: the same rules as the pairwise one.
+    static let manyAttributes: [String] = {
+        let filler = (0..<9).map { " c\($0)=''" }.joined()
+        let bindings = (0..<10).map { " xmlns:b\($0)='urn:b\($0 % 3)'" }.joined()
+        return [
+            "<gpx\(filler)/>", "<gpx\(filler) c3=''/>", "<gpx c3=''\(filler)/>", "<gpx\(filler) C3=''/>",
+            "<gpx xmlns:a='urn:x' xmlns:b='urn:x'\(filler) a:c='1' b:c='2'/>",
+            "<gpx xmlns:a='urn:x' xmlns:b='urn:y'\(filler) a:c='1' b:c='2'/>",
+            "<gpx xmlns:a='urn:x'\(filler) a:c='1' c='2'/>", "<gpx xmlns:a='urn:x'\(filler) a:c0='1'/>",
+            "<gpx xmlns:a='urn:x'\(filler) a:c='1' a:c='2'/>", "<gpx xmlns='urn:a'\(filler) xmlns='urn:b'/>",
+            "<gpx xmlns:a='urn:a'\(filler) xmlns:a='urn:b'/>", "<gpx xmlns:a='urn:a'\(filler) xmlns:a='urn:a'/>",
+            "<gpx xmlns='urn:a'\(filler) xmlns:xmlns='urn:b'/>", "<gpx\(filler) xml:lang='en' xml:lang='de'/>",
+            "<gpx\(filler) b:c='1'/>",
+            "<gpx xmlns:a='urn:a'><x xmlns:a='urn:b' xmlns:b='urn:a'\(filler) a:c='1' b:c='2'/></gpx>",
+            "<gpx xmlns:a='urn:a'><x xmlns:b='urn:a'\(filler) a:c='1' b:c='2'/></gpx>",
+            // More than eight bindings in scope take the hashed prefix lookup.
+            "<gpx\(bindings)><x xmlns:q='urn:q'><q:y/></x></gpx>", "<gpx\(bindings)><x xmlns:q='urn:q'/><q:y/></gpx>",
+            "<gpx\(bindings)><b3:x xmlns:b3='urn:c'><b3:y/></b3:x><b3:z/></gpx>", "<gpx\(bindings)><b9:x/><b1:y b2:c='' b3:c=''/></gpx>",
+            "<gpx\(bindings)><x xmlns:b1='urn:x'\(filler) b1:c='' b2:c=''/></gpx>",
+        ]
+    }()
 
     @Test(arguments: crafted)
     func sameVerdictAsExpatOnCraftedDocuments(_ document: String) {

@@ -31,6 +31,10 @@ public struct GPXError: Error, Sendable, Hashable, CustomStringConvertible {
         case tooDeep(limit: Int)
         /// A single tag or text run longer than the reader buffers.
         case tokenTooLong(limitBytes: Int)
+        /// An element with more attributes than the reader allows (GPX needs a handful).
+        case tooManyAttributes(limit: Int)
+        /// An element that declares more namespaces than the reader allows (GPX files declare a few, on the root).
+        case tooManyNamespaceDeclarations(limit: Int)
         /// The file could not be read.
         case io(String)
         /// The gzip compression around the file is damaged, cut off, or holds too much.
@@ -71,6 +75,10 @@ public struct GPXError: Error, Sendable, Hashable, CustomStringConvertible {
             return "unsupported GPX version '\(version)': expected 1.0 or 1.1 (lenient mode reads it as 1.1)"
         case .tooDeep(let limit): return "elements are nested deeper than \(limit) levels"
         case .tokenTooLong(let limit): return "a single tag or text is longer than \(limit / 1_048_576) MiB"
+        case .tooManyAttributes(let limit):
+            return "an element has more than \(limit) attributes, which no GPX file needs"
+        case .tooManyNamespaceDeclarations(let limit):
+            return "an element declares more than \(limit) namespaces, which no GPX file needs"
         case .io(let text): return text
         case .compressed(let text): return text
         }

@@ -69,7 +69,7 @@ public enum GPXReader {
     static func parse<Handler: GPXContentHandler>(
         contentsOf url: URL, into handler: inout Handler, options: GPXReadOptions, partBytes: Int,
         minimumFileBytes: Int = SpeculativeReading.minimumFileBytes, workers: Int = SpeculativeReading.defaultWorkers,
-        parts: inout (taken: Int, sequential: Int)
+        waitingForWorkers: Bool = false, parts: inout (taken: Int, sequential: Int)
     ) throws(GPXError) -> GPXReadReport {
         let handle: FileHandle
         do {
@@ -83,7 +83,8 @@ public enum GPXReader {
             status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) >= minimumFileBytes
         {
             speculation = SpeculationSetup(
-                descriptor: handle.fileDescriptor, fileSize: Int(status.st_size), partBytes: partBytes, workers: workers)
+                descriptor: handle.fileDescriptor, fileSize: Int(status.st_size), partBytes: partBytes, workers: workers,
+                waitsForWorkers: waitingForWorkers)
         }
         if let speculation {
             // Read in parts: this reader reads only what the workers did not, and skips the rest unread.

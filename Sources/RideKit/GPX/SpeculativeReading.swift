@@ -55,6 +55,9 @@ struct SpeculationSetup {
     var fileSize: Int
     var partBytes: Int
     var workers: Int
+    /// For tests: the sequential reader waits for a worker to read each part instead of reading the part itself
+    /// when no worker has got to it yet, so that which parts are taken does not depend on the threads' timing.
+    var waitsForWorkers = false
 }
 
 /// Reads the track points of a large file on several threads at once, without giving up anything of the
@@ -93,6 +96,7 @@ final class SpeculativeReading: @unchecked Sendable {
     private let partBytes: Int
     /// Parts read ahead of the sequential reader at most: bounds memory whatever the file's size.
     private let partsAhead: Int
+    private let waitsForWorkers: Bool
 
     private enum State {
         case reading
@@ -129,6 +133,7 @@ final class SpeculativeReading: @unchecked Sendable {
         self.start = start
         partBytes = setup.partBytes
         partsAhead = max(4, setup.workers * 2)
+        waitsForWorkers = setup.waitsForWorkers
         nextBoundary = boundary(of: 1) ?? .max
         running = setup.workers
         for index in 0..<setup.workers {
@@ -157,7 +162,15 @@ final class SpeculativeReading: @unchecked Sendable {
         condition.lock()
         var result: SpeculatedPart?
         if taking {
-            while case .reading = states[current] { condition.wait() }
+            while true {
+                if case .reading = states[current] {
+                    condition.wait()
+                } else if waitsForWorkers, states[current] == nil, nextToClaim <= current, current < lastPart, running > 0, !stopped {
+                    condition.wait()
+                } else {
+                    break
+                }
+            }
             if case .done(let part) = states[current] { result = part }
         }
         if result == nil { partsReadSequentially += 1 } else { partsTaken += 1 }
