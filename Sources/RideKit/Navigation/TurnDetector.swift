@@ -1,0 +1,213 @@
+import Foundation
+
+/// Finds the turns of a route from its geometry alone (no road network): the cue sheet.
+///
+/// A turn is a change of heading that *holds*. Headings are measured over distances along the route, never
+/// over point counts, so a planner's export with a point only at each corner, a routing engine's line with a
+/// point every 10–20 m and a 1 Hz recording with GPS noise and cut corners give the same cues:
+///
+/// 1. The line is resampled every 2.5 m of arc length.
+/// 2. At every sample, the *detection angle* is the change from the heading of the 20 m behind it to the
+///    heading of the 20 m ahead of it. A sharp corner makes a peak of its full angle; a road that bends
+///    gently makes a low plateau (a bend of κ degrees per metre gives 20·κ: 90° over 200 m gives 9°), so it
+///    never becomes a cue. Runs of one sign above 20° are candidates; a run is split where it dips under half
+///    its peaks for 20 m or more, so two corners 40 m apart (a jog, or two rights around a small block) stay
+///    two turns.
+/// 3. Each candidate's corner is placed where the line is farthest from the ends of its ±20 m window (the
+///    point that maximises the sum of the distances to both ends: the vertex of a sharp corner, the middle
+///    of a rounded one, the far end of a U-turn), snapped to an original vertex within one sample.
+/// 4. The angle is measured there between the heading from 30 m to 8 m before the corner and the heading
+///    from 8 m to 30 m after it (shortened to stay clear of a neighbouring corner). Skipping the 8 m next to
+///    the corner takes a rider's rounded corner out of the measure; the 22 m after it is the "holds" test:
+///    the new heading must last that long to count. Changes under 30° are not cues.
+///
+/// Everything is along the line, so a route that crosses itself or rides the same street twice is no
+/// different; bearings and distances are spherical/ellipsoidal and antimeridian-safe.
+///
+/// Compared with OsmAnd's `addMissingTurnsToRoute` (heading from a point 70 m back to the heading of the
+/// *next single segment*, which a dense noisy line breaks into many false turns) and BRouter or
+/// RideWithGPS (angles from the road network's junctions, not available for a bare GPX track), this needs
+/// nothing but the line and does not depend on its density.
+///
+///     let cues = TurnDetector.cues(along: route)   // [Cue]: coordinate, distanceMeters, direction, severity, angle
+///
+/// Complexity: O(n + L/2.5 m) time and memory for n points and length L (the sample spacing grows for
+/// routes over 2,500 km so that no route takes more than a million samples).
+public enum TurnDetector {
+    /// Distances and angles the detector works with; the defaults are the ones measured in docs/navigation.md.
+    public struct Configuration: Sendable, Hashable, Codable {
+        /// Resampling step, metres.
+        public var sampleSpacingMeters: Double = 2.5
+        /// Length of the heading behind and ahead of a sample for finding candidates, metres.
+        public var detectionArmMeters: Double = 20
+        /// Smallest detection angle that makes a candidate, degrees.
+        public var candidateDegrees: Double = 20
+        /// Distance next to the corner left out when measuring its angle, metres.
+        public var measureNearMeters: Double = 8
+        /// Distance from the corner to the far end of the headings that measure its angle, metres.
+        public var measureFarMeters: Double = 30
+        /// Smallest change of heading that is a cue, degrees.
+        public var minimumDegrees: Double = TurnSeverity.minimumDegrees
+
+        public init() {}
+    }
+
+    /// Most samples taken along one route; the spacing grows beyond it (memory stays bounded for any input).
+    static let maximumSamples = 1_000_000
+
+    /// The cues along `coordinates` in route order. Fewer than two distinct valid points give none.
+    public static func cues(along coordinates: [Coordinate], configuration: Configuration = Configuration()) -> [Cue] {
+        cues(along: RoutePolyline(coordinates), configuration: configuration)
+    }
+
+    static func cues(along line: RoutePolyline, configuration: Configuration) -> [Cue] {
+        let length = line.lengthMeters
+        guard line.segmentCount > 0, length > 2 * configuration.measureNearMeters else { return [] }
+        let spacing = max(configuration.sampleSpacingMeters, length / Double(maximumSamples), 0.1)
+        let samples = resample(line, spacingMeters: spacing)
+        let arm = max(1, Int((configuration.detectionArmMeters / spacing).rounded()))
+        guard samples.count > 2 * arm else { return [] }
+
+        let detection = detectionAngles(samples, arm: arm)
+        let peaks = candidatePeaks(detection, thresholdDegrees: configuration.candidateDegrees,
+                                   separation: arm, spacingMeters: spacing)
+        let corners = refine(peaks, samples: samples, arm: arm, spacing: spacing, line: line)
+
+        var cues: [Cue] = []
+        for (index, corner) in corners.enumerated() {
+            let previous = index > 0 ? corners[index - 1] : nil
+            let next = index + 1 < corners.count ? corners[index + 1] : nil
+            guard let cue = measure(at: corner, previous: previous, next: next, line: line, configuration: configuration)
+            else { continue }
+            // Two corners that refine to nearly one place are one turn: keep the larger.
+            if let last = cues.last, cue.distanceMeters - last.distanceMeters < configuration.measureNearMeters {
+                if abs(cue.angleDegrees) > abs(last.angleDegrees) { cues[cues.count - 1] = cue }
+                continue
+            }
+            cues.append(cue)
+        }
+        return cues
+    }
+
+    /// Points every `spacingMeters` along the line from its start (the last one at or before its end).
+    static func resample(_ line: RoutePolyline, spacingMeters: Double) -> [Coordinate] {
+        let count = Int(line.lengthMeters / spacingMeters) + 1
+        var samples: [Coordinate] = []
+        samples.reserveCapacity(count)
+        var segment = 0
+        for k in 0..<count {
+            let distance = Double(k) * spacingMeters
+            while segment < line.segmentCount - 1 && line.cumulativeMeters[segment + 1] <= distance { segment += 1 }
+            samples.append(line.coordinate(atDistance: distance, inSegment: segment))
+        }
+        return samples
+    }
+
+    /// For every sample, the signed change from the heading of the `arm` samples behind to that of the `arm`
+    /// samples ahead; 0 where either side runs off the line.
+    static func detectionAngles(_ samples: [Coordinate], arm: Int) -> [Double] {
+        var angles = [Double](repeating: 0, count: samples.count)
+        guard samples.count > 2 * arm else { return angles }
+        for k in arm..<(samples.count - arm) {
+            let before = samples[k - arm].initialBearingDegrees(to: samples[k])
+            let after = samples[k].initialBearingDegrees(to: samples[k + arm])
+            angles[k] = signedTurnDegrees(from: before, to: after)
+        }
+        return angles
+    }
+
+    /// Sample indexes of the candidate peaks: in each run of one sign at or above the threshold, its local
+    /// maxima, kept apart only when `separation` samples or more apart with a dip under half the smaller
+    /// peak between them.
+    static func candidatePeaks(_ angles: [Double], thresholdDegrees: Double, separation: Int, spacingMeters: Double) -> [Int] {
+        var peaks: [Int] = []
+        var k = 0
+        while k < angles.count {
+            guard abs(angles[k]) >= thresholdDegrees else { k += 1; continue }
+            let sign = angles[k] > 0
+            var end = k
+            while end + 1 < angles.count && abs(angles[end + 1]) >= thresholdDegrees && (angles[end + 1] > 0) == sign { end += 1 }
+            var kept: [Int] = []
+            for j in k...end {
+                let value = abs(angles[j])
+                let left = j > k ? abs(angles[j - 1]) : -1, right = j < end ? abs(angles[j + 1]) : -1
+                guard value >= left && value > right || (j == end && value >= left) else { continue }
+                guard let last = kept.last else { kept.append(j); continue }
+                let lastValue = abs(angles[last])
+                let dip = angles[last...j].lazy.map { abs($0) }.min() ?? 0
+                if j - last >= separation && dip < 0.5 * min(lastValue, value) {
+                    kept.append(j)
+                } else if value > lastValue {
+                    kept[kept.count - 1] = j
+                }
+            }
+            peaks.append(contentsOf: kept)
+            k = end + 1
+        }
+        return peaks
+    }
+
+    /// A corner found: its distance along the line and its point.
+    struct Corner {
+        var distanceMeters: Double
+        var coordinate: Coordinate
+    }
+
+    /// Places each peak's corner at the sample of its window farthest from the window's ends (see step 3).
+    static func refine(_ peaks: [Int], samples: [Coordinate], arm: Int, spacing: Double, line: RoutePolyline) -> [Corner] {
+        var corners: [Corner] = []
+        corners.reserveCapacity(peaks.count)
+        for (index, peak) in peaks.enumerated() {
+            var low = max(0, peak - arm), high = min(samples.count - 1, peak + arm)
+            if index > 0 { low = max(low, (peaks[index - 1] + peak + 1) / 2) }
+            if index + 1 < peaks.count { high = min(high, (peak + peaks[index + 1]) / 2) }
+            let a = samples[low], b = samples[high]
+            var best = peak, bestSum = -Double.infinity
+            for j in low...high {
+                let sum = samples[j].distanceMeters(to: a) + samples[j].distanceMeters(to: b)
+                if sum > bestSum { bestSum = sum; best = j }
+            }
+            var distance = Double(best) * spacing
+            var coordinate = samples[best]
+            // A vertex of the original line within one sample is the corner the author drew: keep it exactly.
+            let segment = line.segmentIndex(atDistance: distance)
+            for vertex in [segment, segment + 1] where vertex < line.vertices.count {
+                if abs(line.cumulativeMeters[vertex] - distance) <= spacing {
+                    distance = line.cumulativeMeters[vertex]
+                    coordinate = line.vertices[vertex]
+                    break
+                }
+            }
+            corners.append(Corner(distanceMeters: distance, coordinate: coordinate))
+        }
+        return corners
+    }
+
+    /// The cue at a corner, measured between the headings before and after it (step 4), or nil under the minimum.
+    static func measure(at corner: Corner, previous: Corner?, next: Corner?, line: RoutePolyline,
+                        configuration: Configuration) -> Cue? {
+        let near = configuration.measureNearMeters, far = configuration.measureFarMeters
+        let s = corner.distanceMeters
+        let gapBefore = previous.map { s - $0.distanceMeters } ?? .infinity
+        let gapAfter = next.map { $0.distanceMeters - s } ?? .infinity
+        // Stop short of a neighbouring corner (its own rounded part included), never beyond the line's ends.
+        let farBefore = min(far, s, max(gapBefore - near, gapBefore / 2))
+        let farAfter = min(far, line.lengthMeters - s, max(gapAfter - near, gapAfter / 2))
+        guard farBefore >= 2, farAfter >= 2 else { return nil }
+        let nearBefore = min(near, farBefore / 3), nearAfter = min(near, farAfter / 3)
+        let beforeStart = line.coordinate(atDistance: s - farBefore), beforeEnd = line.coordinate(atDistance: s - nearBefore)
+        let afterStart = line.coordinate(atDistance: s + nearAfter), afterEnd = line.coordinate(atDistance: s + farAfter)
+        let angle = signedTurnDegrees(from: beforeStart.initialBearingDegrees(to: beforeEnd),
+                                      to: afterStart.initialBearingDegrees(to: afterEnd))
+        guard abs(angle) >= configuration.minimumDegrees, let severity = TurnSeverity(angleDegrees: angle) else { return nil }
+        var direction: TurnDirection = angle > 0 ? .right : .left
+        if severity == .uturn {
+            // Near 180° the sign of the angle is noise; the side the line comes back on is not. A line that
+            // comes back on itself is a left U-turn, the way one is made in right-hand traffic.
+            let side = afterEnd.crossTrackDistanceMeters(fromPathStart: beforeStart, to: beforeEnd)
+            direction = abs(side) >= 1 ? (side > 0 ? .right : .left) : .left
+        }
+        let signed = direction == .right ? abs(angle) : -abs(angle)
+        return Cue(coordinate: corner.coordinate, distanceMeters: s, direction: direction, severity: severity, angleDegrees: signed)
+    }
+}
