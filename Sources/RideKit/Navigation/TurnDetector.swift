@@ -16,10 +16,11 @@ import Foundation
 /// 3. Each candidate's corner is placed where the line is farthest from the ends of its ±20 m window (the
 ///    point that maximises the sum of the distances to both ends: the vertex of a sharp corner, the middle
 ///    of a rounded one, the far end of a U-turn), snapped to an original vertex within one sample.
-/// 4. The angle is measured there between the heading from 30 m to 8 m before the corner and the heading
-///    from 8 m to 30 m after it (shortened to stay clear of a neighbouring corner). Skipping the 8 m next to
-///    the corner takes a rider's rounded corner out of the measure; the 22 m after it is the "holds" test:
-///    the new heading must last that long to count. Changes under 30° are not cues.
+/// 4. The angle is measured there between the heading of the line from 45 m to 8 m before the corner and
+///    that from 8 m to 45 m after it (each the direction of the straight line fitted to its points, and
+///    shortened to stay clear of a neighbouring corner). Skipping the 8 m next to the corner takes a rider's
+///    rounded corner out of the measure; the 37 m after it is the "holds" test: the new heading must last
+///    that long to count in full. Changes under 30° are not cues.
 ///
 /// Everything is along the line, so a route that crosses itself or rides the same street twice is no
 /// different; bearings and distances are spherical/ellipsoidal and antimeridian-safe.
@@ -45,7 +46,7 @@ public enum TurnDetector {
         /// Distance next to the corner left out when measuring its angle, metres.
         public var measureNearMeters: Double = 8
         /// Distance from the corner to the far end of the headings that measure its angle, metres.
-        public var measureFarMeters: Double = 30
+        public var measureFarMeters: Double = 45
         /// Smallest change of heading that is a cue, degrees.
         public var minimumDegrees: Double = TurnSeverity.minimumDegrees
 
@@ -195,19 +196,52 @@ public enum TurnDetector {
         let farAfter = min(far, line.lengthMeters - s, max(gapAfter - near, gapAfter / 2))
         guard farBefore >= 2, farAfter >= 2 else { return nil }
         let nearBefore = min(near, farBefore / 3), nearAfter = min(near, farAfter / 3)
-        let beforeStart = line.coordinate(atDistance: s - farBefore), beforeEnd = line.coordinate(atDistance: s - nearBefore)
-        let afterStart = line.coordinate(atDistance: s + nearAfter), afterEnd = line.coordinate(atDistance: s + farAfter)
-        let angle = signedTurnDegrees(from: beforeStart.initialBearingDegrees(to: beforeEnd),
-                                      to: afterStart.initialBearingDegrees(to: afterEnd))
+        let origin = corner.coordinate
+        let before = armBearingDegrees(line, from: s - farBefore, to: s - nearBefore, origin: origin)
+        let after = armBearingDegrees(line, from: s + nearAfter, to: s + farAfter, origin: origin)
+        let angle = signedTurnDegrees(from: before, to: after)
         guard abs(angle) >= configuration.minimumDegrees, let severity = TurnSeverity(angleDegrees: angle) else { return nil }
         var direction: TurnDirection = angle > 0 ? .right : .left
         if severity == .uturn {
             // Near 180° the sign of the angle is noise; the side the line comes back on is not. A line that
             // comes back on itself is a left U-turn, the way one is made in right-hand traffic.
-            let side = afterEnd.crossTrackDistanceMeters(fromPathStart: beforeStart, to: beforeEnd)
+            let beforeStart = line.coordinate(atDistance: s - farBefore), beforeEnd = line.coordinate(atDistance: s - nearBefore)
+            let side = line.coordinate(atDistance: s + farAfter).crossTrackDistanceMeters(fromPathStart: beforeStart, to: beforeEnd)
             direction = abs(side) >= 1 ? (side > 0 ? .right : .left) : .left
         }
         let signed = direction == .right ? abs(angle) : -abs(angle)
         return Cue(coordinate: corner.coordinate, distanceMeters: s, direction: direction, severity: severity, angleDegrees: signed)
+    }
+
+    /// The heading of the line between two distances along it, degrees: the direction of the straight line
+    /// that fits its points every 2.5 m best (least squares), pointing the way the route goes. A fit uses
+    /// every point of the arm, so one noisy fix at either end moves it much less than it moves a chord.
+    static func armBearingDegrees(_ line: RoutePolyline, from start: Double, to end: Double, origin: Coordinate) -> Double {
+        let scale = LocalScale(latitudeDegrees: origin.latitude)
+        let count = max(2, Int(((end - start) / 2.5).rounded()) + 1)
+        var east: [Double] = [], north: [Double] = []
+        east.reserveCapacity(count)
+        north.reserveCapacity(count)
+        for k in 0..<count {
+            let point = line.coordinate(atDistance: start + (end - start) * Double(k) / Double(count - 1))
+            north.append(scale.metersPerRadianNorth * (point.latitude - origin.latitude) * .pi / 180)
+            east.append(scale.metersPerRadianEast * EllipsoidalDistance.longitudeDifferenceRadians(from: origin.longitude, to: point.longitude))
+        }
+        let meanEast = east.reduce(0, +) / Double(count), meanNorth = north.reduce(0, +) / Double(count)
+        var see = 0.0, snn = 0.0, sen = 0.0
+        for k in 0..<count {
+            let e = east[k] - meanEast, n = north[k] - meanNorth
+            see += e * e
+            snn += n * n
+            sen += e * n
+        }
+        // Principal axis of the points (angle from east, counter-clockwise), then oriented first → last.
+        let axis = 0.5 * atan2(2 * sen, see - snn)
+        var directionEast = cos(axis), directionNorth = sin(axis)
+        if directionEast * (east[count - 1] - east[0]) + directionNorth * (north[count - 1] - north[0]) < 0 {
+            directionEast = -directionEast
+            directionNorth = -directionNorth
+        }
+        return normalizedBearing(atan2(directionEast, directionNorth) * 180 / .pi)
     }
 }
