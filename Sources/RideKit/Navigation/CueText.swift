@@ -44,6 +44,8 @@ public enum CueDistance {
     ///     CueDistance.spoken(meters: 1190, units: .metric)    // "1.2 km"
     public static func spoken(meters: Double, units: UnitSystem) -> String? {
         guard meters.isFinite, meters >= 0 else { return nil }
+        // Farther than ten times round the earth is not a distance along a route; it would overflow below.
+        let meters = min(meters, 400_000_000)
         switch units {
         case .imperial:
             let feet = meters / footMeters
