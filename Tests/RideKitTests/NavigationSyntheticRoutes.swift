@@ -29,8 +29,14 @@ struct SyntheticRoute {
     /// The route rendered at each density.
     var lines: [Density: [Coordinate]]
 
+    /// GPS error of the `.recording` rendering: the wandering part and the per-fix jitter, metres.
+    struct Noise {
+        var wanderMeters = 3.0
+        var jitterMeters = 1.0
+    }
+
     /// A random route of `cornerCount` corners.
-    static func random(cornerCount: Int, using random: inout SeededGenerator) -> SyntheticRoute {
+    static func random(cornerCount: Int, noise: Noise = Noise(), using random: inout SeededGenerator) -> SyntheticRoute {
         var plan = PlanePath()
         var heading = random.unit() * 360
         for index in 0...cornerCount {
@@ -52,7 +58,7 @@ struct SyntheticRoute {
             plan.markCorner(angleDegrees: angle)
             heading += angle
         }
-        return render(plan, anchor: randomAnchor(using: &random), using: &random)
+        return render(plan, anchor: randomAnchor(using: &random), noise: noise, using: &random)
     }
 
     /// A corner angle away from the class boundaries, either sign.
@@ -74,7 +80,7 @@ struct SyntheticRoute {
     }
 
     /// Puts a plane path on the earth at every density.
-    static func render(_ plan: PlanePath, anchor: Coordinate, using random: inout SeededGenerator) -> SyntheticRoute {
+    static func render(_ plan: PlanePath, anchor: Coordinate, noise: Noise, using random: inout SeededGenerator) -> SyntheticRoute {
         func place(_ point: PlanePoint) -> Coordinate {
             let distance = (point.x * point.x + point.y * point.y).squareRoot()
             guard distance > 0 else { return anchor }
@@ -84,7 +90,7 @@ struct SyntheticRoute {
         var lines: [Density: [Coordinate]] = [:]
         lines[.cornersOnly] = plan.cornersOnlyIndexes().map { place(plan.points[$0]) }
         lines[.routingEngine] = plan.routingEngineIndexes(using: &random).map { place(plan.points[$0]) }
-        lines[.recording] = plan.recording(using: &random).map(place)
+        lines[.recording] = plan.recording(noise: noise, using: &random).map(place)
         return SyntheticRoute(corners: corners, lines: lines)
     }
 }
@@ -151,7 +157,7 @@ struct PlanePath {
     }
 
     /// A 1 Hz ride along the path: corners cut, noise added.
-    func recording(using random: inout SeededGenerator) -> [PlanePoint] {
+    func recording(noise: SyntheticRoute.Noise, using random: inout SeededGenerator) -> [PlanePoint] {
         // The ridden line: each corner replaced by a quadratic curve from `cut` metres before it to `cut` after.
         var ridden: [PlanePoint] = []
         var index = 0
@@ -179,7 +185,7 @@ struct PlanePath {
         }
         // Fixes every `speed` metres of the ridden line, with a wandering error and a little jitter.
         let speed = 4 + random.unit() * 4
-        let correlation = exp(-1.0 / 20), wander = 3.0, jitter = 1.0
+        let correlation = exp(-1.0 / 20), wander = noise.wanderMeters, jitter = noise.jitterMeters
         var error = PlanePoint(x: random.symmetric(wander), y: random.symmetric(wander))
         var fixes: [PlanePoint] = []
         var travelled = 0.0, nextFix = 0.0

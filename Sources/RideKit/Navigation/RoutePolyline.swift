@@ -12,14 +12,22 @@ struct RoutePolyline: Sendable, Hashable {
     let cumulativeMeters: [Double]
 
     init(_ coordinates: [Coordinate]) {
+        var kept: [Int] = []
+        self.init(coordinates, keptIndices: &kept)
+    }
+
+    /// The line, and in `keptIndices` the index in `coordinates` of each vertex kept.
+    init(_ coordinates: [Coordinate], keptIndices: inout [Int]) {
         var vertices: [Coordinate] = []
         var cumulative: [Double] = []
+        keptIndices = []
         vertices.reserveCapacity(coordinates.count)
         cumulative.reserveCapacity(coordinates.count)
-        for coordinate in coordinates where coordinate.isValid {
+        for (index, coordinate) in coordinates.enumerated() where coordinate.isValid {
             guard let last = vertices.last else {
                 vertices.append(coordinate)
                 cumulative.append(0)
+                keptIndices.append(index)
                 continue
             }
             let hop = last.distanceMeters(to: coordinate)
@@ -27,6 +35,7 @@ struct RoutePolyline: Sendable, Hashable {
             guard hop.isFinite, hop >= 0.01 else { continue }
             vertices.append(coordinate)
             cumulative.append(cumulative[cumulative.count - 1] + hop)
+            keptIndices.append(index)
         }
         self.vertices = vertices
         self.cumulativeMeters = cumulative

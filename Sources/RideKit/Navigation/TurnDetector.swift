@@ -47,6 +47,8 @@ public enum TurnDetector {
         public var measureNearMeters: Double = 8
         /// Distance from the corner to the far end of the headings that measure its angle, metres.
         public var measureFarMeters: Double = 45
+        /// A line noisier than this (metres, see `noiseMeters`) is smoothed before turns are looked for.
+        public var smoothingNoiseMeters: Double = 0.5
         /// Smallest change of heading that is a cue, degrees.
         public var minimumDegrees: Double = TurnSeverity.minimumDegrees
 
@@ -66,6 +68,36 @@ public enum TurnDetector {
         guard line.segmentCount > 0, length > 2 * configuration.measureNearMeters else { return [] }
         let spacing = max(configuration.sampleSpacingMeters, length / Double(maximumSamples), 0.1)
         let samples = resample(line, spacingMeters: spacing)
+        let noise = noiseMeters(samples, span: max(1, Int((10 / spacing).rounded())))
+        guard noise > configuration.smoothingNoiseMeters else {
+            return detect(along: line, samples: samples, spacing: spacing, configuration: configuration)
+        }
+        // A noisy line (a recording): average the noise away first, over a window that grows with it, and
+        // leave out as much next to each corner when measuring it, since the averaging rounds corners.
+        let halfWidthMeters = min(max(3 * noise, 8), 20)
+        let smoothed = smooth(samples, halfWidth: max(1, Int((halfWidthMeters / spacing).rounded())))
+        var kept: [Int] = []
+        let smoothLine = RoutePolyline(smoothed, keptIndices: &kept)
+        guard smoothLine.segmentCount > 0 else { return [] }
+        var measuring = configuration
+        measuring.measureNearMeters = max(configuration.measureNearMeters, halfWidthMeters)
+        let cues = detect(along: smoothLine, samples: resample(smoothLine, spacingMeters: spacing), spacing: spacing,
+                          configuration: measuring)
+        // Back to the route as given: smoothed sample k stands for the point k·spacing along it.
+        return cues.map { cue in
+            let segment = smoothLine.segmentIndex(atDistance: cue.distanceMeters)
+            let start = smoothLine.cumulativeMeters[segment], end = smoothLine.cumulativeMeters[segment + 1]
+            let fraction = end > start ? min(1, max(0, (cue.distanceMeters - start) / (end - start))) : 0
+            let along = (Double(kept[segment]) + fraction * Double(kept[segment + 1] - kept[segment])) * spacing
+            var cue = cue
+            cue.distanceMeters = min(along, length)
+            cue.coordinate = line.coordinate(atDistance: cue.distanceMeters)
+            return cue
+        }
+    }
+
+    /// Steps 2–4 on a line and its samples.
+    static func detect(along line: RoutePolyline, samples: [Coordinate], spacing: Double, configuration: Configuration) -> [Cue] {
         let arm = max(1, Int((configuration.detectionArmMeters / spacing).rounded()))
         guard samples.count > 2 * arm else { return [] }
 
@@ -88,6 +120,46 @@ public enum TurnDetector {
             cues.append(cue)
         }
         return cues
+    }
+
+    /// How noisy the line is, metres: the median distance of a sample from the midpoint of the samples
+    /// `span` before and after it. A drawn line (straight between its points) gives 0, whatever its corners,
+    /// since they are a small part of its samples; a bend of radius R gives about span²/(2R); a recording
+    /// gives the scale of its GPS jitter.
+    static func noiseMeters(_ samples: [Coordinate], span: Int) -> Double {
+        guard samples.count > 2 * span else { return 0 }
+        // Every sample up to 100,000 of them, evenly spread beyond: the median does not need more.
+        let stride = max(1, (samples.count - 2 * span) / 100_000)
+        var deviations: [Double] = []
+        deviations.reserveCapacity((samples.count - 2 * span) / stride + 1)
+        for k in Swift.stride(from: span, to: samples.count - span, by: stride) {
+            let middle = RoutePolyline.interpolate(samples[k - span], samples[k + span], fraction: 0.5)
+            deviations.append(samples[k].distanceMeters(to: middle))
+        }
+        deviations.sort()
+        return deviations[deviations.count / 2]
+    }
+
+    /// Each sample replaced by the mean of the samples within `halfWidth` of it (fewer at the ends), taken as
+    /// offsets from it so that the antimeridian does not matter.
+    static func smooth(_ samples: [Coordinate], halfWidth: Int) -> [Coordinate] {
+        var smoothed: [Coordinate] = []
+        smoothed.reserveCapacity(samples.count)
+        for k in samples.indices {
+            let low = max(0, k - halfWidth), high = min(samples.count - 1, k + halfWidth)
+            let center = samples[k]
+            var north = 0.0, east = 0.0
+            for j in low...high {
+                north += samples[j].latitude - center.latitude
+                east += EllipsoidalDistance.longitudeDifferenceRadians(from: center.longitude, to: samples[j].longitude)
+            }
+            let count = Double(high - low + 1)
+            smoothed.append(Coordinate(
+                latitude: center.latitude + north / count,
+                longitude: RoutePolyline.wrapLongitude(center.longitude + east / count * 180 / .pi)
+            ))
+        }
+        return smoothed
     }
 
     /// Points every `spacingMeters` along the line from its start (the last one at or before its end).
