@@ -30,7 +30,7 @@ struct SyntheticRoute {
     var lines: [Density: [Coordinate]]
 
     /// GPS error of the `.recording` rendering: the wandering part and the per-fix jitter, metres.
-    struct Noise {
+    struct Noise: Sendable {
         var wanderMeters = 3.0
         var jitterMeters = 1.0
     }

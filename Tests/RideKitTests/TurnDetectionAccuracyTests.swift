@@ -29,6 +29,21 @@ import Testing
         #expect(score.classAgreement >= 0.90, "\(score.summary)")
     }
 
+    /// Noisier GPS than a phone on a bike usually gives: 3 m of jitter per fix, or a wandering error of 5 m.
+    @Test(arguments: [SyntheticRoute.Noise(wanderMeters: 3, jitterMeters: 3), SyntheticRoute.Noise(wanderMeters: 5, jitterMeters: 1)])
+    func aNoisierRecordingStillScoresAtLeast90Percent(noise: SyntheticRoute.Noise) {
+        var random = SeededGenerator(seed: 2026)
+        var score = DetectionScore()
+        for _ in 0..<300 {
+            let route = SyntheticRoute.random(cornerCount: 10, noise: noise, using: &random)
+            score.add(truth: route.corners, cues: TurnDetector.cues(along: route.lines[.recording]!))
+        }
+        print("turn detection, recording with \(noise.wanderMeters) m wander and \(noise.jitterMeters) m jitter: \(score.summary)")
+        #expect(score.precision >= 0.90, "\(score.summary)")
+        #expect(score.recall >= 0.90, "\(score.summary)")
+        #expect(score.classAgreement >= 0.85, "\(score.summary)")
+    }
+
     @Test func theScoreCountsMissesFalseCuesAndWrongClasses() {
         // The scorer itself, on a case worked by hand: corners at 0 m and 500 m east of a point; one cue 10 m
         // from the first (right class), one 100 m from the second (too far: a miss and a false cue).
