@@ -190,8 +190,18 @@ public struct RouteFollower: Sendable {
         var nearest = Double.infinity
         var current: RoutePolyline.SegmentProjection?
         var lastBehind: RoutePolyline.SegmentProjection?
+        let unit = UnitVector(position)
         for index in 0..<line.segmentCount {
-            let projection = line.project(position, ontoSegment: index, scale: scale)
+            // Far from the position: it cannot be the nearest, nor part of a pass; it ends any pass under way.
+            if line.lowerBoundMeters(from: unit, toSegment: index) > max(radius, nearest) {
+                if let pass = current {
+                    if pass.alongMeters >= from { return (pass, pass.distanceMeters) }
+                    lastBehind = pass
+                    current = nil
+                }
+                continue
+            }
+            let projection = line.project(position, ontoSegment: index, scale: scale, unit: unit)
             nearest = min(nearest, projection.distanceMeters)
             if projection.distanceMeters <= radius {
                 if current == nil || projection.distanceMeters < current!.distanceMeters { current = projection }

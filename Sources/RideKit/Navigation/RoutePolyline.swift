@@ -5,11 +5,13 @@ import Foundation
 /// Invalid coordinates are left out and repeated points (hops under a centimetre) merged, so every segment
 /// has a length and a direction. Longitudes are compared through `EllipsoidalDistance.longitudeDifferenceRadians`,
 /// so a route that crosses the antimeridian is one short line, not two long ones.
-struct RoutePolyline: Sendable, Hashable {
+struct RoutePolyline: Sendable {
     /// The vertices kept, in order.
     let vertices: [Coordinate]
     /// Distance along the line from the first vertex to each vertex, metres (same count as `vertices`).
     let cumulativeMeters: [Double]
+    /// The vertices as points on the unit sphere, for projections onto long segments and quick bounds.
+    let unitVectors: [UnitVector]
 
     init(_ coordinates: [Coordinate]) {
         var kept: [Int] = []
@@ -39,6 +41,7 @@ struct RoutePolyline: Sendable, Hashable {
         }
         self.vertices = vertices
         self.cumulativeMeters = cumulative
+        self.unitVectors = vertices.map(UnitVector.init)
     }
 
     /// Length of the whole line, metres.
