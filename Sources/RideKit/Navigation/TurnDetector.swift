@@ -6,7 +6,10 @@ import Foundation
 /// over point counts, so a planner's export with a point only at each corner, a routing engine's line with a
 /// point every 10–20 m and a 1 Hz recording with GPS noise and cut corners give the same cues:
 ///
-/// 1. The line is resampled every 2.5 m of arc length.
+/// 1. The line is resampled every 2.5 m of arc length. A noisy line (a recording: its samples stray more
+///    than 0.5 m, at the median, from the midpoint of their neighbours 10 m away) is then averaged over a
+///    window of three times that (8–20 m), and the cues found on it are put back at the same distance along
+///    the line as given.
 /// 2. At every sample, the *detection angle* is the change from the heading of the 20 m behind it to the
 ///    heading of the 20 m ahead of it. A sharp corner makes a peak of its full angle; a road that bends
 ///    gently makes a low plateau (a bend of κ degrees per metre gives 20·κ: 90° over 200 m gives 9°), so it
@@ -18,8 +21,8 @@ import Foundation
 ///    of a rounded one, the far end of a U-turn), snapped to an original vertex within one sample.
 /// 4. The angle is measured there between the heading of the line from 45 m to 8 m before the corner and
 ///    that from 8 m to 45 m after it (each the direction of the straight line fitted to its points, and
-///    shortened to stay clear of a neighbouring corner). Skipping the 8 m next to the corner takes a rider's
-///    rounded corner out of the measure; the 37 m after it is the "holds" test: the new heading must last
+///    shortened to stay clear of a neighbouring corner). Skipping the 8 m (or the averaging window) next to
+///    the corner takes a rider's rounded corner out of the measure; the 37 m after it is the "holds" test: the new heading must last
 ///    that long to count in full. Changes under 30° are not cues.
 ///
 /// Everything is along the line, so a route that crosses itself or rides the same street twice is no
@@ -28,7 +31,8 @@ import Foundation
 /// Compared with OsmAnd's `addMissingTurnsToRoute` (heading from a point 70 m back to the heading of the
 /// *next single segment*, which a dense noisy line breaks into many false turns) and BRouter or
 /// RideWithGPS (angles from the road network's junctions, not available for a bare GPX track), this needs
-/// nothing but the line and does not depend on its density.
+/// nothing but the line and does not depend on its density. The figures against known corners are in
+/// docs/navigation.md.
 ///
 ///     let cues = TurnDetector.cues(along: route)   // [Cue]: coordinate, distanceMeters, direction, severity, angle
 ///
@@ -201,17 +205,24 @@ public enum TurnDetector {
             var end = k
             while end + 1 < angles.count && abs(angles[end + 1]) >= thresholdDegrees && (angles[end + 1] > 0) == sign { end += 1 }
             var kept: [Int] = []
+            var dip = Double.infinity  // the smallest value since the last peak kept: linear however long the run
             for j in k...end {
                 let value = abs(angles[j])
+                dip = min(dip, value)
                 let left = j > k ? abs(angles[j - 1]) : -1, right = j < end ? abs(angles[j + 1]) : -1
                 guard value >= left && value > right || (j == end && value >= left) else { continue }
-                guard let last = kept.last else { kept.append(j); continue }
+                guard let last = kept.last else {
+                    kept.append(j)
+                    dip = value
+                    continue
+                }
                 let lastValue = abs(angles[last])
-                let dip = angles[last...j].lazy.map { abs($0) }.min() ?? 0
                 if j - last >= separation && dip < 0.5 * min(lastValue, value) {
                     kept.append(j)
+                    dip = value
                 } else if value > lastValue {
                     kept[kept.count - 1] = j
+                    dip = value
                 }
             }
             peaks.append(contentsOf: kept)
