@@ -187,6 +187,32 @@ import Testing
             }
         }
         #expect(restored != nil)
+        // Replaying the same fixes into a new follower gives the same state.
+        var replayed = try RouteFollower(route: route.line)
+        for (second, step) in steps.enumerated() { replayed.update(with: Self.fix(step.coordinate, second: Double(second))) }
+        #expect(replayed.state == uninterrupted.state)
+    }
+
+    /// A recorded track used as the route (GPS noise, cut corners, bends, jogs, U-turns), ridden again with
+    /// other noise: the rider is never off it and the progress moves on steadily, never jumping.
+    @Test func aRecordedTrackCanBeFollowedByAnotherNoisyRide() throws {
+        var random = SeededGenerator(seed: 77)
+        for _ in 0..<20 {
+            let synthetic = SyntheticRoute.random(cornerCount: 8, using: &random)
+            var follower = try RouteFollower(route: synthetic.lines[.recording]!)
+            let planned = try #require(synthetic.lines[.routingEngine])
+            let ride = DrawnRoute(line: planned, corners: [], lengthMeters: 0).walk(stepMeters: 5)
+            var previous = 0.0
+            for (second, step) in ride.enumerated() {
+                let noisy = step.coordinate.destination(distanceMeters: random.unit() * 3, bearingDegrees: random.unit() * 360)
+                let navigation = follower.update(with: Self.fix(noisy, second: Double(second)))
+                #expect(!navigation.offRoute)
+                let moved = navigation.progressMeters - previous
+                #expect(moved > -10 && moved < 30, "moved \(moved) m at \(step.alongMeters) m")
+                previous = navigation.progressMeters
+            }
+            #expect(follower.navigation.remainingMeters < 40)
+        }
     }
 
     @Test func fixesThatSayNothingChangeNothing() throws {

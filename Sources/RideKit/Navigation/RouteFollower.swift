@@ -125,7 +125,7 @@ public struct RouteFollower: Sendable {
         let scale = LocalScale(latitudeDegrees: fix.coordinate.latitude)
         if state.hasJoined && !state.offRoute {
             let ahead = min(max(configuration.lookAheadMeters, elapsed * configuration.maximumSpeedMetersPerSecond), 50_000)
-            if let nearest = nearestInWindow(fix.coordinate, ahead: ahead, travelBearing: travelBearing, scale: scale),
+            if let nearest = nearestInWindow(fix.coordinate, ahead: ahead, elapsedSeconds: elapsed, travelBearing: travelBearing, scale: scale),
                nearest.distanceMeters <= threshold
             {
                 state.progressMeters = nearest.alongMeters
@@ -150,10 +150,11 @@ public struct RouteFollower: Sendable {
 
     /// The point of the window [progress − look-back, progress + `ahead`] nearest to `position`, with ties
     /// (a street ridden twice, a crossing) going to the point nearest along the route to the last progress
-    /// (each metre along the route away from it counts as 5 cm of distance) and heading the way the rider
+    /// (each metre along the route away from it counts as 5 cm of distance, up to 30 cm when the last fix was
+    /// a second ago or less) and heading the way the rider
     /// travels (a segment pointing against it counts 25 m farther: on a street ridden out and back, the
     /// way back is told from the way out by the direction alone).
-    func nearestInWindow(_ position: Coordinate, ahead: Double, travelBearing: Double?, scale: LocalScale)
+    func nearestInWindow(_ position: Coordinate, ahead: Double, elapsedSeconds: Double, travelBearing: Double?, scale: LocalScale)
         -> RoutePolyline.SegmentProjection?
     {
         let progress = state.progressMeters
@@ -161,11 +162,13 @@ public struct RouteFollower: Sendable {
         let last = line.segmentIndex(atDistance: progress + ahead)
         var best: RoutePolyline.SegmentProjection?
         var bestCost = Double.infinity
+        // A second after the last fix the rider cannot be far along; a minute after, they can.
+        let alongWeight = 0.05 + 0.25 / max(1, elapsedSeconds)
         for index in first...last {
             var projection = line.project(position, ontoSegment: index, scale: scale)
             // Keep to the window inside the segments at its ends.
             projection.alongMeters = min(max(projection.alongMeters, progress - configuration.lookBackMeters), progress + ahead)
-            var cost = projection.distanceMeters + 0.05 * abs(projection.alongMeters - progress)
+            var cost = projection.distanceMeters + alongWeight * abs(projection.alongMeters - progress)
             if let travelBearing {
                 let segmentBearing = line.vertices[index].initialBearingDegrees(to: line.vertices[index + 1])
                 if abs(signedTurnDegrees(from: travelBearing, to: segmentBearing)) > 90 { cost += 25 }
