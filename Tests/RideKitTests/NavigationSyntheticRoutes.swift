@@ -11,7 +11,7 @@ import RideKit
 /// - `.routingEngine`: a point every 10–20 m, corners included;
 /// - `.recording`: a rider at 4–8 m/s logging at 1 Hz, cutting every corner along a curve that starts
 ///   8–15 m before it, with GPS noise (a slowly wandering error of 3 m, correlated over 20 s, plus 1 m of
-///   jitter per fix).
+///   jitter per fix; optionally spikes: fixes thrown 20–50 m off).
 /// Corner angles avoid the 5° either side of each class boundary (30, 60, 120, 160°), where the class is a
 /// matter of opinion: slight 35–55°, turn 65–115°, sharp 125–155°, U-turn 165–180°.
 struct SyntheticRoute {
@@ -33,6 +33,8 @@ struct SyntheticRoute {
     struct Noise: Sendable {
         var wanderMeters = 3.0
         var jitterMeters = 1.0
+        /// Share of fixes thrown 20–50 m off in any direction (multipath), each back at the next fix.
+        var spikeFraction = 0.0
     }
 
     /// A random route of `cornerCount` corners.
@@ -198,7 +200,13 @@ struct PlanePath {
             nextFix += speed
             let innovation = wander * (1 - correlation * correlation).squareRoot() * 1.7
             error = PlanePoint(x: correlation * error.x + random.symmetric(innovation), y: correlation * error.y + random.symmetric(innovation))
-            fixes.append(PlanePoint(x: ridden[k].x + error.x + random.symmetric(jitter), y: ridden[k].y + error.y + random.symmetric(jitter)))
+            var fix = PlanePoint(x: ridden[k].x + error.x + random.symmetric(jitter), y: ridden[k].y + error.y + random.symmetric(jitter))
+            if noise.spikeFraction > 0 && random.unit() < noise.spikeFraction {
+                let distance = 20 + random.unit() * 30, direction = random.unit() * 2 * .pi
+                fix.x += distance * sin(direction)
+                fix.y += distance * cos(direction)
+            }
+            fixes.append(fix)
         }
         return fixes
     }

@@ -7,9 +7,9 @@ import Foundation
 /// point every 10–20 m and a 1 Hz recording with GPS noise and cut corners give the same cues:
 ///
 /// 1. The line is resampled every 2.5 m of arc length. A noisy line (a recording: its samples stray more
-///    than 0.5 m, at the median, from the midpoint of their neighbours 10 m away) is then averaged over a
-///    window of three times that (8–20 m), and the cues found on it are put back at the same distance along
-///    the line as given.
+///    than 0.5 m, at the median, from the midpoint of their neighbours 10 m away) loses its spikes (lone
+///    fixes far from both neighbours) and is averaged over a window of three times its noise (8–20 m); the
+///    cues found on it are put back at the same distance along the line as given.
 /// 2. At every sample, the *detection angle* is the change from the heading of the 20 m behind it to the
 ///    heading of the 20 m ahead of it. A sharp corner makes a peak of its full angle; a road that bends
 ///    gently makes a low plateau (a bend of κ degrees per metre gives 20·κ: 90° over 200 m gives 9°), so it
@@ -76,10 +76,15 @@ public enum TurnDetector {
         guard noise > configuration.smoothingNoiseMeters else {
             return detect(along: line, samples: samples, spacing: spacing, configuration: configuration)
         }
-        // A noisy line (a recording): average the noise away first, over a window that grows with it, and
-        // leave out as much next to each corner when measuring it, since the averaging rounds corners.
+        // A noisy line (a recording): drop the lone fixes that jump out and back, then average the noise away
+        // over a window that grows with it, and leave out as much next to each corner when measuring it, since
+        // the averaging rounds corners.
+        var cleanKept: [Int] = []
+        let clean = withoutSpikes(line, keptIndices: &cleanKept)
+        guard clean.segmentCount > 0 else { return [] }
+        let cleanSamples = clean.vertices.count == line.vertices.count ? samples : resample(clean, spacingMeters: spacing)
         let halfWidthMeters = min(max(3 * noise, 8), 20)
-        let smoothed = smooth(samples, halfWidth: max(1, Int((halfWidthMeters / spacing).rounded())))
+        let smoothed = smooth(cleanSamples, halfWidth: max(1, Int((halfWidthMeters / spacing).rounded())))
         var kept: [Int] = []
         let smoothLine = RoutePolyline(smoothed, keptIndices: &kept)
         guard smoothLine.segmentCount > 0 else { return [] }
@@ -87,17 +92,51 @@ public enum TurnDetector {
         measuring.measureNearMeters = max(configuration.measureNearMeters, halfWidthMeters)
         let cues = detect(along: smoothLine, samples: resample(smoothLine, spacingMeters: spacing), spacing: spacing,
                           configuration: measuring)
-        // Back to the route as given: smoothed sample k stands for the point k·spacing along it.
+        // Back to the route as given: smoothed sample k stands for the point k·spacing along the line without
+        // spikes, whose vertices are vertices of the line as given.
         return cues.map { cue in
-            let segment = smoothLine.segmentIndex(atDistance: cue.distanceMeters)
-            let start = smoothLine.cumulativeMeters[segment], end = smoothLine.cumulativeMeters[segment + 1]
-            let fraction = end > start ? min(1, max(0, (cue.distanceMeters - start) / (end - start))) : 0
-            let along = (Double(kept[segment]) + fraction * Double(kept[segment + 1] - kept[segment])) * spacing
+            let cleanAlong = interpolate(cue.distanceMeters, on: smoothLine, toIndexes: kept) * spacing
+            let cleanSegment = clean.segmentIndex(atDistance: cleanAlong)
+            let start = clean.cumulativeMeters[cleanSegment], end = clean.cumulativeMeters[cleanSegment + 1]
+            let fraction = end > start ? min(1, max(0, (cleanAlong - start) / (end - start))) : 0
+            let from = line.cumulativeMeters[cleanKept[cleanSegment]], to = line.cumulativeMeters[cleanKept[cleanSegment + 1]]
             var cue = cue
-            cue.distanceMeters = min(along, length)
+            cue.distanceMeters = min(from + fraction * (to - from), length)
             cue.coordinate = line.coordinate(atDistance: cue.distanceMeters)
             return cue
         }
+    }
+
+    /// The index in `indexes` (fractional) that the point `distanceMeters` along `line` stands for, when
+    /// vertex i of the line stands for `indexes[i]`.
+    static func interpolate(_ distanceMeters: Double, on line: RoutePolyline, toIndexes indexes: [Int]) -> Double {
+        let segment = line.segmentIndex(atDistance: distanceMeters)
+        let start = line.cumulativeMeters[segment], end = line.cumulativeMeters[segment + 1]
+        let fraction = end > start ? min(1, max(0, (distanceMeters - start) / (end - start))) : 0
+        return Double(indexes[segment]) + fraction * Double(indexes[segment + 1] - indexes[segment])
+    }
+
+    /// The line without its spikes: lone vertices that make a detour of 30 m or more, three times the direct
+    /// hop between their neighbours — a fix thrown out by multipath and back at the next. Only for recordings: a
+    /// planner's line can go out to a single point and back on purpose (a spur to a viewpoint), and that stays.
+    /// `keptIndices` gets the index in `line.vertices` of each vertex kept.
+    static func withoutSpikes(_ line: RoutePolyline, keptIndices: inout [Int]) -> RoutePolyline {
+        let vertices = line.vertices
+        var kept: [Int] = vertices.isEmpty ? [] : [0]
+        for index in vertices.indices.dropFirst().dropLast() {
+            let previous = vertices[kept[kept.count - 1]], vertex = vertices[index], next = vertices[index + 1]
+            let out = previous.distanceMeters(to: vertex), back = vertex.distanceMeters(to: next)
+            let across = previous.distanceMeters(to: next)
+            // A detour of 30 m or more, three times the direct hop: a real hairpin at speed is 15 m out, 15 back
+            // and 10 across at most; standing still is a few metres each way.
+            if out + back >= max(30, 3 * across) { continue }
+            kept.append(index)
+        }
+        if vertices.count > 1 { kept.append(vertices.count - 1) }
+        var cleanKept: [Int] = []
+        let clean = RoutePolyline(kept.map { vertices[$0] }, keptIndices: &cleanKept)
+        keptIndices = cleanKept.map { kept[$0] }
+        return clean
     }
 
     /// Steps 2–4 on a line and its samples.
