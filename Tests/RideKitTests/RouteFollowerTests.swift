@@ -71,7 +71,7 @@ import Testing
             if offset < 29.5 { #expect(!navigation.offRoute, "back at \(offset) m") }
             if navigation.offRoute {
                 #expect(navigation.nextCue == nil)
-                #expect(abs(navigation.distanceFromRouteMeters - offset) < 1)
+                #expect(abs((navigation.distanceFromRouteMeters ?? 0) - offset) < 1)
                 if !wasOff { leftAt = along }
             } else {
                 if wasOff { rejoinedAt = along }
@@ -231,9 +231,13 @@ import Testing
         let route = DrawnRoute.legs(from: Self.start, heading: 90, lengths: [1000, 500], turns: [-90])
         var follower = try RouteFollower(route: route.line)
         #expect(follower.navigation.offRoute)
+        #expect(follower.navigation.distanceFromRouteMeters == nil)
+        // A state saved before the first fix encodes (JSON has no infinity) and restores.
+        let saved = try JSONEncoder().encode(follower.state)
+        #expect(try JSONDecoder().decode(RouteFollower.State.self, from: saved) == follower.state)
         let away = follower.update(with: Self.fix(Self.point(east: 400, north: -300), second: 0))
         #expect(away.offRoute && away.nextCue == nil)
-        #expect(abs(away.distanceFromRouteMeters - 300) < 1)
+        #expect(abs((away.distanceFromRouteMeters ?? 0) - 300) < 1)
         let joined = follower.update(with: Self.fix(Self.point(east: 400, north: -20), second: 60))
         #expect(!joined.offRoute)
         #expect(abs(joined.progressMeters - 400) < 1)

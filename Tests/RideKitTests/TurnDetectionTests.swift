@@ -105,6 +105,16 @@ import Testing
         }
     }
 
+    @Test func aRouteThousandsOfKilometresLongIsMeasuredAtItsCorners() throws {
+        // 3,000 km along the equator, then north: the corner's angle is the local one, 90°, although the legs'
+        // great circles are far from straight on a map; the samples thin out to a million, no more.
+        let route = DrawnRoute.legs(from: Coordinate(latitude: 0, longitude: 170), heading: 90, lengths: [3_000_000, 3_000_000], turns: [-90])
+        let cues = TurnDetector.cues(along: route.line)
+        try #require(cues.count == 1, "\(cues)")
+        #expect(abs(cues[0].angleDegrees + 90) < 1)
+        #expect(abs(cues[0].distanceMeters - 3_000_000) < 10)
+    }
+
     @Test func aStraightLineHasNoCues() {
         let route = DrawnRoute.legs(from: Self.start, heading: 33, lengths: [5000], turns: [])
         #expect(TurnDetector.cues(along: route.walk(stepMeters: 1).map(\.coordinate)).isEmpty)

@@ -23,14 +23,14 @@ public struct Navigation: Sendable, Hashable, Codable {
     /// well inside it).
     public var offRoute: Bool
     /// Distance from the rider to the route, metres: to the part being followed while on it, to the nearest
-    /// part of it while off it.
-    public var distanceFromRouteMeters: Double
+    /// part of it while off it; nil before the first fix.
+    public var distanceFromRouteMeters: Double?
     /// Distance along the route from the rider's position on it to its end, metres.
     public var remainingMeters: Double
     /// Distance along the route from its start to the rider's position on it, metres.
     public var progressMeters: Double
 
-    public init(nextCue: UpcomingCue?, offRoute: Bool, distanceFromRouteMeters: Double, remainingMeters: Double, progressMeters: Double) {
+    public init(nextCue: UpcomingCue?, offRoute: Bool, distanceFromRouteMeters: Double?, remainingMeters: Double, progressMeters: Double) {
         self.nextCue = nextCue
         self.offRoute = offRoute
         self.distanceFromRouteMeters = distanceFromRouteMeters

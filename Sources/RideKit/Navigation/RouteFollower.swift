@@ -51,8 +51,8 @@ public struct RouteFollower: Sendable {
         public var hasJoined = false
         /// True while off route (also before the rider has first joined the route).
         public var offRoute = true
-        /// Distance from the route at the last fix, metres (infinity before the first fix).
-        public var distanceFromRouteMeters: Double = .infinity
+        /// Distance from the route at the last fix, metres (nil before the first fix).
+        public var distanceFromRouteMeters: Double?
         /// Time of the last fix used; older fixes are skipped.
         public var lastFixTime: Date?
         /// Position of the last fix used: with the next one it gives the direction of travel.
