@@ -21,7 +21,8 @@ import Testing
     /// Feet in 50s below a tenth of a mile (528 ft), then tenths of a mile. 1 ft = 0.3048 m.
     @Test(arguments: [
         (0.0, nil), (7.0, nil), (7.7, "50 feet"), (15.24, "50 feet"), (30.0, "100 feet"), (152.4, "500 feet"),
-        (155.0, "500 feet"), (160.0, "500 feet"), (160.5, "0.1 miles"), (160.9, "0.1 miles"), (250.0, "0.2 miles"), (1609.344, "1 mile"), (1690.0, "1.1 miles"),
+        (155.0, "500 feet"), (160.0, "500 feet"), (160.5, "0.1 miles"), (160.9, "0.1 miles"), (250.0, "0.2 miles"),
+        (1609.344, "1 mile"), (1690.0, "1.1 miles"),
         (3218.7, "2 miles"), (16093.44, "10 miles"),
     ] as [(Double, String?)])
     func imperialDistances(meters: Double, spoken: String?) {

@@ -140,7 +140,10 @@ struct PlanePath {
     func cornersOnlyIndexes() -> [Int] {
         var indexes = Set([0, points.count - 1])
         for corner in corners { indexes.insert(corner.index) }
-        for bend in bends { for index in stride(from: bend.lowerBound, through: bend.upperBound, by: 40) { indexes.insert(index) } ; indexes.insert(bend.upperBound) }
+        for bend in bends {
+            for index in stride(from: bend.lowerBound, through: bend.upperBound, by: 40) { indexes.insert(index) }
+            indexes.insert(bend.upperBound)
+        }
         return indexes.sorted()
     }
 

@@ -125,9 +125,9 @@ public struct RouteFollower: Sendable {
         let scale = LocalScale(latitudeDegrees: fix.coordinate.latitude)
         if state.hasJoined && !state.offRoute {
             let ahead = min(max(configuration.lookAheadMeters, elapsed * configuration.maximumSpeedMetersPerSecond), 50_000)
-            if let nearest = nearestInWindow(fix.coordinate, ahead: ahead, elapsedSeconds: elapsed, travelBearing: travelBearing, scale: scale),
-               nearest.distanceMeters <= threshold
-            {
+            let nearest = nearestInWindow(fix.coordinate, ahead: ahead, elapsedSeconds: elapsed,
+                                          travelBearing: travelBearing, scale: scale)
+            if let nearest, nearest.distanceMeters <= threshold {
                 state.progressMeters = nearest.alongMeters
                 state.distanceFromRouteMeters = nearest.distanceMeters
                 return navigation
@@ -150,13 +150,12 @@ public struct RouteFollower: Sendable {
 
     /// The point of the window [progress − look-back, progress + `ahead`] nearest to `position`, with ties
     /// (a street ridden twice, a crossing) going to the point nearest along the route to the last progress
-    /// (each metre along the route away from it counts as 5 cm of distance, up to 30 cm when the last fix was
-    /// a second ago or less) and heading the way the rider
-    /// travels (a segment pointing against it counts 25 m farther: on a street ridden out and back, the
-    /// way back is told from the way out by the direction alone).
-    func nearestInWindow(_ position: Coordinate, ahead: Double, elapsedSeconds: Double, travelBearing: Double?, scale: LocalScale)
-        -> RoutePolyline.SegmentProjection?
-    {
+    /// (each metre along the route away from it counts as 5 cm of distance, up to 30 cm when the last fix
+    /// was a second ago or less) and heading the way the rider travels (a segment pointing against it counts
+    /// 25 m farther: on a street ridden out and back, the way back is told from the way out by direction alone).
+    func nearestInWindow(
+        _ position: Coordinate, ahead: Double, elapsedSeconds: Double, travelBearing: Double?, scale: LocalScale
+    ) -> RoutePolyline.SegmentProjection? {
         let progress = state.progressMeters
         let first = line.segmentIndex(atDistance: progress - configuration.lookBackMeters)
         let last = line.segmentIndex(atDistance: progress + ahead)
