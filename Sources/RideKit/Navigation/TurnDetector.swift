@@ -29,8 +29,8 @@ import Foundation
 /// different; bearings and distances are spherical/ellipsoidal and antimeridian-safe.
 ///
 /// Compared with OsmAnd's `addMissingTurnsToRoute` (heading from a point 70 m back to the heading of the
-/// *next single segment*, which a dense noisy line breaks into many false turns) and BRouter or
-/// RideWithGPS (angles from the road network's junctions, not available for a bare GPX track), this needs
+/// *next single segment*, which a dense noisy line breaks into many false turns) and routers such as BRouter
+/// (angles from the road network's junctions, not available for a bare GPX track), this needs
 /// nothing but the line and does not depend on its density. The figures against known corners are in
 /// docs/navigation.md.
 ///
