@@ -7,26 +7,40 @@ import Testing
 @Suite struct TurnDetectionAccuracyTests {
     /// 300 routes of 10 corners each per density. Seed 2026 was not used while choosing the detector's
     /// distances (those were tried on seed 9), so the figures are not fitted to these routes.
-    static let scores: [SyntheticRoute.Density: DetectionScore] = {
+    /// The detector's scores, and the OsmAnd-style baseline's on the same routes.
+    static let scores: (detector: [SyntheticRoute.Density: DetectionScore], baseline: [SyntheticRoute.Density: DetectionScore]) = {
         var random = SeededGenerator(seed: 2026)
-        var scores: [SyntheticRoute.Density: DetectionScore] = [:]
+        var detector: [SyntheticRoute.Density: DetectionScore] = [:], baseline: [SyntheticRoute.Density: DetectionScore] = [:]
         for _ in 0..<300 {
             let route = SyntheticRoute.random(cornerCount: 10, using: &random)
             for density in SyntheticRoute.Density.allCases {
-                scores[density, default: DetectionScore()].add(truth: route.corners, cues: TurnDetector.cues(along: route.lines[density]!))
+                let line = route.lines[density]!
+                detector[density, default: DetectionScore()].add(truth: route.corners, cues: TurnDetector.cues(along: line))
+                baseline[density, default: DetectionScore()].add(truth: route.corners, cues: OsmAndStyleBaseline.cues(along: line))
             }
         }
-        return scores
+        return (detector, baseline)
     }()
 
     @Test(arguments: SyntheticRoute.Density.allCases)
     func precisionAndRecallAreAtLeast95PercentAndClassesAtLeast90(density: SyntheticRoute.Density) throws {
-        let score = try #require(Self.scores[density])
+        let score = try #require(Self.scores.detector[density])
         print("turn detection, \(density.rawValue): \(score.summary)")
         #expect(score.truthCount == 3000)
         #expect(score.precision >= 0.95, "\(score.summary)")
         #expect(score.recall >= 0.95, "\(score.summary)")
         #expect(score.classAgreement >= 0.90, "\(score.summary)")
+    }
+
+    /// The same routes through OsmAnd's heuristic for routes without instructions (`OsmAndStyleBaseline`):
+    /// the detector finds at least as many of the corners with at least as few false cues, at every density.
+    @Test(arguments: SyntheticRoute.Density.allCases)
+    func theDetectorDoesAtLeastAsWellAsOsmAndsHeuristic(density: SyntheticRoute.Density) throws {
+        let ours = try #require(Self.scores.detector[density]), theirs = try #require(Self.scores.baseline[density])
+        print("OsmAnd-style baseline, \(density.rawValue): \(theirs.summary)")
+        #expect(ours.precision >= theirs.precision)
+        #expect(ours.recall >= theirs.recall)
+        #expect(ours.classAgreement >= theirs.classAgreement)
     }
 
     /// Noisier GPS than a phone on a bike usually gives: 3 m of jitter per fix, a wandering error of 5 m, or
