@@ -60,4 +60,16 @@ import Testing
         #expect(TurnSeverity(angleDegrees: 160) == .uturn)
         #expect(TurnSeverity(angleDegrees: .nan) == nil)
     }
+
+    @Test func coursePointTypesAreGarminsNames() {
+        func cue(_ direction: TurnDirection, _ severity: TurnSeverity) -> Cue {
+            Cue(coordinate: Coordinate(latitude: 0, longitude: 0), distanceMeters: 0, direction: direction, severity: severity,
+                angleDegrees: 0)
+        }
+        #expect(cue(.left, .slight).coursePointType == "SlightLeft")
+        #expect(cue(.right, .turn).coursePointType == "Right")
+        #expect(cue(.left, .sharp).coursePointType == "SharpLeft")
+        #expect(cue(.right, .uturn).coursePointType == "UTurn")
+        #expect(cue(.left, .sharp).tcxPointType == "Left")
+    }
 }
