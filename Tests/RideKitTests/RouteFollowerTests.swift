@@ -159,6 +159,28 @@ import Testing
         }
     }
 
+    /// The built-in simulated ride (the Cupertino loop, which ends where it starts) followed the way the
+    /// server will: on the route all the way, progress only forward, every cue passed in order.
+    @Test func theSimulatedCupertinoRideFollowsItsRouteToTheEnd() throws {
+        let route = RideSimulator.cupertinoLoop.map(\.coordinate)
+        var follower = try RouteFollower(route: route)
+        #expect(!follower.cues.isEmpty)
+        let fixes = RideSimulator(route: RideSimulator.cupertinoLoop, speedMetersPerSecond: 5)
+            .fixes(startingAt: GPXTime(secondsSince1970: 1_700_000_000))
+        var previous = 0.0
+        var announced: [Double] = []
+        for fix in fixes {
+            let time = Date(timeIntervalSince1970: try #require(fix.time).timeIntervalSince1970)
+            let navigation = follower.update(with: RouteFix(coordinate: fix.coordinate, accuracyMeters: fix.horizontalAccuracyMeters, time: time))
+            #expect(!navigation.offRoute)
+            #expect(navigation.progressMeters >= previous - 1)
+            previous = navigation.progressMeters
+            if let cue = navigation.nextCue?.cue, announced.last != cue.distanceMeters { announced.append(cue.distanceMeters) }
+        }
+        #expect(follower.navigation.remainingMeters < 5)
+        #expect(announced == follower.cues.map(\.distanceMeters))
+    }
+
     @Test func aLongGapBetweenFixesWidensTheWindowAhead() throws {
         let route = DrawnRoute.legs(from: Self.start, heading: 0, lengths: [3000], turns: [])
         var follower = try RouteFollower(route: route.line)
