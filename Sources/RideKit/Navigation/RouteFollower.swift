@@ -5,7 +5,8 @@ import Foundation
 /// Progress is the rider's position along the route, and it is only looked for near where it was: within
 /// `lookBackMeters` behind and a window ahead that grows with the time since the last fix. A route that
 /// crosses itself, or rides the same street twice (out and back, two laps), therefore never jumps to the
-/// other pass: among the points of the window near the rider, the one nearest to the last progress wins.
+/// other pass: among the points of the window near the rider, the one nearest to the last progress and
+/// pointing the way the rider travels wins.
 ///
 /// The rider is off route when the window is farther than the threshold (`offRouteMeters`, plus the fix's
 /// accuracy when that is poor). Only then is the whole route searched, and the rider is back on it once
@@ -93,7 +94,14 @@ public struct RouteFollower: Sendable {
     public var navigation: Navigation {
         let progress = state.progressMeters
         var upcoming: Navigation.UpcomingCue?
-        if !state.offRoute, let cue = cues.first(where: { $0.distanceMeters > progress }) {
+        // The first cue beyond the progress, by bisection: the cues are sorted by distance.
+        var low = 0, high = cues.count
+        while low < high {
+            let middle = (low + high) / 2
+            if cues[middle].distanceMeters > progress { high = middle } else { low = middle + 1 }
+        }
+        if !state.offRoute, low < cues.count {
+            let cue = cues[low]
             let distance = cue.distanceMeters - progress
             upcoming = Navigation.UpcomingCue(cue: cue, distanceMeters: distance,
                                               text: CueText.text(for: cue, distanceMeters: distance, units: configuration.units))
