@@ -74,6 +74,9 @@ public protocol RideStore: Sendable {
     func pauseRecording(id: RecordingID, userID: UserID) async throws -> Recording
     /// Resumes a paused recording in a new segment.
     func resumeRecording(id: RecordingID, userID: UserID) async throws -> Recording
+    /// Sets the route the rider follows (a track of the user's), or none with nil. Refused once stopped; a
+    /// route that is not one of the user's tracks is `notFound(kind: "track", …)`.
+    func setRecordingRoute(id: RecordingID, routeTrackID: TrackID?, userID: UserID) async throws -> Recording
     /// Stops the recording and completes its track with the given figures; returns the saved track.
     func stopRecording(id: RecordingID, userID: UserID, stats: TrackStats) async throws -> TrackSummary
 

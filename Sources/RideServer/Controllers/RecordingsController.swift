@@ -17,6 +17,7 @@ struct RecordingsController<Context: RequestContext> {
         group.post(use: start)
         group.put("{id}", use: startWithClientID)
         group.get("{id}", use: get)
+        group.patch("{id}", use: update)
         group.post("{id}/fixes", use: appendFixes)
         group.post("{id}/pause") { request, context in try await change(.pause, request, context) }
         group.post("{id}/resume") { request, context in try await change(.resume, request, context) }
@@ -69,8 +70,21 @@ struct RecordingsController<Context: RequestContext> {
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> RecordingResponse {
-        let (info, recorder) = try await service.snapshot(id: try context.parameters.require("id"))
-        return RecordingResponse(info: info, recorder: recorder)
+        let (info, recorder, navigation) = try await service.current(try context.parameters.require("id"))
+        return RecordingResponse(info: info, recorder: recorder, navigation: navigation)
+    }
+
+    /// `PATCH /api/recordings/{id}` `{"routeTrackId": "…" | null}`: chooses, changes or drops the route mid-ride.
+    @Sendable func update(_ request: Request, context: Context) async throws -> RecordingResponse {
+        let id = try context.parameters.require("id")
+        guard let body = try await request.decodeJSON(RecordingChangesRequest.self, limit: Self.commandBodyLimitBytes),
+              let routeTrackID = body.routeTrackId
+        else {
+            throw APIError.badRequest("bad_json", "the body must be {\"routeTrackId\": \"…\"} or {\"routeTrackId\": null}")
+        }
+        let (info, recorder, navigation) = try await service.setRoute(routeTrackID, for: id)
+        context.logger.info("recording route changed", metadata: ["recording": "\(info.id)", "route": "\(routeTrackID ?? "none")"])
+        return RecordingResponse(info: info, recorder: recorder, navigation: navigation)
     }
 
     @Sendable func appendFixes(_ request: Request, context: Context) async throws -> FixBatchResponse {
@@ -79,8 +93,8 @@ struct RecordingsController<Context: RequestContext> {
             throw APIError.badRequest("bad_json", "the body must be {\"fixes\": [...]}")
         }
         let fixes = try body.fixes.map { try $0.fix() }
-        let (info, update) = try await service.append(fixes, to: id)
-        return FixBatchResponse(info: info, update: update)
+        let (info, update, navigation) = try await service.follow(fixes, to: id)
+        return FixBatchResponse(info: info, update: update, navigation: navigation)
     }
 
     func change(_ command: RecorderCommand, _ request: Request, _ context: Context) async throws -> RecordingResponse {

@@ -195,8 +195,11 @@ struct RecordingResponse: ResponseEncodable {
     var breadcrumbs: [BreadcrumbPayload]
     /// Elevation and speed against distance, once stopped (the charts of the track page).
     var profile: ProfilePayload?
+    /// Where the rider is on the route, while following one.
+    var navigation: NavigationPayload?
 
-    init(info: RecordingInfo, recorder: Recorder) {
+    init(info: RecordingInfo, recorder: Recorder, navigation: Navigation? = nil) {
+        self.navigation = navigation.map(NavigationPayload.init)
         id = info.id
         clientId = info.clientID
         name = info.name
@@ -249,8 +252,11 @@ struct FixBatchResponse: ResponseEncodable {
     var camera: CameraPayload?
     var breadcrumbs: [BreadcrumbPayload]
     var path: [PathPayload]
+    /// Where the rider is on the route after the batch, while following one (absent otherwise).
+    var navigation: NavigationPayload?
 
-    init(info: RecordingInfo, update: RecordingUpdate) {
+    init(info: RecordingInfo, update: RecordingUpdate, navigation: Navigation? = nil) {
+        self.navigation = navigation.map(NavigationPayload.init)
         recording = RecordingState(id: info.id, clientId: info.clientID, state: update.state, lastSequence: update.lastSequence)
         stored = update.storedCount
         duplicates = update.duplicateCount
@@ -259,5 +265,66 @@ struct FixBatchResponse: ResponseEncodable {
         camera = update.camera.map(CameraPayload.init)
         breadcrumbs = update.breadcrumbs.map(BreadcrumbPayload.init)
         path = update.path.map(PathPayload.init)
+    }
+}
+
+/// Where the rider is on the route they follow (`RouteFollower`'s `Navigation`): the next cue, with the text
+/// to show or say in the recording's units, or null past the last cue and while off the route.
+struct NavigationPayload: Encodable {
+    struct NextCue: Encodable {
+        /// "Turn right in 50 feet".
+        var text: String
+        var direction: TurnDirection
+        var severity: TurnSeverity
+        /// Along the route, from the rider's position on it to the cue.
+        var distanceMeters: Double
+        var latitude: Double
+        var longitude: Double
+    }
+    var nextCue: NextCue?
+    var offRoute: Bool
+    /// Null before the first fix.
+    var distanceFromRouteMeters: Double?
+    var remainingMeters: Double
+    var progressMeters: Double
+
+    init(_ navigation: Navigation) {
+        nextCue = navigation.nextCue.map {
+            NextCue(text: $0.text, direction: $0.cue.direction, severity: $0.cue.severity, distanceMeters: $0.distanceMeters,
+                    latitude: $0.cue.coordinate.latitude, longitude: $0.cue.coordinate.longitude)
+        }
+        offRoute = navigation.offRoute
+        distanceFromRouteMeters = navigation.distanceFromRouteMeters
+        remainingMeters = navigation.remainingMeters
+        progressMeters = navigation.progressMeters
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case nextCue, offRoute, distanceFromRouteMeters, remainingMeters, progressMeters
+    }
+
+    // Written out so that "no next cue" is an explicit null, which the client tests for.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(nextCue, forKey: .nextCue)
+        try container.encode(offRoute, forKey: .offRoute)
+        try container.encode(distanceFromRouteMeters, forKey: .distanceFromRouteMeters)
+        try container.encode(remainingMeters, forKey: .remainingMeters)
+        try container.encode(progressMeters, forKey: .progressMeters)
+    }
+}
+
+/// `PATCH /api/recordings/{id}`: `{"routeTrackId": "…"}` follows that track from now on, `null` follows none.
+struct RecordingChangesRequest: Decodable {
+    /// Present (a track id or null) or absent (no change).
+    var routeTrackId: String??
+
+    private enum CodingKeys: String, CodingKey { case routeTrackId }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if container.contains(.routeTrackId) {
+            routeTrackId = .some(try container.decodeNil(forKey: .routeTrackId) ? nil : try container.decode(String.self, forKey: .routeTrackId))
+        }
     }
 }

@@ -17,6 +17,9 @@ public actor RecordingService {
     private var recorders: [String: (info: RecordingInfo, recorder: Recorder)] = [:] {
         didSet { evictIfFull() }
     }
+    /// The route follower of each cached recording that follows a route (nil inside: its route is gone), kept
+    /// and dropped with its recorder.
+    private var followers: [String: FollowedRoute] = [:]
     /// When each cached recorder was last used (a counter), to drop the least recently used.
     private var lastUse: [String: UInt64] = [:]
     private var useCounter: UInt64 = 0
@@ -42,6 +45,7 @@ public actor RecordingService {
         let idle = lastUse.filter { recorders[$0.key] != nil && !busy.contains($0.key) }
         if let oldest = idle.min(by: { $0.value < $1.value })?.key {
             recorders[oldest] = nil
+            followers[oldest] = nil
             lastUse[oldest] = nil
         }
     }
@@ -73,9 +77,15 @@ public actor RecordingService {
     private func create(_ request: NewRecordingInfo) async throws -> (info: RecordingInfo, recorder: Recorder) {
         var recorder = Recorder(options: request.options)
         try recorder.start()
+        // The route is checked before anything is stored: a start with a route that cannot be followed fails whole.
+        var follower: RouteFollower?
+        if let routeTrackID = request.routeTrackID {
+            follower = try Self.makeFollower(route: try await Self.routeCoordinates(trackID: routeTrackID, in: library), units: request.options.units)
+        }
         let info = try await Self.createRecording(request, in: library)
         touch(info.id)
         recorders[info.id] = (info, recorder)
+        if let follower, info.routeTrackID != nil { followers[info.id] = FollowedRoute(follower: follower) }
         metrics.increment(.recordingsStarted)
         return (info, recorder)
     }
@@ -113,19 +123,65 @@ public actor RecordingService {
 
     /// Applies a batch: validated whole, the new fixes stored, then answered.
     public func append(_ fixes: [RecordingFix], to key: String) async throws -> (info: RecordingInfo, update: RecordingUpdate) {
+        let (info, update, _) = try await follow(fixes, to: key)
+        return (info, update)
+    }
+
+    /// Applies a batch like `append`, and answers where the rider is on the recording's route (nil when it
+    /// follows none, or its route track is gone).
+    public func follow(_ fixes: [RecordingFix], to key: String) async throws -> (info: RecordingInfo, update: RecordingUpdate, navigation: Navigation?) {
         let id = try await resolve(key)
         return try await exclusive(id) {
             let (info, recorder) = try await self.loaded(id)
+            // Built (after a restart) from the fixes stored before this batch, which it is then fed.
+            var follower = try await self.follower(id, info: info, recorder: recorder)
             var next = recorder
             let update = try next.append(fixes)
             if update.storedCount > 0 || update.lastSequence != recorder.lastSequence {
                 try await Self.appendFixes(update.accepted, lastSequence: update.lastSequence, recordingID: id, in: self.library)
             }
+            var navigation: Navigation?
+            if var current = follower {
+                navigation = Self.follow(update.accepted, with: &current)
+                follower = current
+            }
+            if info.state != .stopped, info.routeTrackID != nil { self.followers[id] = FollowedRoute(follower: follower) }
             self.recorders[id] = (info, next)
             self.metrics.increment(.fixesStored, by: update.storedCount)
             self.metrics.increment(.fixesDuplicate, by: update.duplicateCount)
             self.metrics.increment(.fixesSkipped, by: update.skippedCount)
-            return (info, update)
+            return (info, update, navigation)
+        }
+    }
+
+    /// The recording as it is now, and where the rider is on its route (nil when it follows none).
+    public func current(_ key: String) async throws -> (info: RecordingInfo, recorder: Recorder, navigation: Navigation?) {
+        let id = try await resolve(key)
+        return try await exclusive(id) {
+            let (info, recorder) = try await self.loaded(id)
+            let follower = try await self.follower(id, info: info, recorder: recorder)
+            if info.state != .stopped, info.routeTrackID != nil { self.followers[id] = FollowedRoute(follower: follower) }
+            return (info, recorder, follower?.navigation)
+        }
+    }
+
+    /// Chooses, changes or (with nil) drops the route the rider follows, mid-ride. The new route's follower is
+    /// fed the ride so far, as after a restart; a route that cannot be followed changes nothing.
+    public func setRoute(_ routeTrackID: String?, for key: String) async throws -> (info: RecordingInfo, recorder: Recorder, navigation: Navigation?) {
+        let id = try await resolve(key)
+        return try await exclusive(id) {
+            var (info, recorder) = try await self.loaded(id)
+            guard info.state != .stopped else { throw RideStoreError.conflict("recording \(id) is stopped") }
+            var follower: RouteFollower?
+            if let routeTrackID {
+                let route = try await Self.routeCoordinates(trackID: routeTrackID, in: self.library)
+                follower = try Self.makeFollower(route: route, units: info.options.units, replaying: recorder)
+            }
+            try await Self.setRoute(routeTrackID, recordingID: id, in: self.library)
+            info.routeTrackID = routeTrackID
+            self.recorders[id] = (info, recorder)
+            self.followers[id] = routeTrackID == nil ? nil : FollowedRoute(follower: follower)
+            return (info, recorder, follower?.navigation)
         }
     }
 
@@ -159,6 +215,7 @@ public actor RecordingService {
             info.trackID = try await Self.finishRecording(id: id, stats: recorder.stats, in: self.library)
             info.state = .stopped
             self.recorders[id] = nil
+            self.followers[id] = nil
             self.lastUse[id] = nil
             self.metrics.increment(.recordingsStopped)
             return (info, recorder)
@@ -182,6 +239,20 @@ public actor RecordingService {
             recorders[id] = (stored.info, recorder)
         }
         return (stored.info, recorder)
+    }
+
+    /// The recording's route follower: the cached one, or one built from its route and the fixes so far. A
+    /// route track deleted since the start means no navigation, not a failed ride.
+    private func follower(_ id: String, info: RecordingInfo, recorder: Recorder) async throws -> RouteFollower? {
+        guard let routeTrackID = info.routeTrackID, info.state != .stopped else { return nil }
+        if let cached = followers[id] { return cached.follower }
+        let route: [Coordinate]
+        do {
+            route = try await Self.routeCoordinates(trackID: routeTrackID, in: library)
+        } catch RideStoreError.notFound {
+            return nil
+        }
+        return try? Self.makeFollower(route: route, units: info.options.units, replaying: recorder)
     }
 
     private func touch(_ id: String) {
@@ -236,6 +307,12 @@ public actor RecordingService {
         }
         return try await body()
     }
+}
+
+/// A recording's route follower, or nil when its route can no longer be followed (kept so that it is not
+/// looked for again at every batch).
+struct FollowedRoute: Sendable {
+    var follower: RouteFollower?
 }
 
 /// Pause or Resume.

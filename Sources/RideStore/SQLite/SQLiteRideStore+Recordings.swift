@@ -135,6 +135,24 @@ extension SQLiteRideStore {
         }
     }
 
+    public func setRecordingRoute(id: RecordingID, routeTrackID: TrackID?, userID: UserID) async throws -> Recording {
+        try await write { db in
+            guard var record = try Self.recordingRecord(db, id: id, userID: userID) else {
+                throw RideStoreError.notFound(kind: "recording", id: id.rawValue)
+            }
+            guard record.state != .stopped else { throw RideStoreError.conflict("recording \(id) is stopped") }
+            if let route = routeTrackID, try Self.optionalSummary(db, id: route, userID: userID) == nil {
+                throw RideStoreError.notFound(kind: "track", id: route.rawValue)
+            }
+            if record.routeTrackId != routeTrackID {
+                record.routeTrackId = routeTrackID
+                record.updatedAt = Self.now()
+                try record.update(db)
+            }
+            return try Self.recording(db, record)
+        }
+    }
+
     public func stopRecording(id: RecordingID, userID: UserID, stats: TrackStats) async throws -> TrackSummary {
         try await write { db in
             guard var record = try Self.recordingRecord(db, id: id, userID: userID) else {
