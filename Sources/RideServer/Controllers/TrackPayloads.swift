@@ -70,3 +70,37 @@ struct TrackDetailPayload: ResponseEncodable {
 }
 
 extension ProfilePayload: ResponseEncodable {}
+
+/// `GET /api/tracks/{id}/cues`: the track's turns in order along it.
+struct CueSheetPayload: ResponseEncodable {
+    struct CuePayload: Encodable {
+        var latitude: Double
+        var longitude: Double
+        /// Along the track from its start.
+        var distanceMeters: Double
+        var direction: TurnDirection
+        var severity: TurnSeverity
+        /// Change of heading, −180…180, positive to the right.
+        var angleDegrees: Double
+        /// "Turn right", "Slight left", "Make a U-turn".
+        var text: String
+        /// The distance from the previous cue (or the start) as spoken in the units asked for ("0.3 miles",
+        /// "250 m"); null when it rounds to nothing.
+        var fromPrevious: String?
+    }
+    var units: UnitSystem
+    var cues: [CuePayload]
+
+    init(cues: [Cue], units: UnitSystem) {
+        self.units = units
+        self.cues = cues.indices.map { index in
+            let cue = cues[index]
+            let previous = index == 0 ? 0 : cues[index - 1].distanceMeters
+            return CuePayload(
+                latitude: cue.coordinate.latitude, longitude: cue.coordinate.longitude, distanceMeters: cue.distanceMeters,
+                direction: cue.direction, severity: cue.severity, angleDegrees: cue.angleDegrees,
+                text: CueText.instruction(direction: cue.direction, severity: cue.severity),
+                fromPrevious: CueDistance.spoken(meters: cue.distanceMeters - previous, units: units))
+        }
+    }
+}

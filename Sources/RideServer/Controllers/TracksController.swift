@@ -23,6 +23,7 @@ struct TracksController<Context: RequestContext>: Sendable {
         group.delete("{id}") { request, context in try await delete(library, request, context) }
         group.post("{id}/restore") { request, context in try await restore(library, request, context) }
         group.get("{id}/profile") { request, context in try await profile(library, request, context) }
+        group.get("{id}/cues") { request, context in try await cues(library, request, context) }
     }
 
     // MARK: Handlers
@@ -177,6 +178,23 @@ struct TracksController<Context: RequestContext>: Sendable {
     func profile(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> ProfilePayload {
         let track = try await Self.track(library, try context.parameters.require("id"))
         return ProfilePayload(TrackProfile(track: Track(segments: try track.lineSegments())))
+    }
+
+    /// `GET /api/tracks/{id}/cues?units=metric|imperial`: the turns of the track as a route (its `rte`s when it
+    /// has no track points, else its track points), found from its geometry by RideKit's `TurnDetector`; each
+    /// with its instruction ("Turn right": a cue sheet says where, not "in …").
+    func cues(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> CueSheetPayload {
+        var units = UnitSystem.metric
+        if let text = request.uri.queryParameters["units"] {
+            guard let value = UnitSystem(rawValue: String(text)) else {
+                let allowed = UnitSystem.allCases.map(\.rawValue).joined(separator: ", ")
+                throw APIError.badRequest("invalid_value", "units must be one of \(allowed), not \"\(text.prefix(64))\"")
+            }
+            units = value
+        }
+        let track = try await Self.track(library, try context.parameters.require("id"))
+        let line = try RecordingService.routeCoordinates(of: track.content)
+        return CueSheetPayload(cues: TurnDetector.cues(along: line), units: units)
     }
 
     // MARK: Helpers
