@@ -87,7 +87,7 @@ enum CueSheet {
                 // Figures right, words left.
                 let padding = String(repeating: " ", count: widths[column] - cell.count)
                 return column == 0 || column == 3 ? padding + cell : cell + padding
-            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
-        }.joined(separator: "\n")
+            }.joined(separator: "  ")
+        }.map { String($0.reversed().drop { $0 == " " }.reversed()) }.joined(separator: "\n")
     }
 }
