@@ -78,7 +78,10 @@ public struct TrackStatsAccumulator: Sendable {
     private var gateLast: StatsPoint?
     private var gateCandidate: StatsPoint?
 
+    private var classifier = StationarityClassifier()
     private var smoother = PositionSmoother()
+    /// The fixes of a stop while the rider stands (`StationarityClassifier`), nil on the move.
+    private var stop: StopCluster?
 
     // Motion within the current segment.
     private var anchor: StatsPoint?
@@ -200,18 +203,25 @@ public struct TrackStatsAccumulator: Sendable {
 
     private mutating func accept(_ point: StatsPoint) {
         gateLast = point
+        if let classified = classifier.push(point) { smoothAndConsume(classified) }
+    }
+
+    private mutating func smoothAndConsume(_ point: StatsPoint) {
         if let smoothed = smoother.push(point) { consume(smoothed) }
     }
 
     private mutating func endSegment() {
         if let candidate = gateCandidate { accept(candidate) }
+        while let classified = classifier.drain() { smoothAndConsume(classified) }
         while let smoothed = smoother.drain() { consume(smoothed) }
         finishMotion()
         hysteresis.endSegment()
         if let clock = segmentClock { previousSegmentEndClock = clock }
         gateLast = nil
         gateCandidate = nil
+        classifier.beginSegment()
         smoother.beginSegment()
+        stop = nil
         anchor = nil
         lastPoint = nil
         segmentClock = nil
@@ -249,6 +259,14 @@ public struct TrackStatsAccumulator: Sendable {
             setAnchor(point)
             return
         }
+        if stop != nil {
+            standOrLeave(point, anchor: anchor)
+            return
+        }
+        if point.isStationary {
+            stop = StopCluster(first: point)
+            return
+        }
         let step = anchor.distanceMeters(to: point)
         if step >= Self.noiseRadiusMeters {
             advance(by: step)
@@ -260,6 +278,32 @@ public struct TrackStatsAccumulator: Sendable {
             }
             setAnchor(point)
         }
+    }
+
+    /// A fix during a stop: part of the stop while it stays near the stop's centre; the second fix in a row
+    /// beyond that ends the stop, and the way from the last anchor through the stop's centre to this fix is
+    /// one step (how far the rider went, however long the stop and whatever its scatter).
+    private mutating func standOrLeave(_ point: StatsPoint, anchor: StatsPoint) {
+        guard var cluster = stop else { return }
+        if cluster.contains(point) {
+            cluster.add(point)
+            stop = cluster
+            return
+        }
+        cluster.outsideInARow += 1
+        stop = cluster
+        guard cluster.outsideInARow >= StopCluster.outsideToLeave else { return }
+        let centre = cluster.centre
+        let step = anchor.distanceMeters(to: centre) + centre.distanceMeters(to: point)
+        stop = nil
+        advance(by: step)
+        if point.time != nil {
+            classifyInterval(extraMeters: step)
+            speedWindow.add(point, clock: recordedSeconds)
+        } else {
+            pendingMeters += step
+        }
+        setAnchor(point)
     }
 
     private mutating func setAnchor(_ point: StatsPoint) {
@@ -301,7 +345,8 @@ public struct TrackStatsAccumulator: Sendable {
     /// The stretch after the last anchor: counted unless it was covered at drift speed; its time classified
     /// either way.
     private mutating func finishMotion() {
-        guard let anchor, let last = lastPoint else { return }
+        guard let anchor, var last = lastPoint else { return }
+        if let stop { last = stop.centre }
         let tail = anchor.distanceMeters(to: last)
         if let now = segmentClock, let since = lastStepClock, now > since {
             let travelled = (pendingMeters + tail) / (now - since) >= Self.driftSpeedMetersPerSecond
@@ -353,5 +398,47 @@ public struct TrackStatsAccumulator: Sendable {
         )
         stats.mileSplits = mileSplits.finished(totalMeters: distanceMeters, clock: recordedSeconds, elevation: lastElevation, hasTime: timed)
         return stats
+    }
+}
+
+/// The fixes of one stop: their mean is where the rider stands, their spread how far the receiver scatters.
+private struct StopCluster {
+    /// A fix beyond `exitRadiusMeters` from the centre is outside; this many in a row end the stop (one alone is
+    /// a stray fix).
+    static let outsideToLeave = 2
+    /// The stop ends only beyond three spreads of its fixes (a fix of independent 2-D scatter falls that far out
+    /// once in 10⁴), and at least 10 m (the spread of the first few fixes says little) and at most 30 m (so
+    /// that slow travel taken for a stop, whose spread keeps growing, still ends it).
+    static let minimumExitRadiusMeters = 10.0
+    static let maximumExitRadiusMeters = 30.0
+    static let exitRadiusInSpreads = 3.0
+
+    let first: StatsPoint
+    private var sumEast = 0.0
+    private var sumNorth = 0.0
+    private var sumSquares = 0.0
+    private var count = 1.0
+    var outsideInARow = 0
+
+    init(first: StatsPoint) { self.first = first }
+
+    mutating func add(_ point: StatsPoint) {
+        let offset = first.offset(of: point)
+        sumEast += offset.east
+        sumNorth += offset.north
+        sumSquares += offset.east * offset.east + offset.north * offset.north
+        count += 1
+        outsideInARow = 0
+    }
+
+    var centre: StatsPoint { first.moved(east: sumEast / count, north: sumNorth / count) }
+
+    func contains(_ point: StatsPoint) -> Bool {
+        let meanEast = sumEast / count, meanNorth = sumNorth / count
+        let spread = max(0, sumSquares / count - meanEast * meanEast - meanNorth * meanNorth).squareRoot()
+        let radius = min(Self.maximumExitRadiusMeters, max(Self.minimumExitRadiusMeters, Self.exitRadiusInSpreads * spread))
+        let offset = first.offset(of: point)
+        let de = offset.east - meanEast, dn = offset.north - meanNorth
+        return de * de + dn * dn <= radius * radius
     }
 }
