@@ -54,9 +54,10 @@ import RideKit
         let bare = try Self.summary("gpxpy/cerknicko-jezero-without-elevations.gpx")
         #expect(bare.stats.ascentMeters == 0 && bare.stats.descentMeters == 0)
         #expect(bare.stats.minElevationMeters == nil && bare.stats.maxElevationMeters == nil)
-        // The same track with elevations measures the same.
+        // The same track with elevations measures the same (to the centimetre: the two files' coordinates
+        // are not written identically).
         let full = try Self.summary("gpxpy/cerknicko-jezero.gpx")
-        #expect(full.stats.distanceMeters == bare.stats.distanceMeters)
+        #expect(abs(full.stats.distanceMeters - bare.stats.distanceMeters) < 0.1)
         #expect(full.stats.ascentMeters > 100)
     }
 
@@ -68,8 +69,11 @@ import RideKit
         #expect(summary.stats.movingSeconds == 0)
         #expect(summary.stats.averageSpeedMetersPerSecond == 0)
         #expect(summary.stats.maxSpeedMetersPerSecond == 0)
+        // Without times, stops cannot be told (StationarityClassifier): the wander of the fixes during the 46
+        // minutes this rider stood still counts, so the distance is a little longer than the timed file's.
         let timed = try Self.summary("gpxpy/cerknicko-jezero.gpx")
-        #expect(summary.stats.distanceMeters == timed.stats.distanceMeters)
+        #expect(summary.stats.distanceMeters >= timed.stats.distanceMeters)
+        #expect(relativeError(summary.stats.distanceMeters, timed.stats.distanceMeters) < 0.02)
     }
 
     @Test func carDriveRecordedAsARideKeepsOnlyItsPlausibleSpeeds() throws {

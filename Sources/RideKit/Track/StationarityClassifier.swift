@@ -32,6 +32,14 @@ struct StationarityClassifier {
     /// The means must also move at least this fast: a wander of the fixes (a random walk) has the shape of a
     /// meandering path, but moves its mean at a few cm/s; a walker moves at ≥ 0.8 m/s.
     static let minimumSpeedMetersPerSecond = 0.5
+    /// Nine successive fixes that spread wider than this (root mean square, metres) are not a stop, however they lie: over
+    /// three times the spread of the worst scatter a stop shows (6 m per axis, 8.5 m in the plane). It keeps
+    /// sparse tracks and planned routes, and tight bends, out of the test's reach.
+    static let maximumStopSpreadMeters = 25.0
+    /// A scale says nothing unless each side holds at least this many fixes (3 on the short scale); with fewer
+    /// on every scale, as in a track of a handful of fixes, the fix counts as moving.
+    static func minimumFixes(half: Int) -> Double { Double(half / 4 + 2) }
+
     /// Re-centre the running sums when the newest fix is this far from their origin (the tangent plane is
     /// good to 0.03 % within 2 km) or after this many fixes (so that sums of squares keep their precision).
     static let originReachMeters = 2_000.0
@@ -99,8 +107,10 @@ struct StationarityClassifier {
         let index = emitted
         emitted += 1
         var point = ring[index % Self.capacity].point
-        point.isStationary = point.time != nil && !isMoving(index, half: Self.longHalf, ratio: Self.longRatio)
-            && !isMoving(index, half: Self.shortHalf, ratio: Self.shortRatio)
+        let long = isMoving(index, half: Self.longHalf, ratio: Self.longRatio)
+        let short = isMoving(index, half: Self.shortHalf, ratio: Self.shortRatio)
+        // Stationary: no scale sees movement, and one at least could have.
+        point.isStationary = point.time != nil && long != true && short != true && (long != nil || short != nil)
         return point
     }
 
@@ -141,9 +151,13 @@ struct StationarityClassifier {
         return (Double(last - first + 1), east, north, squares, time, untimed)
     }
 
-    private func isMoving(_ index: Int, half: Int, ratio: Double) -> Bool {
+    /// Whether the fixes around `index` go somewhere, on the scale of `half` fixes a side; nil when a side has
+    /// too few fixes to tell (the edges of a segment, a short track).
+    private func isMoving(_ index: Int, half: Int, ratio: Double) -> Bool? {
         let before = sums(max(baseIndex, index - half), index)
         let after = sums(index, min(received - 1, index + half))
+        let fewest = Self.minimumFixes(half: half)
+        guard before.count >= fewest && after.count >= fewest else { return nil }
         // Without times there is no speed: such a fix is never called stationary.
         if before.untimed > 0 || after.untimed > 0 { return true }
         let meanEastBefore = before.east / before.count, meanNorthBefore = before.north / before.count
@@ -153,6 +167,8 @@ struct StationarityClassifier {
         let spreadBefore = before.squares - before.count * (meanEastBefore * meanEastBefore + meanNorthBefore * meanNorthBefore)
         let spreadAfter = after.squares - after.count * (meanEastAfter * meanEastAfter + meanNorthAfter * meanNorthAfter)
         let spreadSquared = max(0, spreadBefore + spreadAfter) / (before.count + after.count)
+        // On the short scale only: the long one straddles the start and end of every stop.
+        if half == Self.shortHalf && spreadSquared > Self.maximumStopSpreadMeters * Self.maximumStopSpreadMeters { return true }
         guard apartSquared > ratio * ratio * spreadSquared else { return false }
         let seconds = after.time / after.count - before.time / before.count
         let speed = Self.minimumSpeedMetersPerSecond
