@@ -23,12 +23,15 @@
 ///   speeds). The time between segments of a track is paused; the time between tracks is not counted.
 ///   `elapsedSeconds = moving + stopped + paused`, which is last − first whenever times run forward.
 /// - **Missing times.** Points without a time count for distance; a stretch between two timed points
-///   belongs to their interval. Distance before a segment's first time or after its last is in no interval:
-///   it counts in `distanceMeters` but not in `movingDistanceMeters`, so the average speed
-///   (`movingDistanceMeters / movingSeconds`) only divides distance by the time it took. When fewer than a
-///   quarter of the points have a time (`minimumTimedFraction`), the times are leftovers that say nothing
-///   about the track (gpxpy's `cerknicko-without-times.gpx`: 6 of 296 points, 57 s on a 4.6 km ride), and
-///   no time figure is reported.
+///   belongs to their interval. When fewer than a quarter of the points of a track have a time
+///   (`minimumTimedFraction`), the times are leftovers that say nothing about the track (gpxpy's
+///   `cerknicko-without-times.gpx`: 6 of 296 points, 57 s on a 4.6 km ride), and no time figure is reported.
+/// - **Average speed** is `distanceMeters / movingSeconds` (`TrackStats`), the two figures shown with it.
+/// - **Stops.** A fix is stationary when the fixes around it go nowhere (`StationarityClassifier`); from a
+///   stationary fix on, fixes within a few spreads of the stop's centre are part of the stop (no distance,
+///   stopped time), and the second fix in a row beyond ends it: the step from the last anchor through the
+///   stop's centre to that fix is then counted. Scatter of any size at a standstill thus adds nothing.
+/// - **Tracks** are measured apart and summed (`beginTrack`, `TrackStats.adding`).
 /// - **Climb.** Smoothed elevations through `ElevationHysteresis` (5 m), per segment.
 /// - **Max speed.** From the speeds the device recorded (`<speed>`, measured by Doppler, steadier than
 ///   positions) when at least half the points carry one; otherwise the fastest 10 s in a straight line
@@ -58,6 +61,8 @@ public struct TrackStatsAccumulator: Sendable {
     private let stoppedSpeed: Double
     private let plausibleSpeed: Double
 
+    /// The figures of the tracks before the current one, in order (summed by `finish`).
+    private var earlierTracks: [TrackStats] = []
     private var pointCount = 0
     private var timedPointCount = 0
     private var segmentCount = 0
@@ -124,12 +129,19 @@ public struct TrackStatsAccumulator: Sendable {
 
     /// Starts a new track: the time between the previous track and this one is not counted at all (two tracks
     /// in one file are often days apart), where the time between segments of one track is paused time.
+    ///
+    /// Each track is measured on its own, as if it were alone in the file, and the file's figures are the sum
+    /// (`TrackStats.adding`): a file's distance, climb, descent and times are exactly the sums of its tracks'.
     public mutating func beginTrack() {
         if segmentOpen {
             endSegment()
             segmentOpen = false
         }
-        previousSegmentEndClock = nil
+        guard pointCount > 0 || segmentCount > 0 else { return }
+        var tracks = earlierTracks
+        tracks.append(makeStats())
+        self = TrackStatsAccumulator(activity: activity)
+        earlierTracks = tracks
     }
 
     /// Starts a new segment (a `trkseg`, or Resume after Pause). Adding a point without one starts one.
@@ -187,7 +199,9 @@ public struct TrackStatsAccumulator: Sendable {
     public func finish() -> TrackStats {
         var copy = self
         if copy.segmentOpen { copy.endSegment() }
-        return copy.makeStats()
+        var tracks = earlierTracks
+        if copy.pointCount > 0 || copy.segmentCount > 0 || tracks.isEmpty { tracks.append(copy.makeStats()) }
+        return tracks.dropFirst().reduce(tracks[0]) { $0.adding($1) }
     }
 
     // MARK: - Pipeline
@@ -377,10 +391,6 @@ public struct TrackStatsAccumulator: Sendable {
         }
         if recordedSpeedCount > 0 && Double(recordedSpeedCount) >= Self.recordedSpeedFraction * Double(pointCount) {
             stats.maxSpeedMetersPerSecond = recordedSpeeds.value
-        }
-        if stats.movingSeconds > 0 && stats.movingDistanceMeters > 0 {
-            stats.averageSpeedMetersPerSecond = stats.movingDistanceMeters / stats.movingSeconds
-            stats.averageMovingPaceSecondsPerKilometer = stats.movingSeconds / (stats.movingDistanceMeters / 1000)
         }
         if minElevation <= maxElevation {
             stats.minElevationMeters = minElevation
