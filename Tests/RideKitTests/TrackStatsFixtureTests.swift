@@ -82,7 +82,10 @@ import RideKit
         // so the maximum is the one plausible leg's speed, while distance and moving time keep the whole drive.
         let summary = try Self.summary("gpxpy/first_and_last_elevation.gpx")
         #expect(abs(summary.stats.maxSpeedMetersPerSecond - 6.29) < 0.01)
-        #expect(relativeError(summary.stats.distanceMeters, 195_708) < 0.001)
+        // gpxpy 1.6.2 measures 195,708.1 m (Tests/tools/gpxpy_stats.py: length_2d) on a sphere of the
+        // equatorial radius, which at these latitudes (45–46°N, legs both north–south and east–west) is within
+        // 0.2 % of the ellipsoid (docs/stats.md): so within 0.3 %.
+        #expect(relativeError(summary.stats.distanceMeters, 195_708.1) < 0.003)
         #expect(summary.stats.movingSeconds == 7_200)
     }
 }

@@ -53,6 +53,8 @@ public struct TrackStatsAccumulator: Sendable {
     /// under any logger that drops times now and then (half the points still make a timed track), over the
     /// odd stamp that survives an export that strips them.
     public static let minimumTimedFraction = 0.25
+    /// A track moving longer than this has a maximum speed of at least its average.
+    static let averageFloorSeconds = 60.0
     /// Recorded speeds set the maximum when at least this share of the points carry one.
     static let recordedSpeedFraction = 0.5
 
@@ -107,6 +109,9 @@ public struct TrackStatsAccumulator: Sendable {
     private var distanceMeters = 0.0
     private var movingSeconds = 0.0
     private var movingDistanceMeters = 0.0
+    /// Moving intervals faster than the plausible speed: their distance and time.
+    private var implausibleMeters = 0.0
+    private var implausibleSeconds = 0.0
     private var stoppedSeconds = 0.0
     private var pausedSeconds = 0.0
     private var hasTime = false
@@ -348,6 +353,10 @@ public struct TrackStatsAccumulator: Sendable {
             if (pendingMeters + extraMeters) / seconds >= stoppedSpeed {
                 movingSeconds += seconds
                 movingDistanceMeters += pendingMeters + extraMeters
+                if (pendingMeters + extraMeters) / seconds > plausibleSpeed {
+                    implausibleSeconds += seconds
+                    implausibleMeters += pendingMeters + extraMeters
+                }
             } else {
                 stoppedSeconds += seconds
             }
@@ -391,6 +400,15 @@ public struct TrackStatsAccumulator: Sendable {
         }
         if recordedSpeedCount > 0 && Double(recordedSpeedCount) >= Self.recordedSpeedFraction * Double(pointCount) {
             stats.maxSpeedMetersPerSecond = recordedSpeeds.value
+        }
+        // Nobody's top speed is under their average: over a minute of moving, the average of the plausible
+        // intervals is a floor (the maximum's windows can miss it: fixes minutes apart, recorded speeds few).
+        // Intervals faster than the plausible speed (a fix kilometres on after a tunnel, a car drive recorded
+        // as a ride) are left out of the floor as they are out of the maximum.
+        let plausibleSeconds = stats.movingSeconds - implausibleSeconds
+        if timed && plausibleSeconds > Self.averageFloorSeconds {
+            let floor = (stats.distanceMeters - implausibleMeters) / plausibleSeconds
+            stats.maxSpeedMetersPerSecond = max(stats.maxSpeedMetersPerSecond, floor)
         }
         if minElevation <= maxElevation {
             stats.minElevationMeters = minElevation
