@@ -41,14 +41,6 @@ import RideKit
             The first two fixes, 25 s apart, are 1.7 m apart: standing still. bikeride measures from where the \
             rider stood; gpxpy adds the shuffle (0.7 m, 1.2 % of this 57 m track).
             """,
-        "gpx/gpxpy/cerknicko-jezero.gpx": """
-            A ride with 46 minutes standing (gpxpy's stopped time): gpxpy adds the wander of the fixes while the \
-            rider stands; bikeride tells the stops apart and counts none of it (49 m; without times, as in \
-            cerknicko-without-times.gpx, it cannot, and measures within 0.3 % of gpxpy).
-            """,
-        "gpx/gpxpy/cerknicko-jezero-without-elevations.gpx": """
-            cerknicko-jezero.gpx without its elevations: the same 49 m of wander at stops, which bikeride leaves out.
-            """,
         "gpx/gpxpy/Mojstrovka.gpx": """
             A hike with fixes about 10 m apart and a few metres of scatter: bikeride's smoothing straightens the \
             zigzag the scatter draws (44 m); gpxpy adds it.

@@ -70,7 +70,7 @@ import RideKit
         #expect(summary.stats.averageSpeedMetersPerSecond == 0)
         #expect(summary.stats.maxSpeedMetersPerSecond == 0)
         // Without times, stops cannot be told (StationarityClassifier): the wander of the fixes during the 46
-        // minutes this rider stood still counts, so the distance is a little longer than the timed file's.
+        // minutes this rider stood still (gpxpy's stopped time) counts, so the distance is a little longer.
         let timed = try Self.summary("gpxpy/cerknicko-jezero.gpx")
         #expect(summary.stats.distanceMeters >= timed.stats.distanceMeters)
         #expect(relativeError(summary.stats.distanceMeters, timed.stats.distanceMeters) < 0.02)

@@ -107,7 +107,15 @@ struct StationarityClassifier {
         let index = emitted
         emitted += 1
         var point = ring[index % Self.capacity].point
-        let long = isMoving(index, half: Self.longHalf, ratio: Self.longRatio)
+        var long = isMoving(index, half: Self.longHalf, ratio: Self.longRatio)
+        // At the start of a stop the long window still reaches back into the ride: the fixes from this one on
+        // tell alone (their first half against their second), so that the stop starts where it starts.
+        if long == true, let ahead = isMoving(
+            before: index...min(received - 1, index + Self.longHalf / 2), after: min(received - 1, index + Self.longHalf / 2)...min(received - 1, index + Self.longHalf),
+            ratio: Self.longRatio, minimumFixes: Self.minimumFixes(half: Self.longHalf)), !ahead
+        {
+            long = false
+        }
         let short = isMoving(index, half: Self.shortHalf, ratio: Self.shortRatio)
         // Stationary: no scale sees movement, and one at least could have.
         point.isStationary = point.time != nil && long != true && short != true && (long != nil || short != nil)
@@ -154,9 +162,23 @@ struct StationarityClassifier {
     /// Whether the fixes around `index` go somewhere, on the scale of `half` fixes a side; nil when a side has
     /// too few fixes to tell (the edges of a segment, a short track).
     private func isMoving(_ index: Int, half: Int, ratio: Double) -> Bool? {
-        let before = sums(max(baseIndex, index - half), index)
-        let after = sums(index, min(received - 1, index + half))
-        let fewest = Self.minimumFixes(half: half)
+        let moving = isMoving(
+            before: max(baseIndex, index - half)...index, after: index...min(received - 1, index + half), ratio: ratio,
+            minimumFixes: Self.minimumFixes(half: half))
+        // On the short scale only: the long one straddles the start and end of every stop.
+        guard half == Self.shortHalf, moving == false else { return moving }
+        let window = sums(max(baseIndex, index - half), min(received - 1, index + half))
+        let meanEast = window.east / window.count, meanNorth = window.north / window.count
+        let spreadSquared = window.squares / window.count - meanEast * meanEast - meanNorth * meanNorth
+        return spreadSquared > Self.maximumStopSpreadMeters * Self.maximumStopSpreadMeters
+    }
+
+    /// Whether the fixes `after` lie significantly and fast enough away from the fixes `before`.
+    private func isMoving(before beforeRange: ClosedRange<Int>, after afterRange: ClosedRange<Int>, ratio: Double, minimumFixes fewest: Double)
+        -> Bool?
+    {
+        let before = sums(beforeRange.lowerBound, beforeRange.upperBound)
+        let after = sums(afterRange.lowerBound, afterRange.upperBound)
         guard before.count >= fewest && after.count >= fewest else { return nil }
         // Without times there is no speed: such a fix is never called stationary.
         if before.untimed > 0 || after.untimed > 0 { return true }
@@ -167,8 +189,6 @@ struct StationarityClassifier {
         let spreadBefore = before.squares - before.count * (meanEastBefore * meanEastBefore + meanNorthBefore * meanNorthBefore)
         let spreadAfter = after.squares - after.count * (meanEastAfter * meanEastAfter + meanNorthAfter * meanNorthAfter)
         let spreadSquared = max(0, spreadBefore + spreadAfter) / (before.count + after.count)
-        // On the short scale only: the long one straddles the start and end of every stop.
-        if half == Self.shortHalf && spreadSquared > Self.maximumStopSpreadMeters * Self.maximumStopSpreadMeters { return true }
         guard apartSquared > ratio * ratio * spreadSquared else { return false }
         let seconds = after.time / after.count - before.time / before.count
         let speed = Self.minimumSpeedMetersPerSecond
