@@ -180,8 +180,11 @@ struct StationarityClassifier {
         let before = sums(beforeRange.lowerBound, beforeRange.upperBound)
         let after = sums(afterRange.lowerBound, afterRange.upperBound)
         guard before.count >= fewest && after.count >= fewest else { return nil }
-        // Without times there is no speed: such a fix is never called stationary.
+        // Without times there is no speed: such a fix is never called stationary; nor when no time passes
+        // (placeholder times, all the same, as in gpxpy's Mojstrovka.gpx).
         if before.untimed > 0 || after.untimed > 0 { return true }
+        let seconds = after.time / after.count - before.time / before.count
+        guard seconds > 0 else { return true }
         let meanEastBefore = before.east / before.count, meanNorthBefore = before.north / before.count
         let meanEastAfter = after.east / after.count, meanNorthAfter = after.north / after.count
         let de = meanEastAfter - meanEastBefore, dn = meanNorthAfter - meanNorthBefore
@@ -190,8 +193,7 @@ struct StationarityClassifier {
         let spreadAfter = after.squares - after.count * (meanEastAfter * meanEastAfter + meanNorthAfter * meanNorthAfter)
         let spreadSquared = max(0, spreadBefore + spreadAfter) / (before.count + after.count)
         guard apartSquared > ratio * ratio * spreadSquared else { return false }
-        let seconds = after.time / after.count - before.time / before.count
         let speed = Self.minimumSpeedMetersPerSecond
-        return seconds <= 0 || apartSquared >= speed * speed * seconds * seconds
+        return apartSquared >= speed * speed * seconds * seconds
     }
 }
