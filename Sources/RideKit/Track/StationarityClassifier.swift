@@ -107,19 +107,25 @@ struct StationarityClassifier {
         let index = emitted
         emitted += 1
         var point = ring[index % Self.capacity].point
+        point.isStationary = point.time != nil && isStationary(index)
+        return point
+    }
+
+    /// No scale sees movement, and one at least could have. The short scale first: on the move it usually
+    /// settles the question alone, which keeps the common case to one test.
+    private func isStationary(_ index: Int) -> Bool {
+        let short = isMoving(index, half: Self.shortHalf, ratio: Self.shortRatio)
+        if short == true { return false }
         var long = isMoving(index, half: Self.longHalf, ratio: Self.longRatio)
         // At the start of a stop the long window still reaches back into the ride: the fixes from this one on
         // tell alone (their first half against their second), so that the stop starts where it starts.
-        if long == true, let ahead = isMoving(
-            before: index...min(received - 1, index + Self.longHalf / 2), after: min(received - 1, index + Self.longHalf / 2)...min(received - 1, index + Self.longHalf),
-            ratio: Self.longRatio, minimumFixes: Self.minimumFixes(half: Self.longHalf)), !ahead
-        {
-            long = false
+        if long == true {
+            let middle = min(received - 1, index + Self.longHalf / 2), end = min(received - 1, index + Self.longHalf)
+            let ahead = isMoving(
+                before: index...middle, after: middle...end, ratio: Self.longRatio, minimumFixes: Self.minimumFixes(half: Self.longHalf))
+            if ahead == false { long = false }
         }
-        let short = isMoving(index, half: Self.shortHalf, ratio: Self.shortRatio)
-        // Stationary: no scale sees movement, and one at least could have.
-        point.isStationary = point.time != nil && long != true && short != true && (long != nil || short != nil)
-        return point
+        return long != true && (long != nil || short != nil)
     }
 
     private mutating func store(_ point: StatsPoint, at index: Int) {
