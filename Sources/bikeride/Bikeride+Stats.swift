@@ -24,7 +24,7 @@ extension Bikeride {
         var activity: ActivityKind = .ride
 
         @Option(help: "Units of the table: metric or imperial.")
-        var units: Units = .metric
+        var units: UnitSystem = .metric
 
         @OptionGroup var read: ReadOptions
 
@@ -73,11 +73,7 @@ extension Bikeride {
 
 extension ActivityKind: ExpressibleByArgument {}
 
-/// Units for people: metric (km, m, km/h) or imperial (mi, ft, mph).
-enum Units: String, ExpressibleByArgument, CaseIterable {
-    case metric
-    case imperial
-}
+extension UnitSystem: ExpressibleByArgument {}
 
 /// The `--json` line of `bikeride stats`.
 enum StatsJSON {
@@ -123,7 +119,7 @@ enum StatsJSON {
 
 /// The human-readable table of `bikeride stats`.
 struct StatsTable {
-    var units: Units
+    var units: UnitSystem
 
     func render(_ rows: [(String, GPXSummary)]) -> String {
         let header = ["FILE", "TRACKS", "POINTS", "DISTANCE", "CLIMB", "DESCENT", "MOVING", "ELAPSED", "AVG", "MAX", "START"]
@@ -147,22 +143,19 @@ struct StatsTable {
         }.joined(separator: "\n")
     }
 
-    func distance(_ meters: Double) -> String {
-        units == .metric ? String(format: "%.2f km", meters / 1000) : String(format: "%.2f mi", meters / 1609.344)
-    }
+    // Figures through RideKit's one formatter; "-" where there is no figure.
 
-    func height(_ meters: Double) -> String {
-        units == .metric ? String(format: "%.0f m", meters) : String(format: "%.0f ft", meters / 0.3048)
-    }
+    func distance(_ meters: Double) -> String { units.formatDistance(meters: meters, smallUnits: false) }
+
+    func height(_ meters: Double) -> String { units.formatElevation(meters: meters) }
 
     func speed(_ metersPerSecond: Double) -> String {
         guard metersPerSecond.isFinite, metersPerSecond > 0 else { return "-" }
-        return units == .metric ? String(format: "%.1f km/h", metersPerSecond * 3.6) : String(format: "%.1f mph", metersPerSecond * 3600 / 1609.344)
+        return units.formatSpeed(metersPerSecond: metersPerSecond)
     }
 
     func duration(_ seconds: Double) -> String {
         guard seconds.isFinite, seconds > 0 else { return "-" }
-        let total = Int(seconds.rounded())
-        return String(format: "%d:%02d:%02d", total / 3600, total / 60 % 60, total % 60)
+        return UnitSystem.formatDuration(seconds: seconds)
     }
 }

@@ -22,8 +22,9 @@ import RideKit
             """,
         "gpx/coregpx/GPXTest-TrackPointOnly.gpx": """
             A day in Tokyo on foot and by train, 5.4 of its 7.5 hours slower than 3.6 km/h. Distance: gpxpy adds \
-            every wander of the fixes around where the walker stood; bikeride's smoothing and 5 m rule leave out \
-            5.1 km of it, and it drops single fixes that jump impossibly far. Climb: the altitudes jump 10–15 m \
+            every wander of the fixes around where the walker stood; bikeride tells those stops from walking and \
+            counts none of it (its smoothing, 5 m rule and stops leave out 12.5 km), and it drops single fixes \
+            that jump impossibly far. Climb: the altitudes jump 10–15 m \
             from second to second (down to −37 m), so both figures are mostly noise; gpxpy averages every \
             altitude with its two neighbours, bikeride only among fixes within 10 m of each other, so on the \
             train, fixes up to 60 m apart, more of the noise passes bikeride's 5 m threshold.
@@ -43,7 +44,7 @@ import RideKit
             """,
         "gpx/gpxpy/Mojstrovka.gpx": """
             A hike with fixes about 10 m apart and a few metres of scatter: bikeride's smoothing straightens the \
-            zigzag the scatter draws (44 m); gpxpy adds it.
+            zigzag the scatter draws (64 m); gpxpy adds it.
             """,
         "gpx/gpxpy/around-visnjan-with-car.gpx": """
             A car drive with 4 minutes of waiting: gpxpy adds 46 m of GPS wander while the car stands; bikeride \
@@ -73,8 +74,8 @@ import RideKit
             written (398 m).
             """,
         "gpx/togeojson/blue_hills.gpx": """
-            Hikes with fixes about 20 m apart: bikeride's smoothing and its 5 m rule leave out 580 m of zigzag \
-            drawn by GPS scatter (without them it measures 51.93 km, as gpxpy does).
+            Hikes with fixes about 20 m apart and pauses: bikeride's smoothing, its 5 m rule and its stops leave \
+            out 1.1 km of zigzag and wander drawn by GPS scatter (gpxpy adds it).
             """,
     ]
 

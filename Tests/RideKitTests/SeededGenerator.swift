@@ -1,3 +1,4 @@
+import Foundation
 import RideKit
 
 /// SplitMix64: a small, seeded generator so that every noisy test is the same on every run.
@@ -19,4 +20,10 @@ struct SeededGenerator: RandomNumberGenerator {
 
     /// Uniform in −amplitude…amplitude.
     mutating func symmetric(_ amplitude: Double) -> Double { (2 * unit() - 1) * amplitude }
+
+    /// Normally distributed with mean 0 and standard deviation `sigma` (Box–Muller).
+    mutating func gaussian(_ sigma: Double) -> Double {
+        let u = max(unit(), 1e-300), v = unit()
+        return sigma * (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
+    }
 }

@@ -54,9 +54,10 @@ import RideKit
         let bare = try Self.summary("gpxpy/cerknicko-jezero-without-elevations.gpx")
         #expect(bare.stats.ascentMeters == 0 && bare.stats.descentMeters == 0)
         #expect(bare.stats.minElevationMeters == nil && bare.stats.maxElevationMeters == nil)
-        // The same track with elevations measures the same.
+        // The same track with elevations measures the same (to the centimetre: the two files' coordinates
+        // are not written identically).
         let full = try Self.summary("gpxpy/cerknicko-jezero.gpx")
-        #expect(full.stats.distanceMeters == bare.stats.distanceMeters)
+        #expect(abs(full.stats.distanceMeters - bare.stats.distanceMeters) < 0.1)
         #expect(full.stats.ascentMeters > 100)
     }
 
@@ -68,8 +69,11 @@ import RideKit
         #expect(summary.stats.movingSeconds == 0)
         #expect(summary.stats.averageSpeedMetersPerSecond == 0)
         #expect(summary.stats.maxSpeedMetersPerSecond == 0)
+        // Without times, stops cannot be told (StationarityClassifier): the wander of the fixes during the 46
+        // minutes this rider stood still (gpxpy's stopped time) counts, so the distance is a little longer.
         let timed = try Self.summary("gpxpy/cerknicko-jezero.gpx")
-        #expect(summary.stats.distanceMeters == timed.stats.distanceMeters)
+        #expect(summary.stats.distanceMeters >= timed.stats.distanceMeters)
+        #expect(relativeError(summary.stats.distanceMeters, timed.stats.distanceMeters) < 0.02)
     }
 
     @Test func carDriveRecordedAsARideKeepsOnlyItsPlausibleSpeeds() throws {
@@ -78,7 +82,10 @@ import RideKit
         // so the maximum is the one plausible leg's speed, while distance and moving time keep the whole drive.
         let summary = try Self.summary("gpxpy/first_and_last_elevation.gpx")
         #expect(abs(summary.stats.maxSpeedMetersPerSecond - 6.29) < 0.01)
-        #expect(relativeError(summary.stats.distanceMeters, 195_708) < 0.001)
+        // gpxpy 1.6.2 measures 195,708.1 m (Tests/tools/gpxpy_stats.py: length_2d) on a sphere of the
+        // equatorial radius, which at these latitudes (45–46°N, legs both north–south and east–west) is within
+        // 0.2 % of the ellipsoid (docs/stats.md): so within 0.3 %.
+        #expect(relativeError(summary.stats.distanceMeters, 195_708.1) < 0.003)
         #expect(summary.stats.movingSeconds == 7_200)
     }
 }

@@ -8,6 +8,8 @@ struct StatsPoint {
     var scale: LocalScale
     var elevationMeters: Double?
     var time: Double?
+    /// Taken standing still (`StationarityClassifier`): its scatter is not travel.
+    var isStationary = false
 
     init(latitude: Double, longitude: Double, elevationMeters: Double?, time: Double?) {
         latitudeRadians = latitude * (.pi / 180)
@@ -38,6 +40,18 @@ struct StatsPoint {
             return (north * north + east * east).squareRoot()
         }
         return Vincenty.inverse(from: coordinate, to: other.coordinate).distanceMeters
+    }
+
+    /// This point moved by small distances east and north, metres (on its tangent plane).
+    func moved(east: Double, north: Double) -> StatsPoint {
+        var result = self
+        result.latitudeRadians += north / scale.metersPerRadianNorth
+        if scale.metersPerRadianEast > 1e-3 {
+            var longitude = longitudeDegrees + east / scale.metersPerRadianEast * 180 / .pi
+            if longitude > 180 { longitude -= 360 } else if longitude < -180 { longitude += 360 }
+            result.longitudeDegrees = longitude
+        }
+        return result
     }
 
     var coordinate: Coordinate { Coordinate(latitude: latitudeRadians * 180 / .pi, longitude: longitudeDegrees) }

@@ -34,11 +34,17 @@ public struct TrackStats: Sendable, Hashable {
     /// carry one, otherwise over 10 seconds of recorded time in a straight line (0 without times); the median
     /// of five successive values, of three on sparse tracks (see `TrackStatsAccumulator`).
     public var maxSpeedMetersPerSecond: Double
-    /// `movingDistanceMeters / movingSeconds`, metres per second (0 without moving time).
-    public var averageSpeedMetersPerSecond: Double
-    /// Moving time per kilometre of moving distance, seconds (the pace runners read); nil without moving
+    /// `distanceMeters / movingSeconds`, metres per second (0 without moving time): derived from the two
+    /// figures shown next to it, so that the three always agree wherever they are shown. Distance covered
+    /// at a standstill is none (`StationarityClassifier`), so this is the speed while moving.
+    public var averageSpeedMetersPerSecond: Double {
+        movingSeconds > 0 ? distanceMeters / movingSeconds : 0
+    }
+    /// `movingSeconds` per kilometre of `distanceMeters`, seconds (the pace runners read); nil without
     /// distance or moving time.
-    public var averageMovingPaceSecondsPerKilometer: Double?
+    public var averageMovingPaceSecondsPerKilometer: Double? {
+        movingSeconds > 0 && distanceMeters > 0 ? movingSeconds / (distanceMeters / 1000) : nil
+    }
     /// Lowest and highest smoothed elevation, metres; nil without elevations.
     public var minElevationMeters: Double?
     public var maxElevationMeters: Double?
@@ -70,7 +76,6 @@ public struct TrackStats: Sendable, Hashable {
         stoppedSeconds = 0
         pausedSeconds = 0
         maxSpeedMetersPerSecond = 0
-        averageSpeedMetersPerSecond = 0
         kilometerSplits = []
         mileSplits = []
     }
@@ -137,8 +142,7 @@ extension TrackStats: Codable {
         stoppedSeconds = try container.decode(Double.self, forKey: .stoppedSeconds)
         pausedSeconds = try container.decode(Double.self, forKey: .pausedSeconds)
         maxSpeedMetersPerSecond = try container.decode(Double.self, forKey: .maxSpeedMetersPerSecond)
-        averageSpeedMetersPerSecond = try container.decode(Double.self, forKey: .averageSpeedMetersPerSecond)
-        averageMovingPaceSecondsPerKilometer = try container.decodeIfPresent(Double.self, forKey: .averageMovingPaceSecondsPerKilometer)
+        // The average speed and pace are derived from the distance and moving time: any stored value is ignored.
         minElevationMeters = try container.decodeIfPresent(Double.self, forKey: .minElevationMeters)
         maxElevationMeters = try container.decodeIfPresent(Double.self, forKey: .maxElevationMeters)
         func time(_ key: CodingKeys) throws -> GPXTime? {

@@ -23,12 +23,15 @@
 ///   speeds). The time between segments of a track is paused; the time between tracks is not counted.
 ///   `elapsedSeconds = moving + stopped + paused`, which is last − first whenever times run forward.
 /// - **Missing times.** Points without a time count for distance; a stretch between two timed points
-///   belongs to their interval. Distance before a segment's first time or after its last is in no interval:
-///   it counts in `distanceMeters` but not in `movingDistanceMeters`, so the average speed
-///   (`movingDistanceMeters / movingSeconds`) only divides distance by the time it took. When fewer than a
-///   quarter of the points have a time (`minimumTimedFraction`), the times are leftovers that say nothing
-///   about the track (gpxpy's `cerknicko-without-times.gpx`: 6 of 296 points, 57 s on a 4.6 km ride), and
-///   no time figure is reported.
+///   belongs to their interval. When fewer than a quarter of the points of a track have a time
+///   (`minimumTimedFraction`), the times are leftovers that say nothing about the track (gpxpy's
+///   `cerknicko-without-times.gpx`: 6 of 296 points, 57 s on a 4.6 km ride), and no time figure is reported.
+/// - **Average speed** is `distanceMeters / movingSeconds` (`TrackStats`), the two figures shown with it.
+/// - **Stops.** A fix is stationary when the fixes around it go nowhere (`StationarityClassifier`); from a
+///   stationary fix on, fixes within a few spreads of the stop's centre are part of the stop (no distance,
+///   stopped time), and the second fix in a row beyond ends it: the step from the last anchor through the
+///   stop's centre to that fix is then counted. Scatter of any size at a standstill thus adds nothing.
+/// - **Tracks** are measured apart and summed (`beginTrack`, `TrackStats.adding`).
 /// - **Climb.** Smoothed elevations through `ElevationHysteresis` (5 m), per segment.
 /// - **Max speed.** From the speeds the device recorded (`<speed>`, measured by Doppler, steadier than
 ///   positions) when at least half the points carry one; otherwise the fastest 10 s in a straight line
@@ -50,6 +53,8 @@ public struct TrackStatsAccumulator: Sendable {
     /// under any logger that drops times now and then (half the points still make a timed track), over the
     /// odd stamp that survives an export that strips them.
     public static let minimumTimedFraction = 0.25
+    /// A track moving longer than this has a maximum speed of at least its average.
+    static let averageFloorSeconds = 60.0
     /// Recorded speeds set the maximum when at least this share of the points carry one.
     static let recordedSpeedFraction = 0.5
 
@@ -58,6 +63,8 @@ public struct TrackStatsAccumulator: Sendable {
     private let stoppedSpeed: Double
     private let plausibleSpeed: Double
 
+    /// The figures of the tracks before the current one, in order (summed by `finish`).
+    private var earlierTracks: [TrackStats] = []
     private var pointCount = 0
     private var timedPointCount = 0
     private var segmentCount = 0
@@ -78,7 +85,10 @@ public struct TrackStatsAccumulator: Sendable {
     private var gateLast: StatsPoint?
     private var gateCandidate: StatsPoint?
 
+    private var classifier = StationarityClassifier()
     private var smoother = PositionSmoother()
+    /// The fixes of a stop while the rider stands (`StationarityClassifier`), nil on the move.
+    private var stop: StopCluster?
 
     // Motion within the current segment.
     private var anchor: StatsPoint?
@@ -99,6 +109,9 @@ public struct TrackStatsAccumulator: Sendable {
     private var distanceMeters = 0.0
     private var movingSeconds = 0.0
     private var movingDistanceMeters = 0.0
+    /// Moving intervals faster than the plausible speed: their distance and time.
+    private var implausibleMeters = 0.0
+    private var implausibleSeconds = 0.0
     private var stoppedSeconds = 0.0
     private var pausedSeconds = 0.0
     private var hasTime = false
@@ -121,12 +134,19 @@ public struct TrackStatsAccumulator: Sendable {
 
     /// Starts a new track: the time between the previous track and this one is not counted at all (two tracks
     /// in one file are often days apart), where the time between segments of one track is paused time.
+    ///
+    /// Each track is measured on its own, as if it were alone in the file, and the file's figures are the sum
+    /// (`TrackStats.adding`): a file's distance, climb, descent and times are exactly the sums of its tracks'.
     public mutating func beginTrack() {
         if segmentOpen {
             endSegment()
             segmentOpen = false
         }
-        previousSegmentEndClock = nil
+        guard pointCount > 0 || segmentCount > 0 else { return }
+        var tracks = earlierTracks
+        tracks.append(makeStats())
+        self = TrackStatsAccumulator(activity: activity)
+        earlierTracks = tracks
     }
 
     /// Starts a new segment (a `trkseg`, or Resume after Pause). Adding a point without one starts one.
@@ -184,7 +204,9 @@ public struct TrackStatsAccumulator: Sendable {
     public func finish() -> TrackStats {
         var copy = self
         if copy.segmentOpen { copy.endSegment() }
-        return copy.makeStats()
+        var tracks = earlierTracks
+        if copy.pointCount > 0 || copy.segmentCount > 0 || tracks.isEmpty { tracks.append(copy.makeStats()) }
+        return tracks.dropFirst().reduce(tracks[0]) { $0.adding($1) }
     }
 
     // MARK: - Pipeline
@@ -200,18 +222,25 @@ public struct TrackStatsAccumulator: Sendable {
 
     private mutating func accept(_ point: StatsPoint) {
         gateLast = point
+        if let classified = classifier.push(point) { smoothAndConsume(classified) }
+    }
+
+    private mutating func smoothAndConsume(_ point: StatsPoint) {
         if let smoothed = smoother.push(point) { consume(smoothed) }
     }
 
     private mutating func endSegment() {
         if let candidate = gateCandidate { accept(candidate) }
+        while let classified = classifier.drain() { smoothAndConsume(classified) }
         while let smoothed = smoother.drain() { consume(smoothed) }
         finishMotion()
         hysteresis.endSegment()
         if let clock = segmentClock { previousSegmentEndClock = clock }
         gateLast = nil
         gateCandidate = nil
+        classifier.beginSegment()
         smoother.beginSegment()
+        stop = nil
         anchor = nil
         lastPoint = nil
         segmentClock = nil
@@ -249,6 +278,14 @@ public struct TrackStatsAccumulator: Sendable {
             setAnchor(point)
             return
         }
+        if stop != nil {
+            standOrLeave(point, anchor: anchor)
+            return
+        }
+        if point.isStationary {
+            stop = StopCluster(first: point)
+            return
+        }
         let step = anchor.distanceMeters(to: point)
         if step >= Self.noiseRadiusMeters {
             advance(by: step)
@@ -260,6 +297,32 @@ public struct TrackStatsAccumulator: Sendable {
             }
             setAnchor(point)
         }
+    }
+
+    /// A fix during a stop: part of the stop while it stays near the stop's centre; the second fix in a row
+    /// beyond that ends the stop, and the way from the last anchor through the stop's centre to this fix is
+    /// one step (how far the rider went, however long the stop and whatever its scatter).
+    private mutating func standOrLeave(_ point: StatsPoint, anchor: StatsPoint) {
+        guard var cluster = stop else { return }
+        if cluster.contains(point) {
+            cluster.add(point)
+            stop = cluster
+            return
+        }
+        cluster.outsideInARow += 1
+        stop = cluster
+        guard cluster.outsideInARow >= StopCluster.outsideToLeave else { return }
+        let centre = cluster.centre
+        let step = anchor.distanceMeters(to: centre) + centre.distanceMeters(to: point)
+        stop = nil
+        advance(by: step)
+        if point.time != nil {
+            classifyInterval(extraMeters: step)
+            speedWindow.add(point, clock: recordedSeconds)
+        } else {
+            pendingMeters += step
+        }
+        setAnchor(point)
     }
 
     private mutating func setAnchor(_ point: StatsPoint) {
@@ -290,6 +353,10 @@ public struct TrackStatsAccumulator: Sendable {
             if (pendingMeters + extraMeters) / seconds >= stoppedSpeed {
                 movingSeconds += seconds
                 movingDistanceMeters += pendingMeters + extraMeters
+                if (pendingMeters + extraMeters) / seconds > plausibleSpeed {
+                    implausibleSeconds += seconds
+                    implausibleMeters += pendingMeters + extraMeters
+                }
             } else {
                 stoppedSeconds += seconds
             }
@@ -301,7 +368,8 @@ public struct TrackStatsAccumulator: Sendable {
     /// The stretch after the last anchor: counted unless it was covered at drift speed; its time classified
     /// either way.
     private mutating func finishMotion() {
-        guard let anchor, let last = lastPoint else { return }
+        guard let anchor, var last = lastPoint else { return }
+        if let stop { last = stop.centre }
         let tail = anchor.distanceMeters(to: last)
         if let now = segmentClock, let since = lastStepClock, now > since {
             let travelled = (pendingMeters + tail) / (now - since) >= Self.driftSpeedMetersPerSecond
@@ -333,9 +401,14 @@ public struct TrackStatsAccumulator: Sendable {
         if recordedSpeedCount > 0 && Double(recordedSpeedCount) >= Self.recordedSpeedFraction * Double(pointCount) {
             stats.maxSpeedMetersPerSecond = recordedSpeeds.value
         }
-        if stats.movingSeconds > 0 && stats.movingDistanceMeters > 0 {
-            stats.averageSpeedMetersPerSecond = stats.movingDistanceMeters / stats.movingSeconds
-            stats.averageMovingPaceSecondsPerKilometer = stats.movingSeconds / (stats.movingDistanceMeters / 1000)
+        // Nobody's top speed is under their average: over a minute of moving, the average of the plausible
+        // intervals is a floor (the maximum's windows can miss it: fixes minutes apart, recorded speeds few).
+        // Intervals faster than the plausible speed (a fix kilometres on after a tunnel, a car drive recorded
+        // as a ride) are left out of the floor as they are out of the maximum.
+        let plausibleSeconds = stats.movingSeconds - implausibleSeconds
+        if timed && plausibleSeconds > Self.averageFloorSeconds {
+            let floor = (stats.distanceMeters - implausibleMeters) / plausibleSeconds
+            stats.maxSpeedMetersPerSecond = max(stats.maxSpeedMetersPerSecond, floor)
         }
         if minElevation <= maxElevation {
             stats.minElevationMeters = minElevation
@@ -353,5 +426,47 @@ public struct TrackStatsAccumulator: Sendable {
         )
         stats.mileSplits = mileSplits.finished(totalMeters: distanceMeters, clock: recordedSeconds, elevation: lastElevation, hasTime: timed)
         return stats
+    }
+}
+
+/// The fixes of one stop: their mean is where the rider stands, their spread how far the receiver scatters.
+private struct StopCluster {
+    /// A fix beyond `exitRadiusMeters` from the centre is outside; this many in a row end the stop (one alone is
+    /// a stray fix).
+    static let outsideToLeave = 2
+    /// The stop ends only beyond three spreads of its fixes (a fix of independent 2-D scatter falls that far out
+    /// once in 10⁴), and at least 10 m (the spread of the first few fixes says little) and at most 30 m (so
+    /// that slow travel taken for a stop, whose spread keeps growing, still ends it).
+    static let minimumExitRadiusMeters = 10.0
+    static let maximumExitRadiusMeters = 30.0
+    static let exitRadiusInSpreads = 3.0
+
+    let first: StatsPoint
+    private var sumEast = 0.0
+    private var sumNorth = 0.0
+    private var sumSquares = 0.0
+    private var count = 1.0
+    var outsideInARow = 0
+
+    init(first: StatsPoint) { self.first = first }
+
+    mutating func add(_ point: StatsPoint) {
+        let offset = first.offset(of: point)
+        sumEast += offset.east
+        sumNorth += offset.north
+        sumSquares += offset.east * offset.east + offset.north * offset.north
+        count += 1
+        outsideInARow = 0
+    }
+
+    var centre: StatsPoint { first.moved(east: sumEast / count, north: sumNorth / count) }
+
+    func contains(_ point: StatsPoint) -> Bool {
+        let meanEast = sumEast / count, meanNorth = sumNorth / count
+        let spread = max(0, sumSquares / count - meanEast * meanEast - meanNorth * meanNorth).squareRoot()
+        let radius = min(Self.maximumExitRadiusMeters, max(Self.minimumExitRadiusMeters, Self.exitRadiusInSpreads * spread))
+        let offset = first.offset(of: point)
+        let de = offset.east - meanEast, dn = offset.north - meanNorth
+        return de * de + dn * dn <= radius * radius
     }
 }
