@@ -68,8 +68,7 @@ extension Bikeride {
             for track in page.tracks {
                 rows.append([
                     track.id.rawValue, Figures.start(track), track.name, track.kind.rawValue,
-                    // TODO(units): climb through UnitSystem once it formats elevations.
-                    UnitSystem.metric.formatDistance(meters: track.distanceMeters), String(format: "%.0f m", track.ascentMeters),
+                    UnitSystem.metric.formatDistance(meters: track.distanceMeters), UnitSystem.metric.formatElevation(meters: track.ascentMeters),
                     Figures.duration(track.movingSeconds), "\(track.pointCount)",
                 ])
             }

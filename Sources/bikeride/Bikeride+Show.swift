@@ -29,15 +29,15 @@ extension Bikeride {
             }
             let summary = track.summary
             let stats = track.stats
-            // TODO(units): speed (and climb) through UnitSystem once it formats them.
+            let units = UnitSystem.metric
             var lines = [
                 "\(summary.name)  (\(summary.id), \(summary.kind.rawValue))",
                 "start      \(summary.startTime?.rfc3339 ?? "-")",
                 "end        \(summary.endTime?.rfc3339 ?? "-")",
-                "distance   \(UnitSystem.metric.formatDistance(meters: stats.distanceMeters))",
-                "climb      \(String(format: "%.0f m up, %.0f m down", stats.ascentMeters, stats.descentMeters))",
+                "distance   \(units.formatDistance(meters: stats.distanceMeters))",
+                "climb      \(units.formatElevation(meters: stats.ascentMeters)) up, \(units.formatElevation(meters: stats.descentMeters)) down",
                 "time       \(Figures.duration(stats.movingSeconds)) moving, \(Figures.duration(stats.elapsedSeconds)) elapsed",
-                "speed      \(String(format: "%.1f km/h average, %.1f km/h max", stats.averageSpeedMetersPerSecond * 3.6, stats.maxSpeedMetersPerSecond * 3.6))",
+                "speed      \(units.formatSpeed(metersPerSecond: stats.averageSpeedMetersPerSecond)) average, \(units.formatSpeed(metersPerSecond: stats.maxSpeedMetersPerSecond)) max",
                 "points     \(summary.pointCount) in \(summary.segmentCount) segments, \(summary.waypointCount) waypoints",
             ]
             if !stats.kilometerSplits.isEmpty {

@@ -57,10 +57,10 @@ enum Figures {
         return dateFormatter.string(from: summary.createdAt)
     }
 
+    /// A duration as `UnitSystem` writes it, or "-" for none.
     static func duration(_ seconds: Double) -> String {
         guard seconds.isFinite, seconds > 0 else { return "-" }
-        let total = Int(seconds.rounded())
-        return String(format: "%d:%02d:%02d", total / 3600, total / 60 % 60, total % 60)
+        return UnitSystem.formatDuration(seconds: seconds)
     }
 }
 

@@ -13,7 +13,7 @@ import RideKit
             createdAt: Date(timeIntervalSince1970: 1_714_550_400.125), updatedAt: Date(timeIntervalSince1970: 1_714_550_500),
             startTime: startTime, endTime: try GPXTime(parsing: "2024-05-01T11:30:00+02:00"),
             distanceMeters: 12_345.5, ascentMeters: 120, descentMeters: 119.5, movingSeconds: 3000, elapsedSeconds: 5400,
-            maxSpeedMetersPerSecond: 11.5, averageSpeedMetersPerSecond: 4.115, pointCount: 5401, segmentCount: 2,
+            maxSpeedMetersPerSecond: 11.5, pointCount: 5401, segmentCount: 2,
             waypointCount: 3, routeCount: 1,
             bounds: GPXBounds(minLatitude: 47.3, minLongitude: 8.5, maxLatitude: 47.4, maxLongitude: 8.6),
             preview: [Coordinate(latitude: 47.3, longitude: 8.5), Coordinate(latitude: 47.4, longitude: 8.6)],

@@ -30,7 +30,7 @@ export function speed(metersPerSecond, system = units()) {
 
 export function duration(seconds) {
   if (seconds == null || !Number.isFinite(seconds)) return '–';
-  const total = Math.max(0, Math.floor(seconds));
+  const total = Math.max(0, Math.round(seconds));  // to the nearest second, as the CLI (UnitSystem) writes it
   const h = Math.floor(total / 3600);
   const m = Math.floor((total % 3600) / 60);
   const s = total % 60;

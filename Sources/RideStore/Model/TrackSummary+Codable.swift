@@ -101,7 +101,6 @@ extension TrackSummary: Codable {
             movingSeconds: try container.decode(Double.self, forKey: .movingSeconds),
             elapsedSeconds: try container.decode(Double.self, forKey: .elapsedSeconds),
             maxSpeedMetersPerSecond: try container.decode(Double.self, forKey: .maxSpeedMetersPerSecond),
-            averageSpeedMetersPerSecond: try container.decode(Double.self, forKey: .averageSpeedMetersPerSecond),
             pointCount: try container.decode(Int.self, forKey: .pointCount),
             segmentCount: try container.decode(Int.self, forKey: .segmentCount),
             waypointCount: try container.decodeIfPresent(Int.self, forKey: .waypointCount) ?? 0,

@@ -20,7 +20,11 @@ public struct TrackSummary: Sendable, Hashable, Identifiable {
     public var movingSeconds: Double
     public var elapsedSeconds: Double
     public var maxSpeedMetersPerSecond: Double
-    public var averageSpeedMetersPerSecond: Double
+    /// `distanceMeters / movingSeconds` (0 without moving time), as `TrackStats` derives it: never stored
+    /// apart, so the list, the track page, the CLI and the exports show one figure.
+    public var averageSpeedMetersPerSecond: Double {
+        movingSeconds > 0 ? distanceMeters / movingSeconds : 0
+    }
     public var pointCount: Int
     public var segmentCount: Int
     public var waypointCount: Int
@@ -39,7 +43,7 @@ public struct TrackSummary: Sendable, Hashable, Identifiable {
         id: TrackID, name: String, kind: TrackKind, source: TrackSource, state: TrackState = .complete,
         createdAt: Date, updatedAt: Date, startTime: GPXTime? = nil, endTime: GPXTime? = nil, distanceMeters: Double = 0,
         ascentMeters: Double = 0, descentMeters: Double = 0, movingSeconds: Double = 0, elapsedSeconds: Double = 0,
-        maxSpeedMetersPerSecond: Double = 0, averageSpeedMetersPerSecond: Double = 0, pointCount: Int = 0,
+        maxSpeedMetersPerSecond: Double = 0, pointCount: Int = 0,
         segmentCount: Int = 0, waypointCount: Int = 0, routeCount: Int = 0, bounds: GPXBounds? = nil,
         preview: [Coordinate] = [], importID: ImportID? = nil, documentName: String? = nil, deletedAt: Date? = nil
     ) {
@@ -58,7 +62,6 @@ public struct TrackSummary: Sendable, Hashable, Identifiable {
         self.movingSeconds = movingSeconds
         self.elapsedSeconds = elapsedSeconds
         self.maxSpeedMetersPerSecond = maxSpeedMetersPerSecond
-        self.averageSpeedMetersPerSecond = averageSpeedMetersPerSecond
         self.pointCount = pointCount
         self.segmentCount = segmentCount
         self.waypointCount = waypointCount

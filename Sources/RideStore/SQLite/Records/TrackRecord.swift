@@ -113,7 +113,7 @@ struct TrackSummaryRow: Decodable, FetchableRecord, TableRecord {
     static let columnNames = [
         "id", "name", "kind", "source", "state", "importId", "createdAt", "updatedAt", "startTime", "endTime", "sortKey",
         "distanceMeters", "ascentMeters", "descentMeters", "movingSeconds", "elapsedSeconds", "maxSpeedMetersPerSecond",
-        "averageSpeedMetersPerSecond", "pointCount", "segmentCount", "waypointCount", "routeCount", "minLatitude",
+        "pointCount", "segmentCount", "waypointCount", "routeCount", "minLatitude",
         "minLongitude", "maxLatitude", "maxLongitude", "preview", "documentName", "deletedAt",
     ]
     static var databaseSelection: [any SQLSelectable] { columnNames.map { Column($0) } }
@@ -136,7 +136,6 @@ struct TrackSummaryRow: Decodable, FetchableRecord, TableRecord {
     var movingSeconds: Double
     var elapsedSeconds: Double
     var maxSpeedMetersPerSecond: Double
-    var averageSpeedMetersPerSecond: Double
     var pointCount: Int
     var segmentCount: Int
     var waypointCount: Int
@@ -161,7 +160,7 @@ struct TrackSummaryRow: Decodable, FetchableRecord, TableRecord {
             startTime: startTime.flatMap { try? GPXTime(parsing: $0) }, endTime: endTime.flatMap { try? GPXTime(parsing: $0) },
             distanceMeters: distanceMeters, ascentMeters: ascentMeters, descentMeters: descentMeters,
             movingSeconds: movingSeconds, elapsedSeconds: elapsedSeconds, maxSpeedMetersPerSecond: maxSpeedMetersPerSecond,
-            averageSpeedMetersPerSecond: averageSpeedMetersPerSecond, pointCount: pointCount, segmentCount: segmentCount,
+            pointCount: pointCount, segmentCount: segmentCount,
             waypointCount: waypointCount, routeCount: routeCount, bounds: bounds, preview: PreviewCodec.decode(preview),
             importID: importId, documentName: documentName, deletedAt: deletedAt)
     }
