@@ -22,7 +22,7 @@ extension Bikeride {
         var json = false
 
         @Option(help: "Units of the distances in the table: metric or imperial.")
-        var units: Units = .metric
+        var units: UnitSystem = .metric
 
         @OptionGroup var read: ReadOptions
 
@@ -69,13 +69,13 @@ enum CueSheet {
 
     /// A table: distance along the line, direction, severity, angle, instruction; a line saying so when there
     /// is no turn.
-    static func table(_ cues: [Cue], units: Units) -> String {
+    static func table(_ cues: [Cue], units: UnitSystem) -> String {
         guard !cues.isEmpty else { return "no turns" }
         let header = ["DISTANCE", "DIRECTION", "SEVERITY", "ANGLE", "TEXT"]
         var rows = [header]
         for cue in cues {
-            let distance = units == .metric
-                ? String(format: "%.2f km", cue.distanceMeters / 1000) : String(format: "%.2f mi", cue.distanceMeters / 1609.344)
+            // Kilometres or miles throughout: a column of figures that compare.
+            let distance = units.formatDistance(meters: cue.distanceMeters, smallUnits: false)
             rows.append([
                 distance, cue.direction.rawValue, cue.severity.rawValue, String(format: "%.0f°", cue.angleDegrees),
                 CueText.instruction(direction: cue.direction, severity: cue.severity),
