@@ -237,7 +237,7 @@ extension SQLiteRideStore {
             importPosition: 0, createdAt: now, updatedAt: now, startTime: nil, endTime: nil,
             sortKey: TrackRecord.sortKey(start: nil, createdAt: now), utcOffsetMinutes: nil, distanceMeters: 0,
             ascentMeters: 0, descentMeters: 0, movingSeconds: 0, elapsedSeconds: 0, maxSpeedMetersPerSecond: 0,
-            pointCount: 0, segmentCount: 0, waypointCount: 0, routeCount: 0,
+            averageSpeedMetersPerSecond: 0, pointCount: 0, segmentCount: 0, waypointCount: 0, routeCount: 0,
             minLatitude: nil, minLongitude: nil, maxLatitude: nil, maxLongitude: nil, preview: Data(), stats: Data(),
             gpxVersion: "1.1", gpxCreator: nil, gpxHeader: Data(), documentName: nil, deletedAt: nil)
     }
