@@ -120,6 +120,16 @@ struct TracksController<Context: RequestContext>: Sendable {
             throw APIError.notFound("no download of type .\(fileExtension); there are .gpx, .gpx436 and .geojson")
         }
         var document = try track.content.document()
+        if let text = request.uri.queryParameters["cues"] {
+            guard ["1", "true"].contains(text) || ["0", "false"].contains(text) else {
+                throw APIError.badRequest("invalid_value", "cues must be 1 or 0")
+            }
+            // The JSON track format has no waypoints to carry them.
+            guard format != .gpx436 || !["1", "true"].contains(text) else {
+                throw APIError.badRequest("invalid_value", "cues is for .gpx and .geojson downloads; .gpx436 has no waypoints")
+            }
+            if ["1", "true"].contains(text) { document.waypoints += Self.cueWaypoints(try RecordingService.routeCoordinates(of: track.content)) }
+        }
         if let zoomText = request.uri.queryParameters["zoom"] {
             guard format == .geojson else { throw APIError.badRequest("invalid_value", "zoom is for .geojson only") }
             guard let zoom = Int(String(zoomText)), (0...24).contains(zoom) else {
@@ -195,6 +205,20 @@ struct TracksController<Context: RequestContext>: Sendable {
         let track = try await Self.track(library, try context.parameters.require("id"))
         let line = try RecordingService.routeCoordinates(of: track.content)
         return CueSheetPayload(cues: TurnDetector.cues(along: line), units: units)
+    }
+
+    /// The turns of a line as waypoints, Garmin's way of carrying course points in GPX: `<name>` the
+    /// instruction ("Turn right"), `<type>` and `<sym>` the course point type ("Right", "SharpLeft", "UTurn" …),
+    /// `<desc>` how far along. In GeoJSON they are Point features with those properties.
+    static func cueWaypoints(_ line: [Coordinate]) -> [TrackPoint] {
+        TurnDetector.cues(along: line).map { cue in
+            var point = TrackPoint(latitude: cue.coordinate.latitude, longitude: cue.coordinate.longitude)
+            point.name = CueText.instruction(direction: cue.direction, severity: cue.severity)
+            point.type = cue.coursePointType
+            point.symbol = cue.coursePointType
+            point.description = "\(Int(cue.distanceMeters.rounded())) m along the route"
+            return point
+        }
     }
 
     // MARK: Helpers
