@@ -267,6 +267,27 @@ extension TestClientProtocol {
         }
     }
 
+    @Test func aRouteDeletedMidRideEndsNavigationNotTheRide() async throws {
+        let route = PlannedRoute.threeCorners
+        let database = try TemporaryStore()
+        let id = try await database.server().server.run { client in
+            let routeID = try await client.uploadRoute(route.gpx(asRoute: true))
+            let id = try await client.startRecording(#"{"routeTrackId":"\#(routeID)"}"#)
+            try await Self.ride(route, from: 0, to: 100, sequence: 1, recording: id, client: client)
+            #expect(try await client.delete("/api/tracks/\(routeID)").status == .noContent)
+            // A body that is not a track id or null is refused.
+            #expect(try await client.patch("/api/recordings/\(id)", json: #"{"routeTrackId":42}"#).status == .badRequest)
+            return id
+        }
+        try await database.server().server.run { client in
+            let next = try await client.post("/api/recordings/\(id)/fixes", json: #"{"fixes":[\#(fixJSON(22, route.position(at: 105)))]}"#)
+            #expect(next.status == .ok)
+            let object = try next.jsonObject()
+            #expect(object["stored"] as? Int == 1)
+            #expect(object["navigation"] == nil)
+        }
+    }
+
     @Test func aRouteThatCannotBeFollowedRefusesTheStart() async throws {
         let server = try await TestServer()
         try await server.run { client in
