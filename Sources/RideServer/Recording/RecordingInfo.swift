@@ -8,7 +8,7 @@ import RideKit
 public struct NewRecordingInfo: Sendable, Hashable {
     public var name: String
     public var options: Recorder.Options
-    /// The planned route to follow (a later issue), if any.
+    /// The saved track to follow as a route, if any (docs/server.md, "Following a route").
     public var routeTrackID: String?
     public var startedAt: Date
     /// The client's own id for the recording (a ride started offline), if it gave one.
