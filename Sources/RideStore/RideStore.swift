@@ -105,6 +105,16 @@ public protocol RideStore: Sendable {
     /// Sets exactly which labels a place carries.
     func setLabels(_ labelIDs: [LabelID], placeID: PlaceID, userID: UserID) async throws -> Place
 
+    // MARK: Share links
+
+    /// A link showing the place to whoever holds `token` (made by the caller: long and random; see
+    /// `ShareLink.isWellFormed`).
+    func createShareLink(token: String, placeID: PlaceID, userID: UserID) async throws -> ShareLink
+    /// The link with this token, whoever its user; nil when unknown, revoked, or its place is gone.
+    func shareLink(token: String) async throws -> ShareLink?
+    /// Revokes the user's link; false when there was no such live link.
+    func revokeShareLink(token: String, userID: UserID) async throws -> Bool
+
     // MARK: Documents folder
 
     /// What the last sync saw of each file of the user's documents folder.

@@ -78,6 +78,7 @@ public func buildRouter(
     TracksController<RideRequestContext>(library: library).addRoutes(to: router.group("api/tracks"))
     PlacesController<RideRequestContext>(library: library).addRoutes(to: router)
     LabelsController<RideRequestContext>(library: library).addRoutes(to: router.group("api/labels"))
+    SharesController<RideRequestContext>(library: library).addRoutes(to: router)
     if let tiles {
         TilesController<RideRequestContext>(tiles: tiles, metrics: metrics).addRoutes(to: router.group("tiles"))
     }
