@@ -60,15 +60,17 @@ struct LabelListPayload: ResponseEncodable {
     var labels: [LabelPayload]
 }
 
-/// What is known of a photo.
+/// What is known of a photo, and where its bytes are.
 struct PhotoPayload: Encodable {
     var id: String
+    var url: String
     var mediaType: String
     var byteCount: Int
     var createdAt: String
 
-    init(_ photo: PhotoInfo) {
+    init(_ photo: PhotoInfo, placeID: PlaceID) {
         id = photo.id.rawValue
+        url = "/api/places/\(placeID.rawValue)/notes/\(photo.noteID.rawValue)/photos/\(photo.id.rawValue)"
         mediaType = photo.mediaType
         byteCount = photo.byteCount
         createdAt = GPXTime(date: photo.createdAt).rfc3339
@@ -88,7 +90,7 @@ struct NotePayload: ResponseEncodable {
         body = note.body
         createdAt = GPXTime(date: note.createdAt).rfc3339
         updatedAt = GPXTime(date: note.updatedAt).rfc3339
-        photos = note.photos.map(PhotoPayload.init)
+        photos = note.photos.map { PhotoPayload($0, placeID: note.placeID) }
     }
 }
 

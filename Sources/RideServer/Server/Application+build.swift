@@ -79,6 +79,7 @@ public func buildRouter(
     PlacesController<RideRequestContext>(library: library).addRoutes(to: router)
     LabelsController<RideRequestContext>(library: library).addRoutes(to: router.group("api/labels"))
     SharesController<RideRequestContext>(library: library).addRoutes(to: router)
+    PhotosController<RideRequestContext>(library: library).addRoutes(to: router)
     if let tiles {
         TilesController<RideRequestContext>(tiles: tiles, metrics: metrics).addRoutes(to: router.group("tiles"))
     }
