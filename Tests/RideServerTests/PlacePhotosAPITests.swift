@@ -52,7 +52,7 @@ extension TestClientProtocol {
                 #expect(served.headers[.contentDisposition] == "inline; filename=\"photo-\(id).\(fileExtension)\"")
             }
             let notes = try #require(try await client.get("/api/places/\(place)").jsonObject()["notes"] as? [[String: Any]])
-            #expect((notes.first?["photos"] as? [[String: Any]])?.compactMap { $0["mediaType"] as? String } == cases.map(\.0))
+            #expect((notes.first?["photos"] as? [[String: Any]])?.compactMap { $0["mediaType"] as? String } == cases.map { $0.0 })
         }
     }
 

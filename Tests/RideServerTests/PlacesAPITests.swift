@@ -260,7 +260,8 @@ private let origin = Coordinate(latitude: 46.5197, longitude: 6.6323)
 
             let renamed = try await client.patch("/api/labels/\(shops)", json: #"{"name":"Groceries","colour":"#ffffff"}"#)
             #expect(renamed.status == .ok)
-            #expect(try renamed.jsonObject()["name"] as? String == "Groceries" && renamed.jsonObject()["colour"] as? String == "#FFFFFF")
+            let renamedObject = try renamed.jsonObject()
+            #expect(renamedObject["name"] as? String == "Groceries" && renamedObject["colour"] as? String == "#FFFFFF")
 
             let place = try #require(try await client.createPlace("Market", at: origin, extra: #","labels":["\#(shops)"]"#)["id"] as? String)
             #expect(try await client.delete("/api/labels/\(shops)").status == .noContent)

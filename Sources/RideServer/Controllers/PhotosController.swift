@@ -16,7 +16,7 @@ struct PhotosController<Context: RequestContext>: Sendable {
     static var maximumByteCount: Int { 20 << 20 }
 
     /// The types taken, and the file extension each is served under.
-    static let fileExtensions = ["image/jpeg": "jpg", "image/png": "png", "image/webp": "webp", "image/heic": "heic"]
+    static var fileExtensions: [String: String] { ["image/jpeg": "jpg", "image/png": "png", "image/webp": "webp", "image/heic": "heic"] }
 
     func addRoutes(to router: Router<Context>) {
         router.post("api/places/{id}/notes/{noteId}/photos") { request, context in try await add(request, context) }
