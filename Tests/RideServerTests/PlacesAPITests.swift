@@ -100,11 +100,17 @@ private let origin = Coordinate(latitude: 46.5197, longitude: 6.6323)
         let database = try TemporaryStore()
         try await database.server().server.run { client in
             let shops = try await client.createLabel("Shops")
-            try await client.createPlace("cobbler", at: origin, extra: #","labels":["\#(shops)"]"#)
-            try await client.createPlace("Apothecary", at: origin, extra: #","address":"Place de la Gare""#)
-            try await client.createPlace("Bank", at: origin, extra: #","labels":["\#(shops)"]"#)
+            let created = [
+                try await client.createPlace("cobbler", at: origin, extra: #","labels":["\#(shops)"]"#),
+                try await client.createPlace("Apothecary", at: origin, extra: #","address":"Place de la Gare""#),
+                try await client.createPlace("Bank", at: origin, extra: #","labels":["\#(shops)"]"#),
+            ]
             #expect(try await client.placeNames("/api/places?sort=name") == ["Apothecary", "Bank", "cobbler"])
-            #expect(try await client.placeNames("/api/places?sort=created") == ["Bank", "Apothecary", "cobbler"])
+            // Newest first; two made in the same millisecond come in id order.
+            let newestFirst = created.map { ($0["createdAt"] as? String ?? "", $0["id"] as? String ?? "", $0["name"] as? String ?? "") }
+                .sorted { ($1.0, $0.1) < ($0.0, $1.1) }.map(\.2)
+            #expect(try await client.placeNames("/api/places?sort=created") == newestFirst)
+            #expect(try await client.placeNames("/api/places") == newestFirst)
             #expect(try await client.placeNames("/api/places?sort=name&label=\(shops)") == ["Bank", "cobbler"])
             #expect(try await client.placeNames("/api/places?q=gare") == ["Apothecary"])
             #expect(try await client.placeNames("/api/places?q=Ban") == ["Bank"])
