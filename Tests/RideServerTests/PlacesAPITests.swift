@@ -107,8 +107,8 @@ private let origin = Coordinate(latitude: 46.5197, longitude: 6.6323)
             ]
             #expect(try await client.placeNames("/api/places?sort=name") == ["Apothecary", "Bank", "cobbler"])
             // Newest first; two made in the same millisecond come in id order.
-            let newestFirst = created.map { ($0["createdAt"] as? String ?? "", $0["id"] as? String ?? "", $0["name"] as? String ?? "") }
-                .sorted { ($1.0, $0.1) < ($0.0, $1.1) }.map(\.2)
+            let newestFirst = try created.map { (try GPXTime(parsing: $0["createdAt"] as? String ?? "").date, $0["id"] as? String ?? "", $0["name"] as? String ?? "") }
+                .sorted { ($1.0, $0.1) < ($0.0, $1.1) }.map { $0.2 }
             #expect(try await client.placeNames("/api/places?sort=created") == newestFirst)
             #expect(try await client.placeNames("/api/places") == newestFirst)
             #expect(try await client.placeNames("/api/places?sort=name&label=\(shops)") == ["Bank", "cobbler"])
