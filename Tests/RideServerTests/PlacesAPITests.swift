@@ -221,7 +221,8 @@ private let origin = Coordinate(latitude: 46.5197, longitude: 6.6323)
             let secondID = try #require(try second.jsonObject()["id"] as? String)
 
             let edited = try await client.patch("/api/places/\(id)/notes/\(firstID)", json: #"{"body":"Opens at 7:30"}"#)
-            #expect(edited.status == .ok && (try edited.jsonObject()["body"] as? String) == "Opens at 7:30")
+            #expect(edited.status == .ok)
+            #expect(try edited.jsonObject()["body"] as? String == "Opens at 7:30")
             var notes = try #require(try await client.get("/api/places/\(id)").jsonObject()["notes"] as? [[String: Any]])
             #expect(notes.compactMap { $0["body"] as? String } == ["Opens at 7:30", "<i>Closed</i> on Sunday"])
             #expect(notes.allSatisfy { $0["photos"] is [Any] })
@@ -264,7 +265,7 @@ private let origin = Coordinate(latitude: 46.5197, longitude: 6.6323)
             #expect(list.compactMap { $0["name"] as? String } == ["Admin", "Shops"])
             #expect(list.last?["colour"] as? String == "#A0B1C2")
 
-            let renamed = try await client.patch("/api/labels/\(shops)", json: #"{"name":"Groceries","colour":"#ffffff"}"#)
+            let renamed = try await client.patch("/api/labels/\(shops)", json: ##"{"name":"Groceries","colour":"#ffffff"}"##)
             #expect(renamed.status == .ok)
             let renamedObject = try renamed.jsonObject()
             #expect(renamedObject["name"] as? String == "Groceries" && renamedObject["colour"] as? String == "#FFFFFF")
@@ -283,14 +284,14 @@ private let origin = Coordinate(latitude: 46.5197, longitude: 6.6323)
         try await database.server().server.run { client in
             let id = try await client.createLabel("Shops")
             for body in [
-                #"{"name":"A","colour":"3a7bd5"}"#, #"{"name":"A","colour":"#3a7bd"}"#, #"{"name":"A","colour":"#3a7bdg"}"#,
-                #"{"name":"A","colour":"red"}"#, #"{"name":"A","colour":"#3a7bd5\"><script>"}"#, #"{"name":" ","colour":"#000000"}"#,
+                ##"{"name":"A","colour":"3a7bd5"}"##, ##"{"name":"A","colour":"#3a7bd"}"##, ##"{"name":"A","colour":"#3a7bdg"}"##,
+                ##"{"name":"A","colour":"red"}"##, ##"{"name":"A","colour":"#3a7bd5\"><script>"}"##, ##"{"name":" ","colour":"#000000"}"##,
                 #"{"name":"A","colour":1}"#, #"{"name":"A"}"#,
             ] {
                 let response = try await client.post("/api/labels", json: body)
                 #expect(response.status == .badRequest, "\(body): \(response.text)")
             }
-            #expect(try await client.post("/api/labels", json: #"{"name":"Shops","colour":"#000000"}"#).status == .conflict)
+            #expect(try await client.post("/api/labels", json: ##"{"name":"Shops","colour":"#000000"}"##).status == .conflict)
             #expect(try await client.patch("/api/labels/\(id)", json: #"{"colour":"blue"}"#).status == .badRequest)
             #expect(try await client.patch("/api/labels/ZZZZZZZZ", json: #"{"name":"X"}"#).status == .notFound)
             let list = try #require(try await client.get("/api/labels").jsonObject()["labels"] as? [[String: Any]])

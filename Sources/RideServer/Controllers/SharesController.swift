@@ -110,8 +110,8 @@ struct SharesController<Context: RequestContext>: Sendable {
         headers[.xContentTypeOptions] = "nosniff"
         headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
         headers[.cacheControl] = "no-store"
-        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
-        headers[HTTPField.Name("X-Robots-Tag")!] = "noindex"
+        headers[.init("Referrer-Policy")!] = "no-referrer"
+        headers[.init("X-Robots-Tag")!] = "noindex"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: document)))
     }
 
