@@ -83,6 +83,8 @@ public protocol RideStore: Sendable {
     func places(_ query: PlaceQuery, userID: UserID) async throws -> [Place]
     func place(id: PlaceID, userID: UserID) async throws -> Place?
     func updatePlace(id: PlaceID, userID: UserID, _ changes: PlaceChanges) async throws -> Place
+    /// Changes a place and, unless `labelIDs` is nil, sets exactly which labels it carries: in one transaction.
+    func updatePlace(id: PlaceID, userID: UserID, _ changes: PlaceChanges, labelIDs: [LabelID]?) async throws -> Place
     /// Deletes places with their notes and photos; returns those deleted.
     func deletePlaces(ids: [PlaceID], userID: UserID) async throws -> [PlaceID]
 

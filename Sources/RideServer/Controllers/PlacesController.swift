@@ -105,7 +105,7 @@ struct PlacesController<Context: RequestContext>: Sendable {
     }
 
     /// `PATCH /api/places/{id}`: any of the fields of `POST`; checked whole (labels included) before anything
-    /// changes.
+    /// changes, then stored in one transaction.
     func update(_ request: Request, _ context: Context) async throws -> PlacePayload {
         let current = try await place(try context.parameters.require("id"))
         let body = try await Self.decode(PlaceChangesRequest.self, request)
@@ -115,13 +115,10 @@ struct PlacesController<Context: RequestContext>: Sendable {
         let address = try body.address.map { try Self.address($0) ?? "" }
         var labels: [LabelID]?
         if let texts = body.labels { labels = try await labelIDs(texts) }
-        var place = current
-        if name != nil || body.latitude != nil || body.longitude != nil || address != nil {
-            place = try await library.store.updatePlace(
-                id: current.id, userID: library.userID,
-                PlaceChanges(name: name, latitude: body.latitude, longitude: body.longitude, address: address))
-        }
-        if let labels { place = try await library.store.setLabels(labels, placeID: current.id, userID: library.userID) }
+        // Fields and labels in one transaction: all of the change or none of it.
+        let place = try await library.store.updatePlace(
+            id: current.id, userID: library.userID,
+            PlaceChanges(name: name, latitude: body.latitude, longitude: body.longitude, address: address), labelIDs: labels)
         return PlacePayload(place, notes: try await library.store.notes(placeID: place.id, userID: library.userID))
     }
 
