@@ -86,6 +86,8 @@ public protocol RideStore: Sendable {
     func places(_ query: PlaceQuery, userID: UserID) async throws -> [Place]
     func place(id: PlaceID, userID: UserID) async throws -> Place?
     func updatePlace(id: PlaceID, userID: UserID, _ changes: PlaceChanges) async throws -> Place
+    /// Changes a place and, unless `labelIDs` is nil, sets exactly which labels it carries: in one transaction.
+    func updatePlace(id: PlaceID, userID: UserID, _ changes: PlaceChanges, labelIDs: [LabelID]?) async throws -> Place
     /// Deletes places with their notes and photos; returns those deleted.
     func deletePlaces(ids: [PlaceID], userID: UserID) async throws -> [PlaceID]
 
@@ -107,6 +109,16 @@ public protocol RideStore: Sendable {
     func deleteLabel(id: LabelID, userID: UserID) async throws -> Bool
     /// Sets exactly which labels a place carries.
     func setLabels(_ labelIDs: [LabelID], placeID: PlaceID, userID: UserID) async throws -> Place
+
+    // MARK: Share links
+
+    /// A link showing the place to whoever holds `token` (made by the caller: long and random; see
+    /// `ShareLink.isWellFormed`).
+    func createShareLink(token: String, placeID: PlaceID, userID: UserID) async throws -> ShareLink
+    /// The link with this token, whoever its user; nil when unknown, revoked, or its place is gone.
+    func shareLink(token: String) async throws -> ShareLink?
+    /// Revokes the user's link; false when there was no such live link.
+    func revokeShareLink(token: String, userID: UserID) async throws -> Bool
 
     // MARK: Documents folder
 

@@ -76,6 +76,10 @@ public func buildRouter(
     RecordingsController<RideRequestContext>(service: RecordingService(library: library, metrics: metrics))
         .addRoutes(to: router.group("api/recordings"))
     TracksController<RideRequestContext>(library: library).addRoutes(to: router.group("api/tracks"))
+    PlacesController<RideRequestContext>(library: library).addRoutes(to: router)
+    LabelsController<RideRequestContext>(library: library).addRoutes(to: router.group("api/labels"))
+    SharesController<RideRequestContext>(library: library).addRoutes(to: router)
+    PhotosController<RideRequestContext>(library: library).addRoutes(to: router)
     if let tiles {
         TilesController<RideRequestContext>(tiles: tiles, metrics: metrics).addRoutes(to: router.group("tiles"))
     }

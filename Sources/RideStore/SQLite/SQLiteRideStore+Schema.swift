@@ -169,6 +169,7 @@ extension SQLiteRideStore {
                 index: "recording_clientId", on: "recording", columns: ["userId", "clientId"], options: .unique,
                 condition: Column("clientId") != nil)
         }
+        SQLiteRideStore.registerShareLinkMigration(&migrator)
         return migrator
     }()
 }

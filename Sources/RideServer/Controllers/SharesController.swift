@@ -1,0 +1,140 @@
+import Foundation
+import Hummingbird
+import RideKit
+import RideStore
+
+/// Share links (issue 10): `POST /api/places/{id}/share` makes one, `GET /share/{token}` is the read-only page
+/// anyone with the link may open (no session), `DELETE /api/shares/{token}` revokes it.
+///
+/// The token is the only secret: 256 bits from `SystemRandomNumberGenerator` (the operating system's
+/// cryptographic generator), written base64url. The page holds no script, escapes everything the user wrote,
+/// and asks browsers not to send the link on (`Referrer-Policy`), not to cache it and not to index it.
+struct SharesController<Context: RequestContext>: Sendable {
+    let library: TrackLibrary
+
+    /// Random bytes in a token: 256 bits, far beyond guessing.
+    static var tokenByteCount: Int { 32 }
+
+    func addRoutes(to router: Router<Context>) {
+        router.post("api/places/{id}/share") { request, context in try await create(request, context) }
+        router.delete("api/shares/{token}") { request, context in try await revoke(request, context) }
+        router.get("share/{token}") { request, context in try await page(request, context) }
+    }
+
+    /// `POST /api/places/{id}/share` → 201 `{token, url}`; `url` is the page's path (`/share/{token}`), which
+    /// the web app joins to its own origin.
+    func create(_ request: Request, _ context: Context) async throws -> EditedResponse<SharePayload> {
+        let text = try context.parameters.require("id")
+        guard let placeID = PlaceID(text) else { throw APIError.notFound("no place with id \(text)") }
+        let link = try await library.store.createShareLink(token: Self.makeToken(), placeID: placeID, userID: library.userID)
+        let url = "/share/\(link.token)"
+        var headers = HTTPFields()
+        headers[.location] = url
+        return EditedResponse(status: .created, headers: headers, response: SharePayload(token: link.token, url: url))
+    }
+
+    /// `DELETE /api/shares/{token}`: the link shows nothing from now on.
+    func revoke(_ request: Request, _ context: Context) async throws -> Response {
+        let token = try context.parameters.require("token")
+        guard try await library.store.revokeShareLink(token: token, userID: library.userID) else {
+            throw APIError.notFound("no share link with this token")
+        }
+        return Response(status: .noContent)
+    }
+
+    /// `GET /share/{token}`: the place's page, or a short 404 page for an unknown or revoked link.
+    func page(_ request: Request, _ context: Context) async throws -> Response {
+        let token = try context.parameters.require("token")
+        guard let link = try await library.store.shareLink(token: token),
+              let place = try await library.store.place(id: link.placeID, userID: link.userID)
+        else {
+            return Self.html(status: .notFound, title: "Link not found", body: "<h1>Link not found</h1>\n<p>This link does not exist or was revoked.</p>")
+        }
+        let notes = try await library.store.notes(placeID: place.id, userID: link.userID)
+        return Self.html(status: .ok, title: place.name, body: Self.body(place, notes: notes))
+    }
+
+    // MARK: Helpers
+
+    /// 256 random bits, base64url without padding (43 characters).
+    static func makeToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<tokenByteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The page's content: name, address, labels, position with a `geo:` link (phones open their map app) and
+    /// OpenStreetMap links (the map, and directions to the place), then the notes.
+    static func body(_ place: Place, notes: [PlaceNote]) -> String {
+        let latitude = String(place.latitude), longitude = String(place.longitude)
+        var lines = ["<h1>\(escaped(place.name))</h1>"]
+        if let address = place.address { lines.append("<p class=\"address\">\(escaped(address))</p>") }
+        if !place.labels.isEmpty {
+            lines.append("<p class=\"labels\">" + place.labels.map { "<span>\(escaped($0.name))</span>" }.joined(separator: " ") + "</p>")
+        }
+        lines.append("<p class=\"position\">\(latitude), \(longitude)</p>")
+        lines.append("<ul class=\"links\">")
+        lines.append("<li><a href=\"geo:\(latitude),\(longitude)\">Open in a map app</a></li>")
+        lines.append(
+            "<li><a href=\"https://www.openstreetmap.org/?mlat=\(latitude)&amp;mlon=\(longitude)#map=17/\(latitude)/\(longitude)\">Show on OpenStreetMap</a></li>")
+        lines.append("<li><a href=\"https://www.openstreetmap.org/directions?to=\(latitude)%2C\(longitude)\">Directions (OpenStreetMap)</a></li>")
+        lines.append("</ul>")
+        if !notes.isEmpty {
+            lines.append("<h2>Notes</h2>")
+            for note in notes { lines.append("<p class=\"note\">\(escaped(note.body))</p>") }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func html(status: HTTPResponse.Status, title: String, body: String) -> Response {
+        let document = """
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="robots" content="noindex">
+            <title>\(escaped(title))</title>
+            <style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:1rem auto;padding:0 1rem;line-height:1.4}\
+            .note{white-space:pre-wrap;border-left:3px solid #ccc;padding-left:.6rem}.labels span{background:#eee;border-radius:.6rem;padding:0 .5rem}</style>
+            </head>
+            <body>
+            \(body)
+            </body>
+            </html>
+
+            """
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.xContentTypeOptions] = "nosniff"
+        headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        headers[.cacheControl] = "no-store"
+        headers[.init("Referrer-Policy")!] = "no-referrer"
+        headers[.init("X-Robots-Tag")!] = "noindex"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: document)))
+    }
+
+    /// Text made safe for HTML content and attribute values.
+    static func escaped(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for character in text.unicodeScalars {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&#39;"
+            default: result.unicodeScalars.append(character)
+            }
+        }
+        return result
+    }
+}
+
+/// The answer to `POST /api/places/{id}/share`.
+struct SharePayload: ResponseEncodable {
+    var token: String
+    var url: String
+}
