@@ -59,14 +59,23 @@ extension Bikeride {
 
         private func summarize(_ path: String) throws(FileError) -> GPXSummary {
             var handler = GPXSummaryHandler(activity: activity)
-            let format = path == "-" ? nil : TrackFileFormat(fileName: path)
-            if format == .gpx || (format == nil && path == "-") {
+            // Standard input is read as GPX (it cannot be looked at twice); a file by the one rule, content first.
+            let format = path == "-" ? .gpx : TrackFileFormat(head: Self.head(of: path), fileName: path)
+            if format == .gpx {
                 let report = try TrackFileReader.stream(path, into: &handler, lenient: read.lenient)
                 return handler.summary(report: report)
             }
             let (document, report) = try TrackFileReader.document(at: path, format: format, lenient: read.lenient)
             document.replay(into: &handler)
             return handler.summary(report: report)
+        }
+
+        /// The first bytes of a file, for `TrackFileFormat(head:fileName:)`; none when it cannot be read (the
+        /// reader then says why).
+        private static func head(of path: String) -> [UInt8] {
+            guard let file = FileHandle(forReadingAtPath: path) else { return [] }
+            defer { try? file.close() }
+            return (try? file.read(upToCount: TrackFileFormat.headByteCount)).map { [UInt8]($0) } ?? []
         }
     }
 }
