@@ -127,6 +127,26 @@ def test_following_a_route_shows_turns_and_off_route(context, server):
     expect(alert).to_be_hidden()
     expect(banner).to_be_visible()
 
+    # Mid-ride, changing the route needs the server: offline the rider is told, and the route stays.
+    picker = page.get_by_role('group', name='Choose a route')
+    context.set_offline(True)
+    page.locator('#route-button').click()
+    picker.get_by_role('button', name='No route').click()
+    expect(page.locator('#sync-status')).to_contain_text('route cannot be changed')
+    expect(page.locator('#route-button')).to_have_text(f'Route: {name}')
+    expect(route_line).to_have_count(1)
+    context.set_offline(False)
+    # Online: dropped (banner and line go), then chosen again (they come back).
+    page.locator('#route-button').click()
+    picker.get_by_role('button', name='No route').click()
+    expect(page.locator('#route-button')).to_have_text('Route: none')
+    expect(banner).to_be_hidden()
+    expect(route_line).to_have_count(0)
+    page.locator('#route-button').click()
+    picker.get_by_role('button', name=name).click()
+    expect(route_line).to_have_count(1)
+    expect(banner).to_contain_text('Follow the route')
+
     # Heading-up: the map turns by minus the heading (west, 270°: a quarter turn), the button says so.
     compass = page.locator('#compass-button')
     expect(compass).to_have_attribute('aria-pressed', 'false')
@@ -155,4 +175,22 @@ def test_following_a_route_shows_turns_and_off_route(context, server):
     # Remembered for the next ride.
     page.goto('/#/record')
     expect(page.locator('#route-button')).to_have_text(f'Route: {name}')
+    page.close()
+
+
+def test_without_leaflet_the_route_is_drawn_in_the_line_drawing(context_without_leaflet, server_without_leaflet):
+    context = context_without_leaflet
+    name = f'L route without map {context.viewport_name}'
+    upload_route(server_without_leaflet, name)
+    page = context.new_page()
+    page.goto('/#/record')
+    page.wait_for_selector('body[data-ready="true"]')
+    page.wait_for_selector('#record-map[data-map-library="missing"]')
+    page.get_by_role('button', name='Route: none').click()
+    page.get_by_role('group', name='Choose a route').get_by_role('button', name=name).click()
+    route_line = page.locator(f'#record-map svg.line-map polyline.route-path[stroke="{ROUTE_COLOUR}"]')
+    expect(route_line).to_have_count(1)
+    # The L's three corners (start, turn, end) are in the drawn line.
+    assert len(route_line.get_attribute('points').split()) >= 3
+    shot(page, 'route-without-leaflet')
     page.close()
