@@ -46,6 +46,8 @@ export class RecordView {
     this.map.onUserMove(() => this.setFollowing(false));
     $('follow-button').addEventListener('click', () => this.setFollowing(!this.following));
     $('compass-button').addEventListener('click', () => this.setHeadingUp(!this.headingUp));
+    // Heading-up's enlarged map is sized from the view: a turned phone needs it sized again.
+    window.addEventListener('resize', () => { if (this.headingUp) this.map.setHeadingUp(true); });
     this.navigation = new Navigation({
       map: this.map,
       recordingId: () => (this.recording ? this.recording.id : null),
