@@ -60,6 +60,9 @@ export const api = {
   startRecordingAs: (clientId, options) => call('PUT', `/api/recordings/${encodeURIComponent(clientId)}`, options || {}),
   recording: (id) => call('GET', `/api/recordings/${encodeURIComponent(id)}`),
   sendFixes: (id, fixes) => call('POST', `/api/recordings/${encodeURIComponent(id)}/fixes`, { fixes }),
+  /** Chooses (an id), changes or drops (null) the route of the ride in progress. */
+  changeRoute: (id, routeTrackId) => call('PATCH', `/api/recordings/${encodeURIComponent(id)}`, { routeTrackId }),
+  cues: (id, units) => call('GET', `/api/tracks/${encodeURIComponent(id)}/cues` + query({ units })),
   command: (id, command) => call('POST', `/api/recordings/${encodeURIComponent(id)}/${command}`),
   tracks: (params) => call('GET', '/api/tracks' + query(params)),
   track: (id, params) => call('GET', `/api/tracks/${encodeURIComponent(id)}` + query(params)),

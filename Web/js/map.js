@@ -6,6 +6,8 @@
 /* global L */
 
 const TRACK_STYLE = { color: '#ff0000', weight: 3, opacity: 1, className: 'ride-path' };  // the brief: red, 3 px
+// The route being followed: under the red line, in a colour apart from it and from the blue dot.
+const ROUTE_STYLE = { color: '#7b2cbf', weight: 4, opacity: 0.7, className: 'route-path', interactive: false };
 const LEAFLET_PATH = '/vendor/leaflet';
 const LEAFLET_TIMEOUT_MS = 10000;  // a public copy on a network that swallows requests must not hang the map for ever
 
@@ -231,6 +233,48 @@ export class RideMap {
     }
   }
 
+  /** The route followed, `[[[latitude, longitude]]]` (segments), drawn under the ride; empty: none. */
+  setRoute(segments) {
+    if (this.route) { this.map.removeLayer(this.route); this.route = null; }
+    const lines = (segments || []).filter((points) => points.length > 1);
+    if (!lines.length) return;
+    this.route = L.polyline(lines, ROUTE_STYLE).addTo(this.map);
+    this.route.bringToBack();
+  }
+
+  /**
+   * Heading-up turns the map element itself with a CSS transform. There is no Leaflet rotation plugin packaged
+   * in Debian (the server serves Debian's libjs-leaflet, and nothing else), and Leaflet cannot rotate by
+   * itself; a CSS rotation needs nothing more. The element is enlarged to a square as wide as the view's
+   * diagonal, centred on it, so that no corner shows blank at any angle, and the rider is kept at its centre.
+   */
+  setHeadingUp(on) {
+    this.headingUp = on;
+    const style = this.element.style;
+    if (on) {
+      const parent = this.element.parentElement;
+      const width = parent.clientWidth, height = parent.clientHeight;
+      const side = Math.ceil(Math.hypot(width, height));
+      Object.assign(style, { inset: 'auto', left: `${(width - side) / 2}px`, top: `${(height - side) / 2}px`, width: `${side}px`, height: `${side}px` });
+      style.transform = `rotate(${-(this.heading || 0)}deg)`;
+    } else {
+      for (const name of ['inset', 'left', 'top', 'width', 'height', 'transform']) style.removeProperty(name);
+    }
+    this.element.dataset.headingUp = String(on);
+    this.map.invalidateSize({ pan: false });
+  }
+
+  /** The rider's heading in degrees from north; turns the map when heading-up. */
+  setHeading(degrees) {
+    this.heading = degrees;
+    if (this.headingUp) this.element.style.transform = `rotate(${-degrees}deg)`;
+  }
+
+  /** Heading-up follows by keeping the rider at the centre (the centre is what the map turns about). */
+  centreOn(latitude, longitude) {
+    this.moveProgrammatically(() => this.map.setView([latitude, longitude], this.map.getZoom(), { animate: false }));
+  }
+
   clearRide() {
     if (this.pending) this.pending.setLatLngs([]);
     this.pendingCount = 0;
@@ -272,6 +316,7 @@ class LineOnlyMap {
     this.breadcrumbs = [];
     this.breadcrumbsVisible = true;
     this.position = null;
+    this.route = [];
     this.message = showMapLibraryMissing(element);
     this.svg = document.createElementNS(SVG_NS, 'svg');
     this.svg.setAttribute('class', 'line-map');
@@ -282,6 +327,14 @@ class LineOnlyMap {
 
   setMapType() {}
   onUserMove() {}
+  setHeadingUp() {}             // no compass without the map (the map tools are hidden)
+  setHeading() {}
+  centreOn() {}
+
+  setRoute(segments) {
+    this.route = (segments || []).filter((points) => points.length > 1);
+    this.draw();
+  }
   showBounds() {}               // the line is always fitted whole: there is nothing to pan
   showAround() {}
 
@@ -346,7 +399,7 @@ class LineOnlyMap {
     if (this.position) dots.push({ at: this.position, radius: 8, fill: '#1a73e8', className: 'me-dot' });
     const { right, bottom } = obstructedEdges(this.element, this.obstruction);
     drawLines(this.svg, {
-      lines, dashed: this.pending.length ? [...(last ? [last] : []), ...this.pending] : [], dots,
+      lines, route: this.route, dashed: this.pending.length ? [...(last ? [last] : []), ...this.pending] : [], dots,
       padding: { top: this.message.offsetTop + this.message.offsetHeight + 16, right: right + 16, bottom: bottom + 16, left: 16 },
     });
   }
@@ -393,11 +446,11 @@ const SVG_NS = 'http://www.w3.org/2000/svg';
 const MIN_SPAN_METERS = 200;   // one point, or a ride that has not moved yet, is not blown up to fill the map
 
 /**
- * Draws `lines` (each `[[latitude, longitude]]`, red, 3 px), a `dashed` line and `dots` into `svg`, fitted into
+ * Draws `lines` (each `[[latitude, longitude]]`, red, 3 px) over a `route` (purple), a `dashed` line and `dots` into `svg`, fitted into
  * its size less `padding` (north up; an equirectangular projection at the middle latitude, which is what a
  * map of a ride's size looks like).
  */
-function drawLines(svg, { lines, dashed, dots, padding }) {
+function drawLines(svg, { lines, route = [], dashed, dots, padding }) {
   // The SVG fills its map element, whose size is known also before the SVG has been laid out.
   const width = svg.parentElement.clientWidth, height = svg.parentElement.clientHeight;
   svg.replaceChildren();
@@ -407,6 +460,7 @@ function drawLines(svg, { lines, dashed, dots, padding }) {
     west = Math.min(west, longitude); east = Math.max(east, longitude);
   };
   for (const line of lines) line.forEach(extend);
+  for (const line of route) line.forEach(extend);
   dashed.forEach(extend);
   dots.forEach((dot) => extend(dot.at));
   if (!width || !height || south > north) return;
@@ -430,6 +484,7 @@ function drawLines(svg, { lines, dashed, dots, padding }) {
     }
     svg.append(element);
   };
+  for (const line of route) polyline(line, { class: 'route-path', stroke: ROUTE_STYLE.color, 'stroke-width': String(ROUTE_STYLE.weight), opacity: String(ROUTE_STYLE.opacity) });
   for (const line of lines) if (line.length) polyline(line, { class: 'ride-path' });
   if (dashed.length > 1) polyline(dashed, { class: 'pending-path', 'stroke-dasharray': '4 6', opacity: '0.6' });
   for (const dot of dots) {

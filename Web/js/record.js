@@ -9,6 +9,8 @@ import * as outbox from './outbox.js';
 import * as format from './format.js';
 import { openRideMap } from './map.js';
 import { breadcrumbsEnabled } from './settings.js';
+import { Navigation } from './navigation.js';
+import { bearing } from './announce.js';
 
 const BATCH_LIMIT = 500;           // fixes per request: a few minutes of riding after a gap, well under the server's limit
 const RETRY_MIN_MS = 1000;
@@ -32,6 +34,8 @@ export class RecordView {
     this.watchId = null;
     this.lastCamera = null;
     this.isolating = 0;          // fixes still to send one by one after a refused batch
+    this.headingUp = false;
+    this.previousPosition = null;
   }
 
   async mount() {
@@ -41,6 +45,16 @@ export class RecordView {
     this.map.setBreadcrumbsVisible(breadcrumbsEnabled());
     this.map.onUserMove(() => this.setFollowing(false));
     $('follow-button').addEventListener('click', () => this.setFollowing(!this.following));
+    $('compass-button').addEventListener('click', () => this.setHeadingUp(!this.headingUp));
+    // Heading-up's enlarged map is sized from the view: a turned phone needs it sized again.
+    window.addEventListener('resize', () => { if (this.headingUp) this.map.setHeadingUp(true); });
+    this.navigation = new Navigation({
+      map: this.map,
+      recordingId: () => (this.recording ? this.recording.id : null),
+      speed: () => this.currentSpeed(),
+      setStatus: (text) => this.setStatus(text),
+    });
+    this.navigation.drawRoute();
     for (const input of document.querySelectorAll('input[name="map-type"]')) {
       input.addEventListener('change', () => { if (input.checked) this.map.setMapType(input.value); });
     }
@@ -142,9 +156,12 @@ export class RecordView {
   async onPosition(position) {
     const c = position.coords;
     $('location-message').hidden = true;
+    this.trackHeading(position);
     this.lastPosition = position;
     this.map.showPosition(c.latitude, c.longitude, c.accuracy);
-    if (this.following && !(this.recording && this.recording.state === 'recording' && this.lastCamera)) {
+    if (this.following && this.headingUp) {
+      this.map.centreOn(c.latitude, c.longitude);
+    } else if (this.following && !(this.recording && this.recording.state === 'recording' && this.lastCamera)) {
       this.map.showAround(c.latitude, c.longitude, this.radiusMeters);
     }
     if (this.recording && this.recording.state === 'recording') {
@@ -153,14 +170,49 @@ export class RecordView {
     }
   }
 
-  // MARK: follow mode
+  // MARK: follow mode, heading
+
+  /**
+   * The direction of travel: the fix's own course when it has one and the rider moves, else the bearing from
+   * the last position at least 5 m away (closer ones turn with the GPS's noise).
+   */
+  trackHeading(position) {
+    const c = position.coords;
+    let heading = null;
+    if (Number.isFinite(c.heading) && Number.isFinite(c.speed) && c.speed > 1) heading = c.heading;
+    else if (this.previousPosition) {
+      const from = [this.previousPosition.latitude, this.previousPosition.longitude], to = [c.latitude, c.longitude];
+      if (metersBetween(from, to) >= 5) heading = bearing(from, to);
+    }
+    if (!this.previousPosition || heading !== null) this.previousPosition = { latitude: c.latitude, longitude: c.longitude };
+    if (heading !== null) {
+      this.heading = heading;
+      this.map.setHeading(heading);
+    }
+  }
+
+  setHeadingUp(on) {
+    this.headingUp = on;
+    $('compass-button').setAttribute('aria-pressed', String(on));
+    $('compass-button').title = on ? 'Heading up (tap for north up)' : 'North up (tap for heading up)';
+    this.map.setHeadingUp(on);
+    if (this.following) this.setFollowing(true);
+  }
+
+  /** The rider's speed in m/s: the last fix's, else the server's current speed; null when unknown. */
+  currentSpeed() {
+    const speed = this.lastPosition ? this.lastPosition.coords.speed : null;
+    if (Number.isFinite(speed)) return speed;
+    return this.stats ? this.stats.currentSpeedMetersPerSecond ?? null : null;
+  }
 
   setFollowing(on) {
     this.following = on;
     $('follow-button').setAttribute('aria-pressed', String(on));
     $('record-map').dataset.following = String(on);
     if (on) {
-      if (this.lastCamera && this.recording) this.map.showBounds(this.lastCamera.bounds);
+      if (this.headingUp && this.lastPosition) this.map.centreOn(this.lastPosition.coords.latitude, this.lastPosition.coords.longitude);
+      else if (this.lastCamera && this.recording) this.map.showBounds(this.lastCamera.bounds);
       else if (this.lastPosition) {
         const c = this.lastPosition.coords;
         this.map.showAround(c.latitude, c.longitude, this.radiusMeters);
@@ -207,7 +259,8 @@ export class RecordView {
     const id = newRecordingId();
     const startedAt = new Date().toISOString();
     this.recording = { id, state: 'recording', nextSequence: 1, startedAt };
-    await outbox.begin(this.recording, { units: format.units(), breadcrumbs: breadcrumbsEnabled(), startedAt });
+    // The route goes with the Start, in the outbox: chosen before Start, it works offline too.
+    await outbox.begin(this.recording, { units: format.units(), breadcrumbs: breadcrumbsEnabled(), startedAt, ...this.navigation.startOptions() });
     this.map.clearRide();
     this.lastCamera = null;
     this.view = { id, path: [], breadcrumbs: [], stats: null };
@@ -247,6 +300,12 @@ export class RecordView {
                 const { startedAt, ...rest } = first.body;
                 return api.startRecordingAs(first.recordingId, rest);
               }
+              // Nor a route that is gone (404) or has no length (422): the ride starts without it.
+              if (error instanceof ApiError && (error.status === 404 || error.status === 422) && first.body && first.body.routeTrackId) {
+                const { routeTrackId, ...rest } = first.body;
+                this.setStatus(`The route could not be followed (${error.message}); recording without it.`);
+                return api.startRecordingAs(first.recordingId, rest);
+              }
               throw error;
             }
           };
@@ -258,6 +317,7 @@ export class RecordView {
             else {
               this.view = { id: first.recordingId, path: [], breadcrumbs: [], stats: answer.stats };
               this.showStats(answer.stats);
+              this.navigation.update(answer.navigation);
             }
           });
         } else if (first.kind === 'command') {
@@ -345,6 +405,7 @@ export class RecordView {
     this.map.extendPath(answer.path || []);
     this.map.addBreadcrumbs(answer.breadcrumbs || []);
     this.showStats(answer.stats);
+    this.navigation.update(answer.navigation);
     this.renderButtons();
   }
 
@@ -363,9 +424,10 @@ export class RecordView {
     this.map.addBreadcrumbs(answer.breadcrumbs);
     this.map.acknowledgePending(answer.path.reduce((count, path) => count + path.points.length, 0) + answer.skipped + answer.duplicates);
     this.showStats(answer.stats);
+    this.navigation.update(answer.navigation);
     if (answer.camera) {
       this.lastCamera = answer.camera;
-      if (this.following) this.map.showBounds(answer.camera.bounds);
+      if (this.following && !this.headingUp) this.map.showBounds(answer.camera.bounds);
     }
     $('record-map').dataset.pathPoints = String(this.map.pathPointCount());
   }
@@ -384,6 +446,7 @@ export class RecordView {
     this.recording = null;
     this.lastCamera = null;
     this.view = null;
+    this.navigation.update(null);
     await outbox.setCurrent(null);
     await outbox.saveView(null);
     this.renderButtons();
@@ -443,6 +506,13 @@ export class RecordView {
 /** The name the device knows a recording by: its own id when it started it, else the server's. */
 function recordingKey(recording) {
   return recording.clientId || recording.id;
+}
+
+/** Metres between two `[latitude, longitude]` (equirectangular: plenty for a few metres' step). */
+function metersBetween(a, b) {
+  const rad = Math.PI / 180;
+  const x = (b[1] - a[1]) * rad * Math.cos(((a[0] + b[0]) / 2) * rad), y = (b[0] - a[0]) * rad;
+  return Math.hypot(x, y) * 6_371_000;
 }
 
 /** A new UUID (version 4) naming a ride started on this device. */

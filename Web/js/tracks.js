@@ -6,9 +6,11 @@
 import { api, ApiError, NetworkError } from './api.js';
 import * as format from './format.js';
 import { drawTrackMap, escapeHTML, loadLeaflet, setTrackLines } from './map.js';
+import { arrow } from './announce.js';
 
 const $ = (id) => document.getElementById(id);
 const PAGE_SIZE = 20;
+const LONG_CUE_SHEET = 8;      // more turns than this are collapsed under their heading
 const UNDO_MS = 5000;          // how long a deleted track can be brought back before the server is asked
 // A row pulled left deletes its track. Before the gesture counts as a pull it must move SWIPE_SLOP_PX and go
 // mostly sideways (|dx| > SWIPE_HORIZONTAL × |dy|); anything else is a scroll, left to the browser. Released
@@ -222,6 +224,7 @@ export class TracksView {
       $(`download-${format}`).href = `/api/tracks/${encodeURIComponent(id)}.${format}`;
     }
     this.renderStats(track ? track.stats : null);
+    this.showTurns(track ? id : null);
     await mapLibrary;
     if (this.trackMap) { this.trackMap.remove(); this.trackMap = null; }
     mapElement.replaceChildren();
@@ -262,6 +265,33 @@ export class TracksView {
         asking = false;
       }
     });
+  }
+
+  /** The track's cue sheet (its turns, in the user's units): open when short, collapsed under "Turns" when long. */
+  async showTurns(id) {
+    const section = $('track-turns');
+    section.hidden = true;
+    $('cue-list').replaceChildren();
+    if (!id) return;
+    let sheet;
+    try {
+      sheet = await api.cues(id, format.units());
+    } catch {
+      return;  // offline, or a track without length: the page goes without its turns
+    }
+    if (this.trackId !== id || !(sheet.cues || []).length) return;
+    for (const cue of sheet.cues) {
+      const item = document.createElement('li');
+      const arrowGlyph = document.createElement('span');
+      arrowGlyph.setAttribute('aria-hidden', 'true');
+      arrowGlyph.textContent = `${arrow(cue.direction, cue.severity)} `;
+      item.append(arrowGlyph, cue.fromPrevious ? `${cue.text} after ${cue.fromPrevious}` : cue.text);
+      $('cue-list').append(item);
+    }
+    const count = sheet.cues.length;
+    $('turns-summary').textContent = count === 1 ? '1 turn' : `${count} turns`;
+    $('turns-details').open = count <= LONG_CUE_SHEET;
+    section.hidden = false;
   }
 
   renderStats(stats) {
