@@ -1,4 +1,5 @@
 import Foundation
+import RideKit
 import Hummingbird
 import HummingbirdTesting
 @testable import RideServer
@@ -105,6 +106,38 @@ import Testing
             #expect(fixes.count == Int((length / 10).rounded(.up)) + 1)
             #expect(try await client.get("/api/simulation?speedKmh=0").status == .badRequest)
             #expect(try await client.get("/api/simulation?speedKmh=fast").status == .badRequest)
+        }
+    }
+
+    @Test func aSimulationRidesAlongAnySavedTrack() async throws {
+        // A route (rte) due north: 10 points 100 m apart, 900 m long on the ellipsoid's meridian.
+        let start = Coordinate(latitude: 46.0, longitude: 7.0)
+        let points = (0..<10).map { start.destination(distanceMeters: 100 * Double($0), bearingDegrees: 0) }
+        let gpx = """
+            <?xml version="1.0"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><rte><name>North</name>
+            \(points.map { #"<rtept lat="\#($0.latitude)" lon="\#($0.longitude)"/>"# }.joined())</rte></gpx>
+            """
+        let database = try TemporaryStore()
+        try await database.server().server.run { client in
+            let upload = try await client.upload(gpx, name: "north.gpx")
+            #expect(upload.status == .created)
+            let id = try #require((try upload.jsonObject()["tracks"] as? [[String: Any]])?.first?["id"] as? String)
+            let object = try await client.get("/api/simulation?speedKmh=36&intervalSeconds=2&trackId=\(id)").jsonObject()
+            #expect(object["name"] as? String == "North")
+            let length = try #require(object["routeLengthMeters"] as? Double)
+            #expect(abs(length - 900) < 0.01)
+            // 10 m/s, a fix every 2 s: one every 20 m, from the first point to the last.
+            let fixes = try #require(object["fixes"] as? [[String: Any]])
+            #expect(fixes.count == 46)
+            #expect(fixes.first?["latitude"] as? Double == points[0].latitude)
+            let last = try #require(fixes.last)
+            let end = Coordinate(latitude: try #require(last["latitude"] as? Double), longitude: try #require(last["longitude"] as? Double))
+            #expect(end.distanceMeters(to: points[9]) < 0.01)
+
+            #expect(try await client.get("/api/simulation?trackId=ZZZZZZZZ").status == .notFound)
+            #expect(try await client.get("/api/simulation?trackId=..%2F..%2Fetc").status == .notFound)
+            // 900 m at 1 km/h, a fix every 0.2 s: 16,200 fixes, within the cap; a planet-sized track would not be.
+            #expect(try await client.get("/api/simulation?speedKmh=1&intervalSeconds=0.2&trackId=\(id)").status == .ok)
         }
     }
 }

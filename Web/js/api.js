@@ -69,5 +69,5 @@ export const api = {
   profile: (id) => call('GET', `/api/tracks/${encodeURIComponent(id)}/profile`),
   updateTrack: (id, changes) => call('PATCH', `/api/tracks/${encodeURIComponent(id)}`, changes),
   deleteTrack: (id) => call('DELETE', `/api/tracks/${encodeURIComponent(id)}`),
-  simulation: (speedKmh) => call('GET', `/api/simulation?speedKmh=${speedKmh}`),
+  simulation: (speedKmh, trackId = null) => call('GET', `/api/simulation?speedKmh=${speedKmh}${trackId ? `&trackId=${encodeURIComponent(trackId)}` : ''}`),
 };

@@ -84,7 +84,8 @@ export class RecordView {
 
   async askForLocation() {
     const simulate = /[?&]simulate=(\d+(?:\.\d+)?)/.exec(location.hash);
-    if (simulate) return this.simulate(Number(simulate[1]));
+    const track = /[?&]track=([^&]+)/.exec(location.hash);
+    if (simulate) return this.simulate(Number(simulate[1]), track ? decodeURIComponent(track[1]) : null);
     if (!('geolocation' in navigator)) {
       return this.showLocationMessage(window.isSecureContext
         ? 'This browser cannot tell your location.'
@@ -110,11 +111,17 @@ export class RecordView {
   }
 
   /**
-   * Demo mode (`#/record?simulate=18`): the server's simulated ride around Cupertino at that speed in km/h
+   * Demo mode (`#/record?simulate=18`, or `&track=ID` along a saved track): the server's simulated ride
+   * (around Cupertino, or along that track) at that speed in km/h
    * takes the place of the GPS, one fix a second, through the same path as real positions.
    */
-  async simulate(speedKmh) {
-    const simulation = await api.simulation(speedKmh);
+  async simulate(speedKmh, trackId = null) {
+    let simulation;
+    try {
+      simulation = await api.simulation(speedKmh, trackId);
+    } catch (error) {
+      return this.showLocationMessage(`Cannot simulate this ride: ${error.message}`);
+    }
     this.setStatus(`Simulated ride: ${simulation.name}`);
     const started = Date.now();
     let index = 0;

@@ -223,6 +223,15 @@ export class TracksView {
     for (const format of ['gpx', 'gpx436', 'geojson']) {
       $(`download-${format}`).href = `/api/tracks/${encodeURIComponent(id)}.${format}`;
     }
+    // Demo mode along this track (record.js: #/record?simulate=KMH&track=ID).
+    // The recorder takes its positions when the app starts, so the replay starts with a fresh page.
+    const simulateLink = $('simulate-track');
+    simulateLink.href = `#/record?simulate=18&track=${encodeURIComponent(id)}`;
+    simulateLink.onclick = (event) => {
+      event.preventDefault();
+      location.hash = simulateLink.getAttribute('href');
+      location.reload();
+    };
     this.renderStats(track ? track.stats : null);
     this.showTurns(track ? id : null);
     await mapLibrary;

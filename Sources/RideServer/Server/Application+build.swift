@@ -72,7 +72,7 @@ public func buildRouter(
 
     HealthController<RideRequestContext>(metrics: metrics, storage: "store", version: "0.1.0").addRoutes(to: router)
     AppConfigController<RideRequestContext>(configuration: configuration, tiles: tiles).addRoutes(to: router)
-    SimulationController<RideRequestContext>().addRoutes(to: router)
+    SimulationController<RideRequestContext>(library: library).addRoutes(to: router)
     RecordingsController<RideRequestContext>(service: RecordingService(library: library, metrics: metrics))
         .addRoutes(to: router.group("api/recordings"))
     TracksController<RideRequestContext>(library: library).addRoutes(to: router.group("api/tracks"))
