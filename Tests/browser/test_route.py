@@ -158,6 +158,18 @@ def test_following_a_route_shows_turns_and_off_route(context, server):
     box = page.locator('#compass-button').bounding_box()
     assert box['width'] >= 44 and box['height'] >= 44
     shot(page, 'route-heading-up')
+    # A drag on the turned map moves it with the finger, on screen, as on a map that is not turned.
+    dot = page.locator('path.me-dot')
+    before = dot.bounding_box()
+    view = page.locator('#record-view').bounding_box()
+    x, y = view['x'] + view['width'] / 2, view['y'] + view['height'] / 3
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 120, y, steps=6)
+    page.mouse.up()
+    after = dot.bounding_box()
+    assert abs(after['x'] - before['x'] - 120) < 12 and abs(after['y'] - before['y']) < 12, (before, after)
+    expect(page.get_by_role('button', name='Follow my position')).to_have_attribute('aria-pressed', 'false')
     compass.click()
     expect(compass).to_have_attribute('aria-pressed', 'false')
     assert page.evaluate("getComputedStyle(document.getElementById('record-map')).transform") == 'none'

@@ -262,6 +262,44 @@ export class RideMap {
     }
     this.element.dataset.headingUp = String(on);
     this.map.invalidateSize({ pan: false });
+    // Leaflet's own dragging moves the turned map in screen directions, which on a turned map are the wrong
+    // ones: while heading-up a drag is turned back into the map's frame here instead.
+    if (on) {
+      this.map.dragging.disable();
+      if (!this.turnedDrag) this.turnedDrag = this.makeTurnedDrag();
+    } else {
+      this.map.dragging.enable();
+    }
+  }
+
+  /** Pointer handlers that pan a turned map by the drag turned into its frame; the user's move stops following. */
+  makeTurnedDrag() {
+    let last = null;
+    this.element.addEventListener('pointerdown', (event) => {
+      if (!this.headingUp || event.button > 0 || event.target.closest('.leaflet-control')) return;
+      last = { x: event.clientX, y: event.clientY, id: event.pointerId, moved: false };
+    });
+    this.element.addEventListener('pointermove', (event) => {
+      if (!last || event.pointerId !== last.id) return;
+      const dx = event.clientX - last.x, dy = event.clientY - last.y;
+      if (!last.moved) {
+        if (Math.hypot(dx, dy) < 3) return;
+        last.moved = true;
+        try { this.element.setPointerCapture(event.pointerId); } catch { /* the pointer is gone */ }
+        this.userMoveListeners.forEach((listener) => listener());
+      }
+      // The map is turned by −heading: a move on screen is that move turned by +heading on the map.
+      const angle = (this.heading || 0) * Math.PI / 180;
+      const mapX = dx * Math.cos(angle) - dy * Math.sin(angle);
+      const mapY = dx * Math.sin(angle) + dy * Math.cos(angle);
+      this.map.panBy([-mapX, -mapY], { animate: false });
+      last.x = event.clientX;
+      last.y = event.clientY;
+    });
+    const end = (event) => { if (last && event.pointerId === last.id) last = null; };
+    this.element.addEventListener('pointerup', end);
+    this.element.addEventListener('pointercancel', end);
+    return true;
   }
 
   /** The rider's heading in degrees from north; turns the map when heading-up. */
