@@ -209,3 +209,18 @@ def test_offline_the_last_list_is_shown_and_a_change_says_it_was_not_saved(conte
         shot(page, 'place-offline')
     finally:
         context.set_offline(False)
+
+
+def test_without_leaflet_the_places_map_says_so_and_the_list_and_plus_button_still_work(context_without_leaflet):
+    page = context_without_leaflet.new_page()
+    page.goto('/#/places')
+    page.wait_for_selector('body[data-ready="true"]', timeout=20000)
+    page.wait_for_selector('#places-map[data-map-library="missing"] .map-missing')
+    page.click('#place-add')  # no map centre: the place goes where the user is
+    page.wait_for_selector('#place-new:not([hidden])')
+    name = f'Fountain {uuid.uuid4().hex[:6]}'
+    page.fill('#place-new-name', name)
+    page.click('#place-new button[type="submit"]')
+    page.wait_for_selector(f'#place-heading:text("{name}")')
+    page.click('text=← All places')
+    page.wait_for_selector(f'#place-list strong:text("{name}")')

@@ -96,12 +96,13 @@ export class PlacesView {
         onPin: (id) => { location.hash = `#/places/${encodeURIComponent(id)}`; },
       }).then((map) => {
         this.map = map;
+        if (map) map.setPins(this.places.filter((place) => !this.hiddenIds.has(place.id)));
         this.locate().then((at) => { if (at && map) map.showMe(at.latitude, at.longitude, 15); });
         return map;
       });
     }
-    const map = await this.mapOpening;
-    if (map) map.resized();
+    // The list does not wait for the map library, which may take its whole time limit not to come.
+    this.mapOpening.then((map) => { if (map) map.resized(); });
     await Promise.all([this.loadLabels(), this.locate()]);
     await this.loadList();
   }
