@@ -20,13 +20,14 @@ export class NetworkError extends Error {
   }
 }
 
-async function call(method, path, body) {
+// `rawType`: the body is bytes (a Blob) sent as they are with that type, not JSON.
+async function call(method, path, body, rawType) {
   let response;
   try {
     response = await fetch(path, {
       method,
-      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: body === undefined ? {} : { 'Content-Type': rawType || 'application/json' },
+      body: body === undefined || rawType ? body : JSON.stringify(body),
       cache: 'no-store',
     });
   } catch (error) {
@@ -70,4 +71,17 @@ export const api = {
   updateTrack: (id, changes) => call('PATCH', `/api/tracks/${encodeURIComponent(id)}`, changes),
   deleteTrack: (id) => call('DELETE', `/api/tracks/${encodeURIComponent(id)}`),
   simulation: (speedKmh, trackId = null) => call('GET', `/api/simulation?speedKmh=${speedKmh}${trackId ? `&trackId=${encodeURIComponent(trackId)}` : ''}`),
+  places: (params) => call('GET', '/api/places' + query(params)),
+  place: (id) => call('GET', `/api/places/${encodeURIComponent(id)}`),
+  createPlace: (place) => call('POST', '/api/places', place),
+  updatePlace: (id, changes) => call('PATCH', `/api/places/${encodeURIComponent(id)}`, changes),
+  deletePlace: (id) => call('DELETE', `/api/places/${encodeURIComponent(id)}`),
+  addNote: (placeId, body) => call('POST', `/api/places/${encodeURIComponent(placeId)}/notes`, { body }),
+  updateNote: (placeId, noteId, body) => call('PATCH', `/api/places/${encodeURIComponent(placeId)}/notes/${encodeURIComponent(noteId)}`, { body }),
+  deleteNote: (placeId, noteId) => call('DELETE', `/api/places/${encodeURIComponent(placeId)}/notes/${encodeURIComponent(noteId)}`),
+  /** The photo's bytes are the body, sent with the file's own type (the server checks its signature). */
+  addPhoto: (placeId, noteId, file) => call('POST', `/api/places/${encodeURIComponent(placeId)}/notes/${encodeURIComponent(noteId)}/photos`, file, file.type),
+  sharePlace: (id) => call('POST', `/api/places/${encodeURIComponent(id)}/share`),
+  labels: () => call('GET', '/api/labels'),
+  createLabel: (name, colour) => call('POST', '/api/labels', { name, colour }),
 };

@@ -2,6 +2,7 @@
 
 import { api } from './api.js';
 import { loadLeaflet } from './map.js';
+import { PlacesView } from './places.js';
 import { RecordView } from './record.js';
 import { SettingsView } from './settings.js';
 import { TracksView } from './tracks.js';
@@ -31,12 +32,14 @@ async function main() {
   const config = await loadConfig();
   const record = new RecordView(config);
   const tracks = new TracksView(config);
+  const places = new PlacesView(config);
   const settings = new SettingsView(() => record.settingsChanged());
   const views = {
     record: document.getElementById('record-view'), tracks: document.getElementById('tracks-view'),
     track: document.getElementById('track-view'), settings: document.getElementById('settings-view'),
+    places: document.getElementById('places-view'), place: document.getElementById('place-view'),
   };
-  const titles = { record: 'Record', tracks: 'Tracks', track: 'Track', settings: 'Settings' };
+  const titles = { record: 'Record', tracks: 'Tracks', track: 'Track', settings: 'Settings', places: 'Places', place: 'Place' };
   let recordMounted = null;
 
   async function route() {
@@ -44,10 +47,11 @@ async function main() {
     const parts = hash.replace(/^#\/?/, '').split('?')[0].split('/');
     let name = parts[0] || 'record';
     if (name === 'tracks' && parts[1]) name = 'track';
+    if (name === 'places' && parts[1]) name = 'place';
     if (!views[name]) name = 'record';
     for (const [key, element] of Object.entries(views)) element.hidden = key !== name;
     for (const link of document.querySelectorAll('.tabs a')) {
-      const current = link.dataset.tab === (name === 'track' ? 'tracks' : name);
+      const current = link.dataset.tab === ({ track: 'tracks', place: 'places' }[name] || name);
       if (current) link.setAttribute('aria-current', 'page'); else link.removeAttribute('aria-current');
     }
     document.title = `${titles[name]} · bikeride`;
@@ -57,6 +61,10 @@ async function main() {
       record.shown();
     } else if (name === 'settings') {
       settings.show();
+    } else if (name === 'places') {
+      await places.showList();
+    } else if (name === 'place') {
+      await places.showPlace(decodeURIComponent(parts[1]));
     } else if (name === 'tracks') {
       await tracks.showList();
     } else {

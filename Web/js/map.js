@@ -580,3 +580,97 @@ export function setTrackLines(map, segments) {
   const given = segments.filter((points) => points.length);
   map.trackLines.forEach((line, index) => { if (given[index]) line.setLatLngs(given[index]); });
 }
+
+const LONG_PRESS_MS = 600;       // a finger held this long without moving places a pin
+const LONG_PRESS_SLOP_PX = 10;   // moving further is a pan, not a press
+
+/**
+ * The Places tab's map, or null without Leaflet (the message says so; the list works without it).
+ * `onPlace(latitude, longitude)` runs on a long press (touch) or a right click; `onPin(id)` when a pin is tapped.
+ */
+export async function openPlacesMap(element, config, { onPlace, onPin }) {
+  if (!(await loadLeaflet())) {
+    element.replaceChildren();
+    showMapLibraryMissing(element);
+    return null;
+  }
+  return new PlacesMap(element, config, onPlace, onPin);
+}
+
+class PlacesMap {
+  constructor(element, config, onPlace, onPin) {
+    this.element = element;
+    this.map = L.map(element, { zoomControl: true, attributionControl: true, worldCopyJump: true });
+    this.map.setView([37.3318, -122.0312], 13);
+    RideMap.prototype.makeLayers.call(this, config).standard.forEach((layer) => layer.addTo(this.map));
+    this.pins = L.layerGroup().addTo(this.map);
+    this.draft = null;
+    this.me = null;
+    this.onPin = onPin;
+    const placeAt = (x, y) => {
+      const at = this.map.containerPointToLatLng(L.point(x, y)).wrap();
+      onPlace(at.lat, at.lng);
+    };
+    // Leaflet's own long press is for iOS Safari only: the press is timed here, for every touch screen.
+    let press = null;  // {pointerId, x, y, timer}
+    let pressedAt = 0;
+    const cancel = () => { if (press) clearTimeout(press.timer); press = null; };
+    element.addEventListener('pointerdown', (event) => {
+      cancel();
+      if (event.pointerType !== 'touch' || !event.isPrimary) return;
+      const box = element.getBoundingClientRect();
+      const x = event.clientX - box.left, y = event.clientY - box.top;
+      press = { pointerId: event.pointerId, startX: event.clientX, startY: event.clientY, timer: setTimeout(() => {
+        press = null;
+        pressedAt = Date.now();
+        placeAt(x, y);
+      }, LONG_PRESS_MS) };
+    });
+    element.addEventListener('pointermove', (event) => {
+      if (press && event.pointerId === press.pointerId
+        && Math.hypot(event.clientX - press.startX, event.clientY - press.startY) > LONG_PRESS_SLOP_PX) cancel();
+    });
+    for (const kind of ['pointerup', 'pointercancel']) element.addEventListener(kind, cancel);
+    // A right click; a touch browser may also make one of the long press just handled.
+    this.map.on('contextmenu', (event) => {
+      if (event.originalEvent) event.originalEvent.preventDefault();
+      if (Date.now() - pressedAt < 1500) return;
+      placeAt(event.containerPoint.x, event.containerPoint.y);
+    });
+  }
+
+  /** The pins, each coloured by its first label. */
+  setPins(places) {
+    this.pins.clearLayers();
+    for (const place of places) {
+      const colour = place.labels && place.labels.length ? place.labels[0].colour : '#1565c0';
+      L.circleMarker([place.latitude, place.longitude], {
+        radius: 10, color: '#fff', weight: 2, fillColor: colour, fillOpacity: 1, className: 'place-pin',
+      }).bindTooltip(escapeHTML(place.name)).on('click', () => this.onPin(place.id)).addTo(this.pins);
+    }
+  }
+
+  /** The pin being named, or none. */
+  setDraft(latitude, longitude) {
+    if (this.draft) this.map.removeLayer(this.draft);
+    this.draft = latitude === undefined ? null
+      : L.circleMarker([latitude, longitude], { radius: 12, color: '#c62828', weight: 3, fillOpacity: 0.3, className: 'place-draft' }).addTo(this.map);
+  }
+
+  showMe(latitude, longitude, zoom) {
+    if (!this.me) {
+      this.me = L.circleMarker([latitude, longitude], { radius: 8, color: '#fff', weight: 3, fillColor: '#1a73e8', fillOpacity: 1, className: 'me-dot' }).addTo(this.map);
+    } else {
+      this.me.setLatLng([latitude, longitude]);
+    }
+    if (zoom) this.map.setView([latitude, longitude], zoom);
+  }
+
+  centre() {
+    const at = this.map.getCenter().wrap();
+    return { latitude: at.lat, longitude: at.lng };
+  }
+
+  /** After the view was hidden, Leaflet must measure its box again. */
+  resized() { this.map.invalidateSize(); }
+}

@@ -1,0 +1,464 @@
+// The Places tab: a map of the user's pins, the list (sorted, filtered, searched), and a place's page with its
+// labels, notes and photos, directions and share link.
+//
+// The server has no restore for a deleted place, so a delete hides the place at once and is sent only when the
+// undo time is over (as the Tracks list does). The last list is kept in localStorage and shown when the server
+// cannot be reached.
+
+import { api, NetworkError } from './api.js';
+import * as format from './format.js';
+import { openPlacesMap } from './map.js';
+import { makeSwipeable } from './swipe.js';
+
+const $ = (id) => document.getElementById(id);
+const UNDO_MS = 5000;
+const LIST_CACHE = 'bikeride.places';
+const LIST_LIMIT = 1000;
+const SEARCH_DELAY_MS = 250;     // search as you type, without a request for every key
+const LABEL_COLOURS = ['#e53935', '#1e88e5', '#43a047', '#fb8c00', '#8e24aa', '#00897b', '#6d4c41'];
+
+/** What a failed change says: offline is said plainly, and that nothing was saved. */
+function notSaved(error, what) {
+  if (error instanceof NetworkError) return `Not saved: the server cannot be reached (offline). ${what} was not changed.`;
+  return `Not saved: ${error.message}`;
+}
+
+function coordinates(place) {
+  return `${place.latitude.toFixed(6)}, ${place.longitude.toFixed(6)}`;
+}
+
+export class PlacesView {
+  constructor(config) {
+    this.config = config;
+    this.map = null;
+    this.mapOpening = null;
+    this.position = null;     // {latitude, longitude} when the device said
+    this.labels = [];
+    this.places = [];
+    this.hiddenIds = new Set();  // deleted, waiting for the undo time
+    this.pendingDelete = null;
+    this.place = null;        // the place shown on its page
+    this.draft = null;        // {latitude, longitude} of the pin being named
+    this.searchTimer = null;
+
+    $('place-add').addEventListener('click', () => {
+      const at = this.map ? this.map.centre() : this.position;
+      if (at) this.startNew(at.latitude, at.longitude);
+      else this.say('places-message', 'Without the map or your position there is no centre to place a pin at.');
+    });
+    $('place-new').addEventListener('submit', (event) => { event.preventDefault(); this.saveNew(); });
+    $('place-new-cancel').addEventListener('click', () => this.closeNew());
+    $('place-query').addEventListener('input', () => {
+      clearTimeout(this.searchTimer);
+      this.searchTimer = setTimeout(() => this.loadList(), SEARCH_DELAY_MS);
+    });
+    $('place-sort').addEventListener('change', () => this.loadList());
+    $('place-label').addEventListener('change', () => this.loadList());
+    $('place-undo-button').addEventListener('click', () => this.undoDelete());
+
+    $('place-edit').addEventListener('submit', (event) => { event.preventDefault(); this.saveFields(); });
+    $('place-labels').addEventListener('change', () => this.saveLabels());
+    $('place-copy').addEventListener('click', () => this.copy(coordinates(this.place), 'Coordinates copied.'));
+    $('place-share').addEventListener('click', () => this.share());
+    $('place-send').addEventListener('click', () => {
+      navigator.share({ title: this.place.name, url: $('place-share-link').value }).catch(() => { /* the user closed it */ });
+    });
+    $('note-add').addEventListener('submit', (event) => { event.preventDefault(); this.addNote(); });
+    $('place-delete').addEventListener('click', () => {
+      const place = this.place;
+      location.hash = '#/places';
+      this.deleteWithUndo(place);
+    });
+  }
+
+  say(id, text) { $(id).textContent = text; }
+
+  /** Asks the device once where it is; the answer sorts the list and centres the map. */
+  locate() {
+    if (this.locating) return this.locating;
+    this.locating = new Promise((resolve) => {
+      if (!navigator.geolocation) { resolve(null); return; }
+      navigator.geolocation.getCurrentPosition(
+        (fix) => {
+          this.position = { latitude: fix.coords.latitude, longitude: fix.coords.longitude };
+          resolve(this.position);
+        },
+        () => resolve(null),
+        { enableHighAccuracy: false, timeout: 10000, maximumAge: 60000 });
+    });
+    return this.locating;
+  }
+
+  async showList() {
+    if (!this.mapOpening) {
+      this.mapOpening = openPlacesMap($('places-map'), this.config, {
+        onPlace: (latitude, longitude) => this.startNew(latitude, longitude),
+        onPin: (id) => { location.hash = `#/places/${encodeURIComponent(id)}`; },
+      }).then((map) => {
+        this.map = map;
+        if (map) map.setPins(this.places.filter((place) => !this.hiddenIds.has(place.id)));
+        this.locate().then((at) => { if (at && map) map.showMe(at.latitude, at.longitude, 15); });
+        return map;
+      });
+    }
+    // The list does not wait for the map library, which may take its whole time limit not to come.
+    this.mapOpening.then((map) => { if (map) map.resized(); });
+    await Promise.all([this.loadLabels(), this.locate()]);
+    await this.loadList();
+  }
+
+  async loadLabels() {
+    try {
+      this.labels = (await api.labels()).labels;
+    } catch {
+      return;  // the list says whether the server is there
+    }
+    const filter = $('place-label');
+    const chosen = filter.value;
+    filter.replaceChildren(new Option('All labels', ''), ...this.labels.map((label) => new Option(label.name, label.id)));
+    filter.value = this.labels.some((label) => label.id === chosen) ? chosen : '';
+  }
+
+  async loadList() {
+    const params = { limit: LIST_LIMIT };
+    let sort = $('place-sort').value;
+    if (sort === 'distance' && !this.position) sort = 'created';
+    params.sort = sort;
+    if (this.position) params.near = `${this.position.latitude},${this.position.longitude}`;
+    if ($('place-label').value) params.label = $('place-label').value;
+    const q = $('place-query').value.trim();
+    if (q) params.q = q;
+    try {
+      this.places = (await api.places(params)).places;
+      localStorage.setItem(LIST_CACHE, JSON.stringify({ places: this.places, savedAt: new Date().toISOString() }));
+      this.say('places-message', $('place-sort').value === 'distance' && !this.position
+        ? 'Your position is not known: sorted by date.' : (this.places.length ? '' : 'No places yet.'));
+    } catch (error) {
+      if (!(error instanceof NetworkError)) { this.say('places-message', `Could not load the places: ${error.message}`); return; }
+      let cached = null;
+      try { cached = JSON.parse(localStorage.getItem(LIST_CACHE) || 'null'); } catch { cached = null; }
+      this.places = cached ? cached.places : [];
+      this.say('places-message', cached ? 'offline — showing the last list' : 'offline — and no list was saved on this device yet');
+    }
+    this.render();
+  }
+
+  render() {
+    const visible = this.places.filter((place) => !this.hiddenIds.has(place.id));
+    $('place-list').replaceChildren(...visible.map((place) => this.row(place)));
+    if (this.map) this.map.setPins(visible);
+  }
+
+  row(place) {
+    const item = document.createElement('li');
+    item.dataset.placeId = place.id;
+    const reveal = document.createElement('div');
+    reveal.className = 'swipe-reveal';
+    reveal.setAttribute('aria-hidden', 'true');
+    reveal.textContent = 'Delete';
+    const content = document.createElement('div');
+    content.className = 'track-row';
+    const dot = document.createElement('span');
+    dot.className = 'place-dot';
+    dot.style.background = place.labels && place.labels.length ? place.labels[0].colour : '#1565c0';
+    const link = document.createElement('a');
+    link.href = `#/places/${encodeURIComponent(place.id)}`;
+    const name = document.createElement('strong');
+    name.textContent = place.name;
+    const details = document.createElement('span');
+    const parts = [];
+    if (place.distanceMeters !== undefined) parts.push(format.distance(place.distanceMeters));
+    if (place.labels && place.labels.length) parts.push(place.labels.map((label) => label.name).join(', '));
+    if (place.address) parts.push(place.address);
+    details.textContent = parts.join(' · ');
+    link.append(name, document.createElement('br'), details);
+    const remove = document.createElement('button');
+    remove.type = 'button';
+    remove.className = 'delete';
+    remove.textContent = 'Delete';
+    remove.setAttribute('aria-label', `Delete ${place.name}`);
+    remove.addEventListener('click', () => this.deleteWithUndo(place));
+    content.append(dot, link, remove);
+    item.append(reveal, content);
+    makeSwipeable(item, content, () => this.deleteWithUndo(place));
+    return item;
+  }
+
+  deleteWithUndo(place) {
+    if (this.pendingDelete) this.commitDelete();
+    const row = document.querySelector(`#place-list li[data-place-id="${CSS.escape(place.id)}"]`);
+    const hadFocus = row && row.contains(document.activeElement);
+    this.hiddenIds.add(place.id);
+    this.render();
+    $('place-undo-text').textContent = `Deleted ${place.name}.`;
+    $('place-undo-bar').hidden = false;
+    if (hadFocus) $('place-undo-button').focus();
+    this.pendingDelete = { place, timer: setTimeout(() => this.commitDelete(), UNDO_MS) };
+  }
+
+  undoDelete() {
+    const pending = this.pendingDelete;
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    this.pendingDelete = null;
+    this.hiddenIds.delete(pending.place.id);
+    $('place-undo-bar').hidden = true;
+    this.render();
+  }
+
+  async commitDelete() {
+    const pending = this.pendingDelete;
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    this.pendingDelete = null;
+    $('place-undo-bar').hidden = true;
+    try {
+      await api.deletePlace(pending.place.id);
+      this.places = this.places.filter((place) => place.id !== pending.place.id);
+    } catch (error) {
+      this.say('places-message', error instanceof NetworkError
+        ? `Not deleted: the server cannot be reached (offline). ${pending.place.name} is still there.`
+        : `Could not delete ${pending.place.name}: ${error.message}`);
+    }
+    this.hiddenIds.delete(pending.place.id);
+    this.render();
+  }
+
+  labelChoices(fieldset, chosenIds) {
+    const legend = fieldset.querySelector('legend');
+    const choices = this.labels.map((label) => {
+      const wrapper = document.createElement('label');
+      const box = document.createElement('input');
+      box.type = 'checkbox';
+      box.value = label.id;
+      box.checked = chosenIds.includes(label.id);
+      const swatch = document.createElement('span');
+      swatch.className = 'place-dot';
+      swatch.style.background = label.colour;
+      wrapper.append(box, swatch, ` ${label.name}`);
+      return wrapper;
+    });
+    fieldset.replaceChildren(legend, ...choices);
+    if (!choices.length) fieldset.append('No labels yet.');
+  }
+
+  chosenLabels(fieldset) {
+    return [...fieldset.querySelectorAll('input:checked')].map((box) => box.value);
+  }
+
+  startNew(latitude, longitude) {
+    this.draft = { latitude, longitude };
+    if (this.map) this.map.setDraft(latitude, longitude);
+    this.labelChoices($('place-new-labels'), []);
+    $('place-new-position').textContent = coordinates(this.draft);
+    this.say('place-new-message', '');
+    $('place-new').hidden = false;
+    $('place-new').scrollIntoView({ block: 'nearest' });
+    $('place-new-name').focus();
+  }
+
+  closeNew() {
+    this.draft = null;
+    if (this.map) this.map.setDraft();
+    $('place-new').reset();
+    $('place-new').hidden = true;
+  }
+
+  async saveNew() {
+    const body = { name: $('place-new-name').value.trim(), latitude: this.draft.latitude, longitude: this.draft.longitude };
+    const address = $('place-new-address').value.trim();
+    if (address) body.address = address;
+    try {
+      const labels = this.chosenLabels($('place-new-labels'));
+      const newLabel = $('place-new-label').value.trim();
+      if (newLabel) {
+        const label = await api.createLabel(newLabel, LABEL_COLOURS[this.labels.length % LABEL_COLOURS.length]);
+        labels.push(label.id);
+      }
+      if (labels.length) body.labels = labels;
+      const place = await api.createPlace(body);
+      this.closeNew();
+      location.hash = `#/places/${encodeURIComponent(place.id)}`;
+    } catch (error) {
+      this.say('place-new-message', notSaved(error, 'The place'));
+    }
+  }
+
+  async showPlace(id) {
+    this.say('place-message', '');
+    $('place-share-link').hidden = true;
+    $('place-send').hidden = true;
+    this.locate();
+    let place;
+    try {
+      [place] = await Promise.all([api.place(id), this.loadLabels()]);
+    } catch (error) {
+      place = this.places.find((candidate) => candidate.id === id) || this.cachedPlace(id);
+      if (!place) { this.say('place-message', `Could not load the place: ${error.message}`); return; }
+      this.say('place-message', error instanceof NetworkError ? 'offline — showing what this device last saw' : error.message);
+    }
+    this.place = place;
+    this.showFields();
+    this.showNotes();
+  }
+
+  cachedPlace(id) {
+    try { return (JSON.parse(localStorage.getItem(LIST_CACHE) || 'null') || { places: [] }).places.find((place) => place.id === id); } catch { return null; }
+  }
+
+  showFields() {
+    const place = this.place;
+    $('place-heading').textContent = place.name;
+    $('place-name').value = place.name;
+    $('place-address').value = place.address || '';
+    this.labelChoices($('place-labels'), (place.labels || []).map((label) => label.id));
+    $('place-coordinates').textContent = coordinates(place);
+    const to = `${place.latitude},${place.longitude}`;
+    $('place-geo').href = `geo:${to}`;
+    $('place-osm').href = `https://www.openstreetmap.org/directions?to=${encodeURIComponent(to)}`;
+    $('place-osm-from').hidden = !this.position;
+    if (this.position) {
+      $('place-osm-from').href = `https://www.openstreetmap.org/directions?from=${encodeURIComponent(`${this.position.latitude},${this.position.longitude}`)}&to=${encodeURIComponent(to)}`;
+    }
+    $('place-gpx').href = '/api/places.gpx';
+    $('place-gpx').download = 'places.gpx';
+  }
+
+  async change(what, request) {
+    try {
+      const place = await request();
+      this.say('place-message', '');
+      return place;
+    } catch (error) {
+      this.say('place-message', notSaved(error, what));
+      return null;
+    }
+  }
+
+  async saveFields() {
+    const place = await this.change('The place', () => api.updatePlace(this.place.id, { name: $('place-name').value.trim(), address: $('place-address').value.trim() }));
+    if (place) { this.place = { ...this.place, ...place }; this.showFields(); }
+  }
+
+  async saveLabels() {
+    const place = await this.change('The labels', () => api.updatePlace(this.place.id, { labels: this.chosenLabels($('place-labels')) }));
+    if (place) this.place = { ...this.place, labels: place.labels };
+    this.showFields();
+  }
+
+  async copy(text, done) {
+    try {
+      await navigator.clipboard.writeText(text);
+      this.say('place-message', done);
+    } catch {
+      this.say('place-message', `Copy this: ${text}`);
+    }
+  }
+
+  async share() {
+    const answer = await this.change('The share link', () => api.sharePlace(this.place.id));
+    if (!answer) return;
+    const link = new URL(answer.url, location.origin).href;
+    $('place-share-link').value = link;
+    $('place-share-link').hidden = false;
+    $('place-send').hidden = typeof navigator.share !== 'function';
+    await this.copy(link, 'Share link copied.');
+  }
+
+  showNotes() {
+    const notes = this.place.notes || [];
+    $('place-notes').replaceChildren(...notes.map((note) => this.noteItem(note)));
+  }
+
+  noteItem(note) {
+    const item = document.createElement('li');
+    item.className = 'place-note';
+    const body = document.createElement('p');
+    body.className = 'note-body';
+    body.textContent = note.body;
+    const buttons = document.createElement('div');
+    const edit = document.createElement('button');
+    edit.type = 'button';
+    edit.textContent = 'Edit';
+    edit.addEventListener('click', () => this.editNote(note, item));
+    const remove = document.createElement('button');
+    remove.type = 'button';
+    remove.textContent = 'Delete';
+    remove.setAttribute('aria-label', 'Delete note');
+    remove.addEventListener('click', async () => {
+      if (await this.change('The note', () => api.deleteNote(this.place.id, note.id).then(() => true))) {
+        this.place.notes = this.place.notes.filter((other) => other.id !== note.id);
+        this.showNotes();
+      }
+    });
+    const photoLabel = document.createElement('label');
+    photoLabel.className = 'photo-add';
+    photoLabel.textContent = 'Add photo';
+    const input = document.createElement('input');
+    input.type = 'file';
+    input.accept = 'image/*';
+    input.setAttribute('capture', '');
+    input.className = 'visually-hidden';
+    input.addEventListener('change', () => {
+      const files = [...input.files];
+      input.value = '';
+      this.addPhotos(note, files);
+    });
+    photoLabel.append(input);
+    buttons.append(edit, remove, photoLabel);
+    const photos = document.createElement('div');
+    photos.className = 'note-photos';
+    for (const photo of note.photos || []) {
+      const open = document.createElement('button');
+      open.type = 'button';
+      open.className = 'thumbnail';
+      const image = document.createElement('img');
+      image.src = photo.url;
+      image.alt = 'Photo';
+      image.loading = 'lazy';
+      open.append(image);
+      open.addEventListener('click', () => {
+        $('photo-large').src = photo.url;
+        $('photo-dialog').showModal();
+      });
+      photos.append(open);
+    }
+    item.append(body, photos, buttons);
+    return item;
+  }
+
+  editNote(note, item) {
+    const form = document.createElement('form');
+    const area = document.createElement('textarea');
+    area.value = note.body;
+    area.rows = 3;
+    area.required = true;
+    area.setAttribute('aria-label', 'Note');
+    const save = document.createElement('button');
+    save.textContent = 'Save note';
+    form.append(area, save);
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const changed = await this.change('The note', () => api.updateNote(this.place.id, note.id, area.value));
+      if (changed) { Object.assign(note, changed); this.showNotes(); }
+    });
+    item.querySelector('.note-body').replaceWith(form);
+    area.focus();
+  }
+
+  async addNote() {
+    const note = await this.change('The note', () => api.addNote(this.place.id, $('note-body').value));
+    if (!note) return;
+    $('note-body').value = '';
+    this.place.notes = [...(this.place.notes || []), { photos: [], ...note }];
+    this.showNotes();
+  }
+
+  async addPhotos(note, files) {
+    for (const file of files) {
+      const photo = await this.change('The photo', () => api.addPhoto(this.place.id, note.id, file));
+      if (photo) note.photos = [...(note.photos || []), photo];
+    }
+    this.showNotes();
+  }
+}
