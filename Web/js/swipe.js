@@ -1,4 +1,4 @@
-// Pull a list row left to delete it (the Places list; the Tracks list keeps its own copy until the lead merges).
+// Pull a list row left to delete it: the Tracks and the Places lists.
 //
 // Before the gesture counts as a pull it must move SWIPE_SLOP_PX and go mostly sideways
 // (|dx| > SWIPE_HORIZONTAL × |dy|); anything else is a scroll, left to the browser. Released past the threshold

@@ -1,10 +1,11 @@
 // The Tracks tab: the list of saved tracks and a track's page.
 //
-// Saved tracks live in the server's track store (/api/tracks). A server started without one answers 501;
-// these views then say so, showing only the ride just stopped (from the Stop answer kept for this session).
+// Saved tracks live in the server's store (/api/tracks). The ride just stopped is also kept for this session
+// (from the Stop answer), so its page shows even before the server can be reached again.
 
 import { api, ApiError, NetworkError } from './api.js';
 import * as format from './format.js';
+import { makeSwipeable } from './swipe.js';  // a row pulled left deletes its track (rules in swipe.js)
 import { drawTrackMap, escapeHTML, loadLeaflet, setTrackLines } from './map.js';
 import { arrow } from './announce.js';
 
@@ -12,13 +13,6 @@ const $ = (id) => document.getElementById(id);
 const PAGE_SIZE = 20;
 const LONG_CUE_SHEET = 8;      // more turns than this are collapsed under their heading
 const UNDO_MS = 5000;          // how long a deleted track can be brought back before the server is asked
-// A row pulled left deletes its track. Before the gesture counts as a pull it must move SWIPE_SLOP_PX and go
-// mostly sideways (|dx| > SWIPE_HORIZONTAL × |dy|); anything else is a scroll, left to the browser. Released
-// past the threshold (SWIPE_DELETE_FRACTION of the row's width, at least SWIPE_DELETE_PX) it deletes.
-const SWIPE_SLOP_PX = 10;
-const SWIPE_HORIZONTAL = 1.5;
-const SWIPE_DELETE_FRACTION = 0.4;
-const SWIPE_DELETE_PX = 96;
 
 function lastStopped() {
   try { return JSON.parse(sessionStorage.getItem('bikeride.lastStopped') || 'null'); } catch { return null; }
@@ -332,59 +326,6 @@ export class TracksView {
 function fitParameters(element) {
   const width = element.clientWidth - 40, height = element.clientHeight - 40;
   return width > 0 && height > 0 ? { fit: `${width}x${height}` } : undefined;
-}
-
-/**
- * Pulling `content` left with a finger uncovers the red area of `item` under it; let go past the threshold, it
- * calls `onSwipe`, short of it the row springs back. Only a gesture that is mostly sideways counts: a vertical one
- * is the page scrolling (rows are `touch-action: pan-y`, so the browser scrolls and ends the touch with a
- * `pointercancel`), and a cancelled gesture never deletes.
- */
-function makeSwipeable(item, content, onSwipe) {
-  let gesture = null;  // {pointerId, startX, startY, dx, sideways}
-  const reset = () => {
-    gesture = null;
-    item.classList.remove('swiping', 'swipe-armed');
-    content.style.transform = '';
-  };
-  const threshold = () => Math.max(SWIPE_DELETE_PX, item.clientWidth * SWIPE_DELETE_FRACTION);
-  item.addEventListener('pointerdown', (event) => {
-    if (event.pointerType !== 'touch' || !event.isPrimary) return;
-    gesture = { pointerId: event.pointerId, startX: event.clientX, startY: event.clientY, dx: 0, sideways: false };
-  });
-  item.addEventListener('pointermove', (event) => {
-    if (!gesture || event.pointerId !== gesture.pointerId) return;
-    const dx = event.clientX - gesture.startX, dy = event.clientY - gesture.startY;
-    if (!gesture.sideways) {
-      if (Math.hypot(dx, dy) < SWIPE_SLOP_PX) return;
-      if (Math.abs(dx) <= SWIPE_HORIZONTAL * Math.abs(dy)) { reset(); return; }  // a scroll: not ours
-      gesture.sideways = true;
-      item.classList.add('swiping');
-      try { item.setPointerCapture(event.pointerId); } catch { /* the pointer is gone already */ }
-    }
-    gesture.dx = Math.min(0, dx);
-    content.style.transform = `translateX(${gesture.dx}px)`;
-    item.classList.toggle('swipe-armed', -gesture.dx >= threshold());
-  });
-  item.addEventListener('pointerup', (event) => {
-    if (!gesture || event.pointerId !== gesture.pointerId) return;
-    const pulled = gesture.sideways ? -Math.min(0, event.clientX - gesture.startX) : 0;
-    const swiped = gesture.sideways;
-    const deletes = pulled >= threshold();
-    reset();
-    if (swiped) suppressNextClick(item);
-    if (deletes) onSwipe();
-  });
-  item.addEventListener('pointercancel', (event) => {
-    if (gesture && event.pointerId === gesture.pointerId) reset();
-  });
-}
-
-/** A swipe ends over the row's link or button: the click the browser may make of it must not open or delete. */
-function suppressNextClick(element) {
-  const swallow = (event) => { event.stopPropagation(); event.preventDefault(); };
-  element.addEventListener('click', swallow, { capture: true, once: true });
-  setTimeout(() => element.removeEventListener('click', swallow, { capture: true }), 400);
 }
 
 /** A line chart of `ys` against `xs` (metres), as SVG with a text alternative. */
