@@ -43,14 +43,9 @@ extension Bikeride {
 
 /// What `bikeride cues` prints.
 enum CueSheet {
-    /// The line to find turns on: the routes when there are no track points (a planner's export), else the
-    /// track points — the same rule as the server's `GET /api/tracks/{id}/cues`.
+    /// The line to find turns on: `GPXDocument.routeLinePoints`, the server's rule too.
     static func line(of document: GPXDocument) -> [Coordinate] {
-        let trackPoints = document.tracks.flatMap { $0.segments.flatMap(\.points) }
-        if trackPoints.isEmpty, !document.routes.isEmpty {
-            return document.routes.flatMap { $0.points.map(\.coordinate) }
-        }
-        return trackPoints.map(\.coordinate)
+        document.routeLinePoints.map(\.coordinate)
     }
 
     /// A JSON array, one object per cue: latitude, longitude, distanceMeters (along the line from its start),

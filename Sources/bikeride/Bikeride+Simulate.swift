@@ -64,7 +64,7 @@ extension Bikeride {
             let route: [TrackPoint]
             do {
                 let (document, _) = try TrackFileReader.document(at: file, lenient: read.lenient)
-                route = SimulatedRide.points(of: document)
+                route = document.routeLinePoints
             } catch {
                 printError("bikeride: \(error)")
                 throw ExitCode.failure
@@ -115,13 +115,6 @@ extension Bikeride {
 
 /// The fixes `bikeride simulate` sends.
 enum SimulatedRide {
-    /// The points to ride: the routes when there are no track points, else the track points (as `bikeride cues`).
-    static func points(of document: GPXDocument) -> [TrackPoint] {
-        let trackPoints = document.tracks.flatMap { $0.segments.flatMap(\.points) }
-        if trackPoints.isEmpty, !document.routes.isEmpty { return document.routes.flatMap(\.points) }
-        return trackPoints
-    }
-
     /// A fix as the web app sends it (the browser's names).
     static func payload(_ fix: RecordingFix) -> [String: Any] {
         var object: [String: Any] = ["sequence": fix.sequence, "latitude": fix.latitude, "longitude": fix.longitude]
