@@ -643,7 +643,7 @@ class PlacesMap {
   setPins(places) {
     this.pins.clearLayers();
     for (const place of places) {
-      const colour = place.labels && place.labels.length ? place.labels[0].colour : '#1565c0';
+      const colour = place.labels && place.labels.length ? place.labels[0].colour : '#37474f';  // never the rider's blue
       L.circleMarker([place.latitude, place.longitude], {
         radius: 10, color: '#fff', weight: 2, fillColor: colour, fillOpacity: 1, className: 'place-pin',
       }).bindTooltip(escapeHTML(place.name)).on('click', () => this.onPin(place.id)).addTo(this.pins);
@@ -663,7 +663,8 @@ class PlacesMap {
     } else {
       this.me.setLatLng([latitude, longitude]);
     }
-    if (zoom) this.map.setView([latitude, longitude], zoom);
+    // At once, not animated: a press on the map right after lands where it shows.
+    if (zoom) this.map.setView([latitude, longitude], zoom, { animate: false });
   }
 
   centre() {

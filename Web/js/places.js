@@ -15,7 +15,9 @@ const UNDO_MS = 5000;
 const LIST_CACHE = 'bikeride.places';
 const LIST_LIMIT = 1000;
 const SEARCH_DELAY_MS = 250;     // search as you type, without a request for every key
-const LABEL_COLOURS = ['#e53935', '#1e88e5', '#43a047', '#fb8c00', '#8e24aa', '#00897b', '#6d4c41'];
+// A pin without a label: dark slate, never the blue of the rider's own dot.
+const UNLABELLED_PIN_COLOUR = '#37474f';
+const LABEL_COLOURS = ['#e53935', '#3949ab', '#43a047', '#fb8c00', '#8e24aa', '#00897b', '#6d4c41'];
 
 /** What a failed change says: offline is said plainly, and that nothing was saved. */
 function notSaved(error, what) {
@@ -160,7 +162,7 @@ export class PlacesView {
     content.className = 'track-row';
     const dot = document.createElement('span');
     dot.className = 'place-dot';
-    dot.style.background = place.labels && place.labels.length ? place.labels[0].colour : '#1565c0';
+    dot.style.background = place.labels && place.labels.length ? place.labels[0].colour : UNLABELLED_PIN_COLOUR;
     const link = document.createElement('a');
     link.href = `#/places/${encodeURIComponent(place.id)}`;
     const name = document.createElement('strong');
