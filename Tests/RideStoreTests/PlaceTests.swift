@@ -66,6 +66,9 @@ import RideKit
         #expect(moved.name == "Post" && moved.latitude == 37.5 && moved.address == nil)
         #expect(try await store.deletePhoto(id: photo.id, userID: user.id))
         #expect(try await store.deletePlaces(ids: [bakery.id, far.id], userID: user.id) == [bakery.id, far.id])
+        // Deleted: out of every read until restored; purged: gone with their notes.
+        #expect(try await store.places(PlaceQuery(), userID: user.id).map(\.id) == [post.id])
+        #expect(try await store.purgeDeletedPlaces(deletedBefore: Date().addingTimeInterval(60)).sorted() == [bakery.id, far.id].sorted())
         let rows = try await test.rowCounts()
         #expect(rows["note"] == 0 && rows["photo"] == 0 && rows["place"] == 1 && rows["placeLabel"] == 1)
     }
