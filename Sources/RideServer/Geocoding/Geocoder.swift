@@ -51,8 +51,6 @@ public actor Geocoder {
     private var cache: LRUCache<String, CachedAnswer>
     /// When the next request may leave.
     private var nextSlot: ContinuousClock.Instant = .now
-    /// Requests sent to the service (the tests count them).
-    public private(set) var upstreamRequestCount = 0
 
     struct CachedAnswer: Sendable {
         var places: [GeocodedPlace]
@@ -145,7 +143,6 @@ public actor Geocoder {
         } catch {
             throw .unreachable("the request was cancelled")
         }
-        upstreamRequestCount += 1
         var request = HTTPClientRequest(url: configuration.baseURL + path + "?" + query)
         request.headers.add(name: "User-Agent", value: configuration.userAgent)
         request.headers.add(name: "Accept", value: "application/json")
