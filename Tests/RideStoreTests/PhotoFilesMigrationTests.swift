@@ -89,4 +89,14 @@ import RideKit
         }
         #expect(FileManager.default.fileExists(atPath: try #require(folder).path) == false)
     }
+
+    /// A photo the store refuses (its note unknown) leaves no file, temporary or named.
+    @Test func aRefusedPhotoLeavesNoFile() async throws {
+        let test = try TestStore()
+        let user = try await test.store.localUser()
+        await #expect(throws: RideStoreError.self) {
+            try await test.store.addPhoto(noteID: ShortID.random(), mediaType: "image/jpeg", bytes: Data(EXIFJPEG.make()), userID: user.id)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: test.folder.appending(path: "Photos").path).isEmpty)
+    }
 }

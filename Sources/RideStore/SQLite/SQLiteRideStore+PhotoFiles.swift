@@ -32,8 +32,14 @@ extension SQLiteRideStore {
             do {
                 try writer.write { db in
                     guard let record = try PhotoRecord.fetchOne(db, key: id), record.fileName == nil else { return }
-                    let names = try Self.storeFiles(
-                        photoID: id, mediaType: record.mediaType, bytes: record.bytes, thumbnail: nil, folder: folder)
+                    let prepared = try PreparedPhotoFiles(bytes: record.bytes, mediaType: record.mediaType, folder: folder)
+                    let names: (file: String, thumbnail: String?)
+                    do {
+                        names = try prepared.install(photoID: id, mediaType: record.mediaType, folder: folder)
+                    } catch {
+                        prepared.discard(folder: folder)
+                        throw error
+                    }
                     try db.execute(
                         sql: "UPDATE photo SET fileName = ?, thumbnailFileName = ?, thumbnailMediaType = ?, bytes = x'' WHERE id = ?",
                         arguments: [names.file, names.thumbnail, names.thumbnail == nil ? nil : "image/jpeg", id])
@@ -48,27 +54,42 @@ extension SQLiteRideStore {
         folder.removeLeftovers(referenced: referenced)
     }
 
-    /// Writes a photo's file and, for a JPEG carrying an EXIF thumbnail (or with `thumbnail` given), its
-    /// thumbnail's; returns their names. Called inside the transaction that stores the row, so a failure there
-    /// leaves the store as it was (the caller removes the files when the transaction fails).
-    static func storeFiles(
-        photoID: PhotoID, mediaType: String, bytes: Data, thumbnail: Data?, folder: PhotoFolder
-    ) throws -> (file: String, thumbnail: String?) {
-        let name = PhotoFolder.fileName(photoID: photoID, mediaType: mediaType)
-        try folder.install(try folder.writeTemporary(bytes), as: name)
-        var thumbnailBytes = thumbnail
-        if thumbnailBytes == nil, mediaType == "image/jpeg", let range = JPEGThumbnail.range(in: bytes) {
-            thumbnailBytes = bytes.subdata(in: (bytes.startIndex + range.lowerBound)..<(bytes.startIndex + range.upperBound))
+    /// A photo's bytes (and its JPEG's EXIF thumbnail, if any) written to temporary files and flushed, before the
+    /// transaction: the write lock is then held only for two renames, not for writing and flushing megabytes (fix
+    /// batches of a ride in progress wait for that lock).
+    struct PreparedPhotoFiles {
+        let photo: URL
+        let thumbnail: URL?
+
+        init(bytes: Data, mediaType: String, folder: PhotoFolder) throws {
+            photo = try folder.writeTemporary(bytes)
+            guard mediaType == "image/jpeg", let range = JPEGThumbnail.range(in: bytes) else {
+                thumbnail = nil
+                return
+            }
+            do {
+                thumbnail = try folder.writeTemporary(bytes.subdata(in: (bytes.startIndex + range.lowerBound)..<(bytes.startIndex + range.upperBound)))
+            } catch {
+                folder.remove(temporary: photo)
+                throw error
+            }
         }
-        guard let thumbnailBytes else { return (name, nil) }
-        let thumbnailName = PhotoFolder.fileName(photoID: photoID, mediaType: "image/jpeg", thumbnail: true)
-        do {
-            try folder.install(try folder.writeTemporary(thumbnailBytes), as: thumbnailName)
-        } catch {
-            folder.remove([name])
-            throw error
+
+        /// Gives the files their names (inside the transaction that stores the row naming them).
+        func install(photoID: PhotoID, mediaType: String, folder: PhotoFolder) throws -> (file: String, thumbnail: String?) {
+            let name = PhotoFolder.fileName(photoID: photoID, mediaType: mediaType)
+            try folder.install(photo, as: name)
+            guard let thumbnail else { return (name, nil) }
+            let thumbnailName = PhotoFolder.fileName(photoID: photoID, mediaType: "image/jpeg", thumbnail: true)
+            try folder.install(thumbnail, as: thumbnailName)
+            return (name, thumbnailName)
         }
-        return (name, thumbnailName)
+
+        /// Removes what is left of the temporary files (none once installed).
+        func discard(folder: PhotoFolder) {
+            folder.remove(temporary: photo)
+            if let thumbnail { folder.remove(temporary: thumbnail) }
+        }
     }
 
     public func addPhoto(noteID: NoteID, mediaType: String, bytes: Data, userID: UserID) async throws -> PhotoInfo {
@@ -80,8 +101,9 @@ extension SQLiteRideStore {
             throw RideStoreError.invalid(field: "photo", reason: "must hold 1 byte to \(Self.maximumPhotoByteCount >> 20) MiB")
         }
         let folder = photoFolder
-        // The id is chosen before the transaction so that, should the transaction fail after the files were
-        // written (on commit), the files it named can be removed.
+        let prepared = try PreparedPhotoFiles(bytes: bytes, mediaType: mediaType, folder: folder)
+        // The id is chosen before the transaction so that, should the transaction fail after the files got their
+        // names (on commit), the files can be removed.
         let id = ShortID.random()
         do {
             return try await write { db in
@@ -89,7 +111,7 @@ extension SQLiteRideStore {
                     throw RideStoreError.notFound(kind: "note", id: noteID.rawValue)
                 }
                 guard try PhotoRecord.exists(db, key: id) == false else { throw RideStoreError.conflict("photo id \(id) is taken; try again") }
-                let names = try Self.storeFiles(photoID: id, mediaType: mediaType, bytes: bytes, thumbnail: nil, folder: folder)
+                let names = try prepared.install(photoID: id, mediaType: mediaType, folder: folder)
                 let record = PhotoRecord(
                     id: id, noteId: noteID, mediaType: mediaType, byteCount: bytes.count, bytes: Data(), createdAt: Self.now(),
                     fileName: names.file, thumbnailFileName: names.thumbnail, thumbnailMediaType: names.thumbnail == nil ? nil : "image/jpeg")
@@ -106,7 +128,8 @@ extension SQLiteRideStore {
                 return record.info
             }
         } catch {
-            // Nothing names the files (the transaction did not commit): remove what it wrote, if anything.
+            prepared.discard(folder: folder)
+            // Nothing names the files (the transaction did not commit): remove what got a name, if anything.
             if try await photoRow(id) == false {
                 folder.remove([
                     PhotoFolder.fileName(photoID: id, mediaType: mediaType),
