@@ -667,6 +667,11 @@ class PlacesMap {
     if (zoom) this.map.setView([latitude, longitude], zoom, { animate: false });
   }
 
+  /** Moves the map to a place found by the address search (the rider's dot stays where it is). */
+  goTo(latitude, longitude, zoom) {
+    this.map.setView([latitude, longitude], zoom || this.map.getZoom(), { animate: false });
+  }
+
   centre() {
     const at = this.map.getCenter().wrap();
     return { latitude: at.lat, longitude: at.lng };
