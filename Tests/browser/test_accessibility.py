@@ -189,3 +189,5 @@ def test_a_skip_link_to_the_list_and_one_tab_stop_a_row(context, server):
     expect(rows.nth(1).get_by_role('link')).to_be_focused()
     page.keyboard.press('ArrowUp')
     expect(rows.first.get_by_role('link')).to_be_focused()
+    for track_id in ids:
+        urllib.request.urlopen(urllib.request.Request(f'{server}/api/tracks/{track_id}', method='DELETE'), timeout=10).read()
