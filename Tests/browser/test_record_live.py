@@ -319,8 +319,14 @@ def test_a_ride_without_a_position_offers_no_save(context, server):
     expect(sheet).to_contain_text('No position was recorded')
     expect(sheet.get_by_role('button', name='Save')).to_be_hidden()
     shot(page, 'live-no-fix')
+    recording_id = page.evaluate(CURRENT)['id']
     sheet.get_by_role('button', name='Discard').click()
     expect(page.get_by_role('button', name='Start')).to_be_visible()
+    _poll_outbox_empty(page, 15000)
+    stored = api_get(server, f'/api/recordings/{recording_id}')
+    assert stored['stats']['pointCount'] == 0
+    ids = [track['id'] for track in api_get(server, '/api/tracks?limit=200')['tracks']]
+    assert stored['trackId'] not in ids, 'no empty 0 m track'
 
 
 def test_start_with_location_blocked_explains_and_records_nothing(browser, server, viewport):

@@ -371,7 +371,6 @@ export class RecordView {
     // With location blocked there would be a ride without a single position: say what to do instead.
     if (this.locationDenied) {
       this.showDenied(true);
-      $('location-message').focus?.();
       return;
     }
     // Not asked yet: Start asks (the ride starts; without an answer it has no fix, and is not saved empty).
