@@ -539,3 +539,62 @@ def test_a_recording_badge_on_the_other_tabs(context, server):
     page.wait_for_url(re.compile(r'#/tracks/[\w-]+$'))
     assert page.evaluate(badge, 'tracks') == 'none'
     delete_track(server, page.url.rsplit('/', 1)[1])
+
+
+# MARK: one layout for the banner, the figures and the controls
+
+@pytest.mark.parametrize('size', ['360x740', '1280x800'])
+def test_the_route_banner_figures_and_controls_fit_together(browser, server, size):
+    """On the smallest phone the issue names and on a desktop: following a route, nothing covers anything else."""
+    from test_route import at, upload_route
+    width, height = (int(part) for part in size.split('x'))
+    options = dict(viewport={'width': width, 'height': height})
+    if width < 600:
+        options.update(device_scale_factor=2, is_mobile=True, has_touch=True)
+    context = browser.new_context(base_url=server, **options)
+    context.route('**/*', lambda route: route.continue_() if route.request.url.startswith(server) else route.abort())
+    context.grant_permissions(['geolocation'], origin=server)
+    context.set_geolocation({'latitude': START[0], 'longitude': START[1], 'accuracy': 5})
+    context.viewport_name = size
+    name = f'Layout route {size}'
+    route_id = upload_route(server, name)
+    page = context.new_page()
+    open_record(page)
+    page.get_by_role('button', name='Route: none').click()
+    page.get_by_role('group', name='Choose a route').get_by_role('button', name=name).click()
+    start_ride(page)
+    ride(context, page, [p for d in range(10, 161, 10) for p in at(d, 0)])
+    _poll_outbox_empty(page, 15000)
+    expect(page.locator('#cue-banner')).to_be_visible()
+
+    def box(selector):
+        b = page.locator(selector).bounding_box()
+        return b['x'], b['y'], b['x'] + b['width'], b['y'] + b['height']
+
+    def overlap(a, b):
+        return a[0] < b[2] - 0.5 and b[0] < a[2] - 0.5 and a[1] < b[3] - 0.5 and b[1] < a[3] - 0.5
+
+    parts = {name: box(selector) for name, selector in {
+        'banner': '#cue-banner', 'panel': '.record-panel', 'tools': '.map-tools', 'zoom': '#record-map .leaflet-control-zoom',
+        'header': '.app-header'}.items()}
+    for name, rect in parts.items():
+        assert rect[0] >= 0 and rect[1] >= 0 and rect[2] <= width and rect[3] <= height, (name, rect)
+    names = list(parts)
+    for i, first in enumerate(names):
+        for second in names[i + 1:]:
+            assert not overlap(parts[first], parts[second]), (first, parts[first], second, parts[second])
+    for button in ['Pause', 'Stop']:
+        expect(page.get_by_role('button', name=button)).to_be_in_viewport(ratio=1)
+    for figure_name in ['speed', 'distance', 'time', 'moving', 'climb']:
+        expect(figure(page, figure_name)).to_be_in_viewport(ratio=1)
+    shot(page, 'layout-route')
+    page.get_by_role('button', name='Map type').click()
+    assert not overlap(box('#map-type'), parts['panel']) and not overlap(box('#map-type'), parts['banner'])
+    shot(page, 'layout-route-layers')
+    page.keyboard.press('Escape')
+    stop_and_save(page)
+    page.wait_for_url(re.compile(r'#/tracks/[\w-]+$'))
+    delete_track(server, page.url.rsplit('/', 1)[1])
+    delete_track(server, route_id)
+    page.evaluate("() => localStorage.removeItem('bikeride.route')")
+    context.close()
