@@ -265,7 +265,7 @@ def test_stop_asks_save_discard_or_resume(context, server):
     recording_id = page.evaluate(CURRENT)['id']
     page.get_by_role('button', name='Stop').click()
     sheet.get_by_role('button', name='Discard').click()
-    expect(page.locator('#record-notice')).to_have_text('Ride discarded.')
+    expect(page.locator('#record-notice')).to_contain_text('Ride discarded.')
     expect(page.get_by_role('button', name='Start')).to_be_visible()
     assert page.evaluate(CURRENT) is None
     _poll_outbox_empty(page, 15000)
@@ -273,6 +273,45 @@ def test_stop_asks_save_discard_or_resume(context, server):
     assert stored['state'] == 'stopped'
     ids = [track['id'] for track in api_get(server, '/api/tracks?limit=100')['tracks']]
     assert stored['trackId'] not in ids, 'a discarded ride is not among the tracks'
+
+
+def test_discard_can_be_undone(context, server):
+    """Discard is one tap, and so is Undo: right after (the Stop still queued, offline) and after the track went."""
+    page = context.new_page()
+    open_record(page)
+    notice = page.locator('#record-notice')
+    # Offline: the Discard is still queued when Undo comes, and the ride is saved when the network is back.
+    start_ride(page)
+    ride(context, page, l_shaped_path(40, 0, 10))
+    _poll_outbox_empty(page, 15000)
+    first = page.evaluate(CURRENT)['id']
+    context.set_offline(True)
+    page.get_by_role('button', name='Stop').click()
+    page.get_by_role('button', name='Discard').click()
+    notice.get_by_role('button', name='Undo').click()
+    expect(notice).to_contain_text('Kept')
+    context.set_offline(False)
+    page.evaluate("() => window.dispatchEvent(new Event('online'))")
+    _poll_outbox_empty(page, 20000)
+    kept = api_get(server, f'/api/recordings/{first}')['trackId']
+    expect(notice.get_by_role('link')).to_have_attribute('href', f'#/tracks/{kept}')
+    assert api_get(server, f'/api/tracks/{kept}')['stats']['pointCount'] >= 4
+    # Online: the track is already deleted when Undo comes; it is restored.
+    start_ride(page)
+    ride(context, page, [offset(40, 10), offset(40, 20), offset(40, 30), offset(40, 40)])
+    _poll_outbox_empty(page, 15000)
+    second = page.evaluate(CURRENT)['id']
+    page.get_by_role('button', name='Stop').click()
+    page.get_by_role('button', name='Discard').click()
+    _poll_outbox_empty(page, 15000)
+    gone = api_get(server, f'/api/recordings/{second}')['trackId']
+    assert gone not in [track['id'] for track in api_get(server, '/api/tracks?limit=200')['tracks']]
+    shot(page, 'live-discarded-undo')
+    notice.get_by_role('button', name='Undo').click()
+    expect(notice.get_by_role('link')).to_have_attribute('href', f'#/tracks/{gone}')
+    assert gone in [track['id'] for track in api_get(server, '/api/tracks?limit=200')['tracks']]
+    delete_track(server, kept)
+    delete_track(server, gone)
 
 
 def test_stopping_offline_saves_later_and_a_new_ride_can_start(context, server):

@@ -133,6 +133,21 @@ export async function enqueueBreak() {
   return true;
 }
 
+/** Undo of a Discard not sent yet: the queued Stop of `recordingId` saves the ride after all. True when found. */
+export async function keepDiscarded(recordingId) {
+  const db = await open();
+  const transaction = db.transaction('outbox', 'readwrite');
+  const store = transaction.objectStore('outbox');
+  const entries = await result(store.getAll());
+  const entry = entries.find((each) => each.recordingId === recordingId && each.kind === 'command' && each.discard);
+  if (entry) {
+    delete entry.discard;
+    store.put(entry);
+  }
+  await done(transaction);
+  return Boolean(entry);
+}
+
 /** The oldest `limit` entries, in order. */
 export async function peek(limit) {
   const db = await open();

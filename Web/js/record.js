@@ -383,6 +383,7 @@ export class RecordView {
     this.autoPause = new AutoPause(activity);
     this.lastFixTime = null;
     $('record-notice').replaceChildren();
+    this.discarded = null;
     // The route goes with the Start, in the outbox: chosen before Start, it works offline too.
     await outbox.begin(this.recording, { activity, units: format.units(), breadcrumbs: breadcrumbsEnabled(), startedAt, ...this.navigation.startOptions() });
     this.map.clearRide();
@@ -458,11 +459,53 @@ export class RecordView {
     const recording = this.recording;
     if (!recording) return;
     this.finishing = false;
-    if (!this.flushing && (await outbox.startQueued(recording.id))) await outbox.dropRecording(recording.id);
+    // Without a single position there is nothing to bring back: a Start the server never saw just goes.
+    const empty = this.live.pointCount === 0;
+    if (empty && !this.flushing && (await outbox.startQueued(recording.id))) await outbox.dropRecording(recording.id);
     else await outbox.enqueueCommand('stop', 'stopping', { entry: { discard: true } });
     await this.clearCurrent();
-    $('record-notice').textContent = reason;
+    const notice = $('record-notice');
+    notice.replaceChildren(reason);
+    this.discarded = empty ? null : { recordingId: recording.id, trackId: null, name: null, undoRequested: false };
+    if (this.discarded) {
+      // Discard is one tap: so is Undo.
+      const undo = document.createElement('button');
+      undo.type = 'button';
+      undo.className = 'notice-action';
+      undo.textContent = 'Undo';
+      undo.addEventListener('click', () => this.undoDiscard());
+      notice.append(' ', undo);
+    }
     this.flushSoon(0);
+  }
+
+  /**
+   * Undo of a Discard: a Stop still queued saves the ride after all; a track already deleted is restored; a Stop
+   * on its way is restored by the flush when its answer comes (`undoRequested`).
+   */
+  async undoDiscard() {
+    const discarded = this.discarded;
+    if (!discarded || discarded.undoRequested) return;
+    discarded.undoRequested = true;
+    if (await outbox.keepDiscarded(discarded.recordingId)) {
+      $('record-notice').textContent = 'Kept: the ride is saved when it reaches the server.';
+      this.flushSoon(0);
+    } else if (discarded.trackId) {
+      try {
+        await api.restoreTrack(discarded.trackId);
+        this.discarded = null;
+        this.savedLater({ trackId: discarded.trackId, name: discarded.name });
+      } catch (error) {
+        discarded.undoRequested = false;
+        $('record-notice').textContent = `The ride could not be brought back (${error.message}); try Undo again when online.`;
+        const again = document.createElement('button');
+        again.type = 'button';
+        again.className = 'notice-action';
+        again.textContent = 'Undo';
+        again.addEventListener('click', () => this.undoDiscard());
+        $('record-notice').append(' ', again);
+      }
+    }
   }
 
   /** A Save that cannot reach the server: the ride waits in the outbox, and the Record tab is free again. */
@@ -587,12 +630,21 @@ export class RecordView {
         } else if (first.kind === 'command') {
           const request = async () => {
             const answer = await api.command(first.recordingId, first.command);
-            // Discarded: the track the Stop made goes (a Stop sent again answers the same track, so a retry is safe).
-            if (first.discard && answer.trackId) {
+            // Discarded: the track the Stop made goes (a Stop sent again answers the same track, so a retry is safe),
+            // unless Undo came meanwhile; an Undo during the deletion restores it at once.
+            const discarded = this.discarded && this.discarded.recordingId === first.recordingId ? this.discarded : null;
+            if (first.discard && answer.trackId && !(discarded && discarded.undoRequested)) {
               try {
                 await api.deleteTrack(answer.trackId);
               } catch (error) {
                 if (!(error instanceof ApiError && error.status === 404)) throw error;
+              }
+              if (discarded) Object.assign(discarded, { trackId: answer.trackId, name: answer.name });
+              if (discarded && discarded.undoRequested) {
+                await api.restoreTrack(answer.trackId);
+                this.discarded = null;
+              } else {
+                answer.discarded = true;
               }
             }
             return answer;
@@ -600,7 +652,7 @@ export class RecordView {
           await this.send(first, request, async (answer) => {
             await outbox.remove([first.key]);
             if (first.command === 'stop') {
-              if (first.discard) return;
+              if (answer.discarded) return;
               if (current()) {
                 this.applyRecording(answer);
                 await this.finish(answer);
