@@ -50,6 +50,10 @@ extension XMLScanner {
         if colon >= 0 {
             guard colon > nameStart, colon < p - 1, classes[Int(base[colon + 1])] & XMLScanner.nameStartClass != 0 else { return false }
         }
+        // The name is one `scanName` accepts, ending at '>': kept for `scanStartTag` should the element turn out
+        // not to be simple.
+        let prefixLength = colon < 0 ? 0 : colon - nameStart
+        peekedTagName = (bufferOffset + nameStart, nameLength, prefixLength)
         p += 1
         let valueStart = p
         while p < end, classes[Int(base[p])] & XMLScanner.textSpecialClass == 0 { p += 1 }
@@ -57,7 +61,6 @@ extension XMLScanner {
         guard closeEnd < end, base[p] == UInt8(ascii: "<"), base[p + 1] == UInt8(ascii: "/"), base[closeEnd] == UInt8(ascii: ">"),
             sameBytes(base + p + 2, base + nameStart, nameLength)
         else { return false }
-        let prefixLength = colon < 0 ? 0 : colon - nameStart
         if prefixLength == 0 {
             elementNamespace = defaultNamespace
         } else {

@@ -167,6 +167,11 @@ struct XMLScanner {
     /// Where a simple element found by `peekSimpleElement()` ends.
     var simpleElementEnd = -1
 
+    /// The start tag name `peekSimpleElement()` read when the element was not simple after all (`<extensions>`):
+    /// where it starts (from the start of the input, which stays valid when the buffer moves), its length and
+    /// its prefix's, so that `scanStartTag()` does not read it again.
+    var peekedTagName = (inputStart: -1, length: 0, prefixLength: 0)
+
     // MARK: Character classes
 
     static let nameStartClass: UInt8 = 1
@@ -420,7 +425,13 @@ struct XMLScanner {
     mutating func scanStartTag() throws(GPXError) -> Step {
         if rootClosed { throw malformed("a second root element (junk after the document element)", at: position) }
         let nameStart = position + 1
-        guard let (nameEnd, prefixLength) = try scanName(at: nameStart, what: "a tag") else { return .needMore }
+        let nameEnd: Int, prefixLength: Int
+        if peekedTagName.inputStart == bufferOffset + nameStart {
+            (nameEnd, prefixLength) = (nameStart + peekedTagName.length, peekedTagName.prefixLength)
+        } else {
+            guard let name = try scanName(at: nameStart, what: "a tag") else { return .needMore }
+            (nameEnd, prefixLength) = name
+        }
         var p = nameEnd
         attributeCount = 0
         var selfClosing = false
