@@ -25,14 +25,9 @@ extension XMLScanner {
     /// so this path never has to be right about anything but the plain case.
     mutating func peekSimpleElement() -> Bool {
         guard !pendingEnd, !openElements.isEmpty, openElements.count < XMLScanner.maxDepth else { return false }
-        var p = position
         let begin = position
+        var p = afterIndentation(position)
         defer { workSteps += p - begin }
-        while true {
-            while p + 8 <= end && UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020 { p += 8 }
-            guard p < end, case let byte = base[p], byte == 32 || byte == 10 || byte == 9 else { break }
-            p += 1
-        }
         position = p
         guard p + 1 < end, base[p] == UInt8(ascii: "<"), classes[Int(base[p + 1])] & XMLScanner.nameStartClass != 0 else { return false }
         let nameStart = p + 1

@@ -201,6 +201,22 @@ struct XMLScanner {
         return table
     }
 
+    /// The first byte from `start` on that is not a space, line feed or tab. Indentation is a line end, then a
+    /// run of spaces: eight bytes are looked at together, and the spaces at their start skipped at once.
+    @inline(__always) func afterIndentation(_ start: Int) -> Int {
+        var p = start
+        while true {
+            while p + 8 <= end {
+                let notSpaces = UInt64(littleEndian: UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self)) ^ 0x2020_2020_2020_2020
+                // A space is a zero byte here: the zero bits below the first set one cover the leading spaces.
+                p += notSpaces.trailingZeroBitCount >> 3
+                if notSpaces != 0 { break }
+            }
+            guard p < end, case let byte = base[p], byte == 32 || byte == 10 || byte == 9 else { return p }
+            p += 1
+        }
+    }
+
     @inline(__always) func isWhitespace(_ byte: UInt8) -> Bool {
         classes[Int(byte)] & XMLScanner.whitespaceClass != 0
     }
@@ -310,12 +326,7 @@ struct XMLScanner {
     mutating func scanText(skippingWhitespace: Bool) throws(GPXError) -> Step {
         var p = position
         if skippingWhitespace {
-            // Indentation: a line end, then runs of spaces, skipped eight at a time.
-            while true {
-                while p + 8 <= end && UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020 { p += 8 }
-                guard p < end, case let byte = base[p], byte == 32 || byte == 10 || byte == 9 else { break }
-                p += 1
-            }
+            p = afterIndentation(p)
             if p < end && base[p] == UInt8(ascii: "<") {
                 position = p
                 return .skipped
