@@ -33,11 +33,15 @@ extension XMLScanner {
         let nameStart = p + 1
         var colon = -1
         p = nameStart
-        while p < end, case let byte = base[p], byte < 0x80, classes[Int(byte)] & XMLScanner.nameClass != 0 {
-            if byte == UInt8(ascii: ":") {
-                guard colon < 0 else { return false }
-                colon = p
+        while p < end {
+            let byte = base[p]
+            if classes[Int(byte)] & XMLScanner.plainNameClass != 0 {
+                p += 1
+                continue
             }
+            guard byte == UInt8(ascii: ":") else { break }
+            guard colon < 0 else { return false }
+            colon = p
             p += 1
         }
         guard p < end, base[p] == UInt8(ascii: ">") else { return false }

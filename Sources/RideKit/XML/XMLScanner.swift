@@ -179,6 +179,8 @@ struct XMLScanner {
     static let textSpecialClass: UInt8 = 4
     static let attributeSpecialClass: UInt8 = 8
     static let whitespaceClass: UInt8 = 16
+    /// Name characters other than ':' (ASCII letters, digits, '-', '.', '_'): the name loops' one test a byte.
+    static let plainNameClass: UInt8 = 32
 
     /// Byte classes for the hot loops; a raw pointer so that the loops pay no bounds or lazy-init checks.
     nonisolated(unsafe) static let classTable: UnsafeMutablePointer<UInt8> = makeClassTable()
@@ -191,6 +193,7 @@ struct XMLScanner {
             let isLetter = (65...90).contains(byte) || (97...122).contains(byte)
             if isLetter || byte == 95 || byte == 58 { value |= nameStartClass | nameClass }
             if (48...57).contains(byte) || byte == 45 || byte == 46 { value |= nameClass }
+            if value & nameClass != 0 && byte != 58 { value |= plainNameClass }
             if byte < 0x20 || byte >= 0x80 || byte == 60 || byte == 38 || byte == 93 {
                 value |= textSpecialClass
             }
@@ -410,16 +413,17 @@ struct XMLScanner {
         var colon = -1
         while p < end {
             let byte = base[p]
-            if byte < 0x80 {
-                guard classes[Int(byte)] & XMLScanner.nameClass != 0 else { break }
-                if byte == UInt8(ascii: ":") {
-                    guard colon < 0 else { throw malformed("a name has more than one ':'", at: p) }
-                    colon = p
-                }
+            if classes[Int(byte)] & XMLScanner.plainNameClass != 0 {
                 p += 1
-            } else {
+            } else if byte == UInt8(ascii: ":") {
+                guard colon < 0 else { throw malformed("a name has more than one ':'", at: p) }
+                colon = p
+                p += 1
+            } else if byte >= 0x80 {
                 guard let length = try scanUTF8(at: p, inName: true) else { return nil }
                 p += length
+            } else {
+                break
             }
         }
         if p >= end { return atEndOfInput ? (p, colon < 0 ? 0 : colon - start) : nil }
