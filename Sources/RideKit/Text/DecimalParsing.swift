@@ -109,7 +109,8 @@ enum DecimalParser {
             exponent += exponentNegative ? -written : written
         }
         guard index == stop else { return nil }
-        if mantissa == 0 { return negative ? -0.0 : 0.0 }
+        // Zero only if no digit was dropped: 0.00000000000000000001 keeps only zeros and goes to the slow path.
+        if mantissa == 0 && !droppedDigits { return negative ? -0.0 : 0.0 }
 
         // Clinger's fast path: both factors are exact, so one IEEE operation rounds correctly.
         if !droppedDigits && mantissa <= 1 << 53 && exponent >= -22 && exponent <= 22 {
