@@ -64,7 +64,11 @@ extension Bikeride {
                     }
                 }
             }
-            for failure in report.failures { printError("bikeride: \(failure.path): \(failure.reason)") }
+            for failure in report.failures {
+                // FILE:LINE:COLUMN: what is wrong, as compilers say it (editors jump there).
+                let separator = failure.reason.first?.isNumber == true ? ":" : ": "
+                printError("bikeride: \(failure.path)\(separator)\(failure.reason)")
+            }
             let rate = report.elapsedSeconds > 0 ? Double(report.pointCount) / report.elapsedSeconds : 0
             printError(
                 "imported \(report.importedTrackCount) tracks (\(report.pointCount) points, \(Int(rate)) points/s); \(report.duplicateCount) already there; \(report.failures.count) failed")
