@@ -58,6 +58,10 @@ import RideKit
         _ = try await library.importData(try Self.gpx(name: "Old", start: "2023-12-31T08:00:00Z", meters: 700), fileName: "d.gpx")
         let plan = try await library.importData(try Self.gpx(name: "Plan", start: "2024-05-07T08:00:00Z", meters: 900), fileName: "e.gpx")
         _ = try await library.setKind(plan.tracks[0].id, to: .route)
+        // Without times: no day it was ridden, so in no period (its import day is not one).
+        let untimed = String(decoding: try Self.gpx(name: "Untimed", start: "2024-05-07T08:00:00Z"), as: UTF8.self)
+            .replacingOccurrences(of: #"<time>[^<]*</time>"#, with: "", options: .regularExpression)
+        _ = try await library.importData(Data(untimed.utf8), fileName: "f.gpx")
         let now = try GPXTime(parsing: "2024-05-08T12:00:00Z").date  // a Wednesday
         let starts = CalendarPeriod.allCases.map { $0.start(containing: now, utcOffsetMinutes: 0) }
         let totals = try await test.store.trackTotals(since: starts, userID: library.userID)

@@ -125,13 +125,14 @@ extension SQLiteRideStore {
         try await read { db in
             try starts.map { start in
                 // The list's own columns, summed: the totals are the figures the rows show. Routes are plans, not
-                // rides; tracks still being recorded count once they are saved.
+                // rides; a track without times has no day it was ridden (its import day is not it); tracks
+                // still being recorded count once they are saved.
                 guard let row = try Row.fetchOne(
                     db,
                     sql: """
                         SELECT COUNT(*), TOTAL(distanceMeters), TOTAL(movingSeconds), TOTAL(elapsedSeconds), TOTAL(ascentMeters)
                         FROM track INDEXED BY track_list
-                        WHERE userId = ? AND sortKey >= ? AND deletedAt IS NULL AND state = ? AND kind != ?
+                        WHERE userId = ? AND sortKey >= ? AND deletedAt IS NULL AND state = ? AND kind != ? AND startTime IS NOT NULL
                         """,
                     arguments: [userID, TrackRecord.sortKey(start: nil, createdAt: start), TrackState.complete, TrackKind.route])
                 else {
