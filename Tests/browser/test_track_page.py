@@ -84,7 +84,17 @@ def test_charts_have_axes_with_units_and_tell_the_truth(context, server):
     lat = float(page.locator('#track-map').get_attribute('data-cursor').split(',')[0])
     along = (lat - 47.37) * 111_180
     assert 1800 < along < 2700, f'the marker is {along:.0f} m along, the cursor at about 3/4 of 3 km'
+    # The keyboard moves the cursor too (arrow keys on the focused chart), and it stays while the map is looked at.
+    page.mouse.move(0, 0)  # the pointer leaves the chart (its cursor goes), the keyboard takes over
+    speed.focus()
+    page.keyboard.press('Home')
+    for _ in range(9):
+        page.keyboard.press('ArrowRight')
+    lat = float(page.locator('#track-map').get_attribute('data-cursor').split(',')[0])
+    assert (lat - 47.37) * 111_180 < 1000, 'ten steps from the start are in the first kilometre'
     page.locator('#track-heading').scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    expect(page.locator('.chart-cursor-marker')).to_have_count(1)
     shot(page, 'track-page-top')
     speed.scroll_into_view_if_needed()
     shot(page, 'track-charts')

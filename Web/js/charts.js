@@ -193,6 +193,8 @@ export function renderChart(container, xs, ys, kind, { onCursor = () => {}, empt
     const step = Math.max(1, Math.round(samples.length / 50));
     if (event.key === 'ArrowRight') show(current == null ? 0 : current + step);
     else if (event.key === 'ArrowLeft') show(current == null ? samples.length - 1 : current - step);
+    else if (event.key === 'Home') show(0);
+    else if (event.key === 'End') show(samples.length - 1);
     else if (event.key === 'Escape') hide();
     else return;
     event.preventDefault();
