@@ -18,6 +18,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
         // Already in the graph through Hummingbird; named for the TLS configuration types.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.27.0"),
+        // Already in the graph (and built) through HummingbirdTesting: the geocoder's HTTP client (timeouts, capped
+        // bodies, TLS on swift-nio-ssl) rather than a hand-made one on NIO or FoundationNetworking's libcurl.
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.30.0"),
     ],
     targets: [
         // The domain: pure Swift + Foundation. The GPX reader is a purpose-built tokenizer (see DESIGN 4.1),
@@ -47,6 +50,7 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .executableTarget(

@@ -91,8 +91,16 @@ public protocol RideStore: Sendable {
     func updatePlace(id: PlaceID, userID: UserID, _ changes: PlaceChanges) async throws -> Place
     /// Changes a place and, unless `labelIDs` is nil, sets exactly which labels it carries: in one transaction.
     func updatePlace(id: PlaceID, userID: UserID, _ changes: PlaceChanges, labelIDs: [LabelID]?) async throws -> Place
-    /// Deletes places with their notes and photos; returns those deleted.
+    /// Several places in one transaction: all of them, or none (a GPX file's waypoints).
+    func createPlaces(_ places: [NewPlace], userID: UserID) async throws -> [Place]
+    /// Deletes places so that `restorePlaces` can bring them back (undo): they, their notes and photos are hidden
+    /// from every read until restored or purged; returns those deleted.
     func deletePlaces(ids: [PlaceID], userID: UserID) async throws -> [PlaceID]
+    /// Brings back deleted places that were not purged yet; returns those restored.
+    func restorePlaces(ids: [PlaceID], userID: UserID) async throws -> [PlaceID]
+    /// Removes for good the places deleted before `date` (of every user), with their notes and photo files;
+    /// returns their ids.
+    func purgeDeletedPlaces(deletedBefore date: Date) async throws -> [PlaceID]
 
     /// A place's notes, oldest first, each with what is known of its photos.
     func notes(placeID: PlaceID, userID: UserID) async throws -> [PlaceNote]
@@ -101,6 +109,10 @@ public protocol RideStore: Sendable {
     func deleteNote(id: NoteID, userID: UserID) async throws -> Bool
 
     func addPhoto(noteID: NoteID, mediaType: String, bytes: Data, userID: UserID) async throws -> PhotoInfo
+    /// A photo's thumbnail (`info.mediaType` is the thumbnail's type), or nil when it has none.
+    func photoThumbnail(id: PhotoID, userID: UserID) async throws -> PhotoData?
+    /// Sets a photo's thumbnail (one the browser made); at most 512 KiB.
+    func setPhotoThumbnail(id: PhotoID, mediaType: String, bytes: Data, userID: UserID) async throws -> PhotoInfo
     func photo(id: PhotoID, userID: UserID) async throws -> PhotoData?
     func deletePhoto(id: PhotoID, userID: UserID) async throws -> Bool
 

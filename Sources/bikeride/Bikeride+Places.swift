@@ -4,11 +4,14 @@ import RideKit
 import RideStore
 
 extension Bikeride {
-    /// `bikeride places list|add|note|delete`
+    /// `bikeride places list|add|note|delete|restore|label|share|import|export`
     struct Places: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Places: pins with notes, kept beside the tracks.",
-            subcommands: [ListPlaces.self, AddPlace.self, AddNote.self, DeletePlaces.self],
+            subcommands: [
+                ListPlaces.self, AddPlace.self, AddNote.self, DeletePlaces.self, RestorePlaces.self, Labels.self, SharePlace.self,
+                ImportPlaces.self, ExportPlaces.self,
+            ],
             defaultSubcommand: ListPlaces.self
         )
     }
@@ -146,7 +149,9 @@ extension Bikeride.Places {
     }
 
     struct DeletePlaces: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete places with their notes and photos.")
+        static let configuration = CommandConfiguration(
+            commandName: "delete",
+            abstract: "Delete places with their notes and photos (`places restore` brings them back within 30 days).")
 
         @Argument(help: "The places' ids.")
         var ids: [String]
@@ -156,7 +161,7 @@ extension Bikeride.Places {
         func run() async throws {
             let placeIDs = try parseIDs(ids, kind: "place")
             let library = try await library.open()
-            let deleted = try await library.store.deletePlaces(ids: placeIDs, userID: library.userID)
+            let deleted = try await library.deletePlaces(placeIDs)
             for id in deleted { print("deleted \(id)") }
             let missing = placeIDs.filter { !deleted.contains($0) }
             for id in missing { printError("bikeride: no place with id \(id)") }

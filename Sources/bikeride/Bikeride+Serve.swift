@@ -13,7 +13,7 @@ extension Bikeride {
             discussion: """
                 Settings come from these flags, then from BIKERIDE_* environment variables (BIKERIDE_HOST, BIKERIDE_PORT, \
                 BIKERIDE_DATA_DIR, BIKERIDE_TILES, BIKERIDE_TLS_CERT, BIKERIDE_TLS_KEY, BIKERIDE_WEB_ROOT, BIKERIDE_LEAFLET_DIR, \
-                BIKERIDE_LOG_LEVEL), then defaults. A phone's browser gives its position only to pages served over HTTPS (or \
+                BIKERIDE_GEOCODER_URL, BIKERIDE_GEOCODER_CONTACT, BIKERIDE_LOG_LEVEL), then defaults. A phone's browser gives its position only to pages served over HTTPS (or \
                 from localhost): give --tls-cert and --tls-key, or put a reverse proxy such as Caddy in front (see README). \
                 Ctrl-C or SIGTERM stops the server after the requests in flight are answered.
                 """
@@ -43,6 +43,12 @@ extension Bikeride {
         @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).")
         var logLevel: String?
 
+        @Option(help: "A Nominatim-compatible service for address search, e.g. https://nominatim.openstreetmap.org (default: off). At most one request a second is sent to it.")
+        var geocoderUrl: String?
+
+        @Option(help: "Your e-mail address or web page, sent in the User-Agent to the geocoder (nominatim.org's usage policy asks for one).")
+        var geocoderContact: String?
+
         func validate() throws {
             if let port, !(0...65535).contains(port) { throw ValidationError("--port must be 0–65535") }
             if let logLevel, Logger.Level(rawValue: logLevel) == nil {
@@ -60,6 +66,9 @@ extension Bikeride {
             if let tlsKey { configuration.tlsKeyPath = tlsKey }
             if let webRoot { configuration.webRoot = webRoot }
             if let logLevel, let level = Logger.Level(rawValue: logLevel) { configuration.logLevel = level }
+            if let geocoderUrl {
+                try configuration.setGeocoder(url: geocoderUrl, contact: geocoderContact ?? ProcessInfo.processInfo.environment["BIKERIDE_GEOCODER_CONTACT"])
+            }
             try configuration.validate()
             return configuration
         }
@@ -85,6 +94,8 @@ extension Bikeride {
                 // The embedded store in the data directory: recordings and saved tracks.
                 let library = try await DataDirectory(url: URL(filePath: configuration.dataDirectory, directoryHint: .isDirectory))
                     .openLibrary()
+                // Places deleted more than 30 days ago go for good (also at every delete).
+                _ = try await library.purgeExpiredPlaces()
                 // Printed once the server listens: the real port (for --port 0), and SIGTERM is handled by then.
                 app = try buildApplication(
                     configuration: configuration, library: library) { port in
@@ -93,6 +104,7 @@ extension Bikeride {
                     say("bikeride \(Bikeride.configuration.version) serving \(shown.url)")
                     say("data directory: \(configuration.dataDirectory)")
                     if let tiles = configuration.tilesPath { say("offline map: \(tiles)") }
+                    if let geocoder = configuration.geocoder { say("address search: \(geocoder.baseURL)") }
                 }
             } catch {
                 printError("bikeride serve: \(error)")

@@ -59,6 +59,24 @@ import Testing
         #expect(worst > 0.005)
     }
 
+    /// The stats take local scales from a series (angle addition from a reference latitude, no sine and cosine per
+    /// point): they must be the scales `LocalScale` computes directly, whatever the steps between latitudes.
+    @Test func scalesFromASeriesOfLatitudesAreTheDirectOnes() {
+        var random = SeededGenerator(seed: 7)
+        var series = LocalScaleSeries()
+        var φ = 0.0
+        var worst = 0.0
+        for step in 0..<200_000 {
+            // Rider-sized steps (under 10 m) drifting north, so that the reach is crossed; now and then a jump across the globe.
+            φ = step % 5_000 == 0 ? random.symmetric(89.9) * .pi / 180 : max(-1.569, min(1.569, φ + 4e-7 + random.symmetric(1.5e-6)))
+            let direct = LocalScale(latitudeRadians: φ), fromSeries = series.scale(latitudeRadians: φ)
+            // Errors relative to the metres per radian northwards: what a step's length would be off by.
+            worst = max(worst, abs(fromSeries.metersPerRadianNorth - direct.metersPerRadianNorth) / direct.metersPerRadianNorth)
+            worst = max(worst, abs(fromSeries.metersPerRadianEast - direct.metersPerRadianEast) / direct.metersPerRadianNorth)
+        }
+        #expect(worst < 1e-14)
+    }
+
     @Test func shortHopsAcrossTheAntimeridianAreShort() {
         let west = Coordinate(latitude: 0, longitude: 179.9999), east = Coordinate(latitude: 0, longitude: -179.9999)
         #expect(abs(west.distanceMeters(to: east) - WGS84.semiMajorAxisMeters * 0.0002 * .pi / 180) < 1e-6)

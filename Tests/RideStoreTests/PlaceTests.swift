@@ -66,7 +66,28 @@ import RideKit
         #expect(moved.name == "Post" && moved.latitude == 37.5 && moved.address == nil)
         #expect(try await store.deletePhoto(id: photo.id, userID: user.id))
         #expect(try await store.deletePlaces(ids: [bakery.id, far.id], userID: user.id) == [bakery.id, far.id])
+        // Deleted: out of every read until restored; purged: gone with their notes.
+        #expect(try await store.places(PlaceQuery(), userID: user.id).map(\.id) == [post.id])
+        #expect(try await store.purgeDeletedPlaces(deletedBefore: Date().addingTimeInterval(60)).sorted() == [bakery.id, far.id].sorted())
         let rows = try await test.rowCounts()
         #expect(rows["note"] == 0 && rows["photo"] == 0 && rows["place"] == 1 && rows["placeLabel"] == 1)
+    }
+}
+
+/// A GPX file's waypoints are stored in one transaction: all or none.
+@Suite struct PlaceBatchTests {
+    @Test func onePlaceRefusedStoresNoneOfTheBatch() async throws {
+        let test = try TestStore()
+        let user = try await test.store.localUser()
+        let batch = [
+            NewPlace(latitude: 1, longitude: 2, name: "First"), NewPlace(latitude: 3, longitude: 4, name: "Second"),
+            NewPlace(latitude: 95, longitude: 4, name: "Off the globe"),
+        ]
+        await #expect(throws: RideStoreError.self) { try await test.store.createPlaces(batch, userID: user.id) }
+        let unknownLabel = [NewPlace(latitude: 1, longitude: 2, name: "A"), NewPlace(latitude: 1, longitude: 2, name: "B", labelIDs: [ShortID.random()])]
+        await #expect(throws: RideStoreError.self) { try await test.store.createPlaces(unknownLabel, userID: user.id) }
+        #expect(try await test.rowCounts()["place"] == 0)
+        let made = try await test.store.createPlaces(Array(batch.prefix(2)), userID: user.id)
+        #expect(made.map(\.name) == ["First", "Second"])
     }
 }

@@ -84,7 +84,10 @@ def test_the_tracks_tab_works_with_the_keyboard_alone(context, server):
     rows = page.get_by_role('list', name='Saved tracks').get_by_role('listitem').filter(
         has=page.locator(f'a[href="#/tracks/{track_id}"]'))
     expect(rows).to_have_count(1)
-    tab_to(page, f'Delete {re.escape(name)}')
+    # One Tab stop a row: the row's link; its Delete button is the arrow key away (or the Delete key on the link).
+    tab_to(page, re.escape(name) + '.*')
+    page.keyboard.press('ArrowRight')
+    expect(rows.first.get_by_role('button', name=f'Delete {name}')).to_be_focused()
     page.keyboard.press('Enter')
     expect(rows.first).to_be_hidden()
     undo = page.get_by_role('button', name='Undo')
@@ -95,3 +98,96 @@ def test_the_tracks_tab_works_with_the_keyboard_alone(context, server):
     page.keyboard.press('Enter')
     expect(rows.first).to_be_visible()
     expect(rows.first.get_by_role('link')).to_be_focused()
+    # The Delete key on a row's link deletes it too.
+    page.keyboard.press('Delete')
+    expect(rows.first).to_be_hidden()
+    expect(undo).to_be_focused()
+    page.keyboard.press('Enter')
+    expect(rows.first).to_be_visible()
+
+
+FOCUS_RING = r"""() => {
+    const el = document.activeElement;
+    if (!el || el === document.body) return null;
+    // A radio or checkbox shows its ring on its label.
+    const shown = el.matches('input[type=radio], input[type=checkbox]') && el.closest('label') && getComputedStyle(el).outlineStyle === 'none'
+      ? el.closest('label') : el;
+    const style = getComputedStyle(shown);
+    const name = (el.getAttribute('aria-label') || el.getAttribute('title') || el.textContent || el.value || el.id || el.tagName)
+      .replace(/\s+/g, ' ').trim().slice(0, 40);
+    return { name, tag: el.tagName, style: style.outlineStyle, width: parseFloat(style.outlineWidth) };
+}"""
+
+
+def focus_rings(page, presses):
+    """Tabs through the page: every control that takes the focus shows a ring at least 2 px wide."""
+    seen, missing = [], []
+    for _ in range(presses):
+        page.keyboard.press('Tab')
+        ring = page.evaluate(FOCUS_RING)
+        if ring is None:
+            continue
+        seen.append(ring['name'])
+        if ring['style'] in ('none', 'hidden') or ring['width'] < 2:
+            missing.append(ring)
+    return seen, missing
+
+
+def test_focus_rings_on_every_control_map_controls_included(context, server):
+    if context.viewport_name == 'phone':
+        return  # no keyboard on a phone
+    from test_record import open_record, start_ride
+    page = context.new_page()
+    open_record(page)
+    start_ride(page)
+    page.locator('body').focus()
+    seen, missing = focus_rings(page, 30)
+    assert missing == [], missing
+    for name in ['Record', 'Tracks', 'Zoom in', 'Zoom out', 'Follow my position', 'Map type', 'Pause', 'Stop']:
+        assert any(name in each for each in seen), (name, seen)
+    page.get_by_role('button', name='Map type').focus()
+    page.keyboard.press('Enter')
+    ring = page.evaluate(FOCUS_RING)
+    assert ring['tag'] == 'INPUT' and ring['style'] != 'none', ring
+    shot(page, 'focus-map-type')
+    page.keyboard.press('Escape')
+    expect(page.get_by_role('button', name='Map type')).to_be_focused()
+    for route in ['/#/tracks', '/#/settings']:
+        page.goto(route)
+        page.wait_for_selector('body[data-ready="true"]')
+        page.locator('body').focus()
+        seen, missing = focus_rings(page, 25)
+        assert missing == [], (route, missing)
+    shot(page, 'focus-settings')
+
+
+def test_a_skip_link_to_the_list_and_one_tab_stop_a_row(context, server):
+    if context.viewport_name == 'phone':
+        return
+    names = [f'Row stop {i}' for i in range(3)]
+    ids = [upload(server, name) for name in names]
+    page = context.new_page()
+    page.goto('/#/tracks')
+    page.wait_for_selector('body[data-ready="true"]')
+    page.wait_for_selector(f'a[href="#/tracks/{ids[-1]}"]')
+    page.locator('body').focus()
+    tab_to(page, 'Skip to the list of tracks')
+    expect(page.get_by_role('link', name='Skip to the list of tracks')).to_be_visible()
+    shot(page, 'skip-link')
+    page.keyboard.press('Enter')
+    expect(page.get_by_role('list', name='Saved tracks')).to_be_focused()
+    assert page.evaluate('location.hash') == '#/tracks', 'the route stays'
+    # From the list, Tab goes from row to row: one stop each, the link (the newest upload first).
+    page.keyboard.press('Tab')
+    rows = page.get_by_role('list', name='Saved tracks').get_by_role('listitem')
+    for index in range(3):
+        expect(rows.nth(index).get_by_role('link')).to_be_focused()
+        page.keyboard.press('Tab')
+    # Arrow keys move down and up the list too.
+    rows.first.get_by_role('link').focus()
+    page.keyboard.press('ArrowDown')
+    expect(rows.nth(1).get_by_role('link')).to_be_focused()
+    page.keyboard.press('ArrowUp')
+    expect(rows.first.get_by_role('link')).to_be_focused()
+    for track_id in ids:
+        urllib.request.urlopen(urllib.request.Request(f'{server}/api/tracks/{track_id}', method='DELETE'), timeout=10).read()

@@ -8,7 +8,7 @@ import urllib.request
 from playwright.sync_api import expect
 
 from conftest import START, offset, shot
-from test_record import _poll_outbox_empty, open_record, ride, start_ride
+from test_record import _poll_outbox_empty, open_record, ride, start_ride, stop_and_save
 
 ROUTE_COLOUR = '#7b2cbf'
 
@@ -175,7 +175,7 @@ def test_following_a_route_shows_turns_and_off_route(context, server):
     assert page.evaluate("getComputedStyle(document.getElementById('record-map')).transform") == 'none'
 
     # Stop; the route's own page lists its turn.
-    page.get_by_role('button', name='Stop').click()
+    stop_and_save(page)
     page.wait_for_url(re.compile(r'#/tracks/[\w-]+$'))
     expect(banner).to_be_hidden()
     page.goto(f'/#/tracks/{route_id}')

@@ -114,13 +114,13 @@ def test_delete_hides_the_track_and_undo_brings_it_back(context):
     """The ride just stopped is in the list; deleting it and pressing Undo in time asks nothing of the server."""
     import re
     from conftest import l_shaped_path
-    from test_record import open_record, ride, start_ride, _poll_outbox_empty
+    from test_record import open_record, ride, start_ride, stop_and_save, _poll_outbox_empty
     page = context.new_page()
     open_record(page)
     start_ride(page)
     ride(context, page, l_shaped_path(50, 0, 10))
     _poll_outbox_empty(page, 15000)
-    page.get_by_role('button', name='Stop').click()
+    stop_and_save(page)
     page.wait_for_url(re.compile(r'#/tracks/[\w-]+$'))
     track_id = page.url.rsplit('/', 1)[1]
     expect(page.get_by_role('link', name='GPX', exact=True)).to_have_attribute('href', re.compile(r'^/api/tracks/[\w-]+\.gpx$'))
@@ -153,13 +153,13 @@ def test_delete_hides_the_track_and_undo_brings_it_back(context):
 def test_a_stopped_ride_is_in_the_tracks_list_after_a_reload(context):
     import re
     from conftest import l_shaped_path
-    from test_record import open_record, ride, start_ride, _poll_outbox_empty
+    from test_record import open_record, ride, start_ride, stop_and_save, _poll_outbox_empty
     page = context.new_page()
     open_record(page)
     start_ride(page)
     ride(context, page, l_shaped_path(60, 0, 10))
     _poll_outbox_empty(page, 15000)
-    page.get_by_role('button', name='Stop').click()
+    stop_and_save(page)
     page.wait_for_url(re.compile(r'#/tracks/[\w-]+$'))
     track_id = page.url.rsplit('/', 1)[1]
     # Not the copy the page kept of the Stop answer: a reload, and the list from the server.

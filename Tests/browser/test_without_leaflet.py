@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import api_get, l_shaped_path, shot
-from test_record import _poll_outbox_empty, distance_meters, ride
+from test_record import _poll_outbox_empty, distance_meters, ride, stop_and_save
 
 MESSAGE = ('The map library (Leaflet) could not be loaded. On the server: sudo apt-get install libjs-leaflet, '
            'or run bash scripts/start.sh, then reload.')
@@ -64,7 +64,7 @@ def test_without_leaflet_the_page_says_so_and_records_the_ride_as_a_line(context
     shot(page, 'no-leaflet-recording')
     page.get_by_role('button', name='Pause').click()
     page.get_by_role('button', name='Resume').click()
-    page.get_by_role('button', name='Stop').click()
+    stop_and_save(page)
     page.wait_for_url(re.compile(r'#/tracks/[\w-]+$'))
     track_id = page.url.rsplit('/', 1)[1]
 

@@ -79,11 +79,18 @@ export const api = {
   createPlace: (place) => call('POST', '/api/places', place),
   updatePlace: (id, changes) => call('PATCH', `/api/places/${encodeURIComponent(id)}`, changes),
   deletePlace: (id) => call('DELETE', `/api/places/${encodeURIComponent(id)}`),
+  /** Undoes a delete (the server keeps a deleted place 30 days). */
+  restorePlace: (id) => call('POST', `/api/places/${encodeURIComponent(id)}/restore`),
   addNote: (placeId, body) => call('POST', `/api/places/${encodeURIComponent(placeId)}/notes`, { body }),
   updateNote: (placeId, noteId, body) => call('PATCH', `/api/places/${encodeURIComponent(placeId)}/notes/${encodeURIComponent(noteId)}`, { body }),
   deleteNote: (placeId, noteId) => call('DELETE', `/api/places/${encodeURIComponent(placeId)}/notes/${encodeURIComponent(noteId)}`),
   /** The photo's bytes are the body, sent with the file's own type (the server checks its signature). */
   addPhoto: (placeId, noteId, file) => call('POST', `/api/places/${encodeURIComponent(placeId)}/notes/${encodeURIComponent(noteId)}/photos`, file, file.type),
+  /** A small copy the browser made (a Blob, JPEG) for a photo the server has no thumbnail of. */
+  putThumbnail: (photo, blob) => call('PUT', photo.thumbnailUrl, blob, blob.type),
+  /** Address search (501 `geocoder_off` when the server has no geocoder). */
+  geocode: (q) => call('GET', '/api/geocode' + query({ q })),
+  reverseGeocode: (latitude, longitude) => call('GET', '/api/geocode/reverse' + query({ lat: latitude, lon: longitude })),
   sharePlace: (id) => call('POST', `/api/places/${encodeURIComponent(id)}/share`),
   labels: () => call('GET', '/api/labels'),
   createLabel: (name, colour) => call('POST', '/api/labels', { name, colour }),

@@ -4,6 +4,7 @@ import { api } from './api.js';
 import { loadLeaflet } from './map.js';
 import { PlacesView } from './places.js';
 import { RecordView } from './record.js';
+import { handleSkipLinks, oneTabStopPerRow } from './rowkeys.js';
 import { SettingsView } from './settings.js';
 import { TracksView } from './tracks.js';
 
@@ -72,6 +73,8 @@ async function main() {
     }
   }
 
+  handleSkipLinks();
+  for (const list of document.querySelectorAll('ul.track-list')) oneTabStopPerRow(list);
   window.addEventListener('hashchange', route);
   // The recorder works in the background while another tab is shown: mount it once at start.
   recordMounted = record.mount();

@@ -68,6 +68,8 @@ export class RideMap {
     this.obstruction = null;  // an element floating over the map (the record panel)
     this.userMoveListeners = [];
     this.segments = new Map();
+    this.pendingPoints = [];      // [{at: [latitude, longitude], breakBefore}] not answered yet
+    this.pendingBreak = false;
     this.breadcrumbLayer = L.layerGroup().addTo(this.map);
     // The rider's dot above the breadcrumb pins (markers are at z-index 600, tooltips 650).
     this.map.createPane('rider').style.zIndex = 640;
@@ -193,28 +195,31 @@ export class RideMap {
 
   /**
    * Fixes taken but not yet answered by the server (offline): a dashed line from the end of the recorded one,
-   * so that the rider sees the path go on; the server's answer replaces it with the red line.
+   * so that the rider sees the path go on; the server's answer replaces it with the red line. After a pause or
+   * a gap in the fixes (`breakPending`) the dashed line breaks too, as the red one will.
    */
   addPending(latitude, longitude) {
     if (!this.pending) {
       this.pending = L.polyline([], { color: '#ff0000', weight: 3, opacity: 0.6, dashArray: '4 6', className: 'pending-path', interactive: false }).addTo(this.map);
     }
-    if (this.pending.getLatLngs().length === 0) {
-      const last = [...this.segments.values()].pop();
-      if (last && last.getLatLngs().length) this.pending.addLatLng(last.getLatLngs().at(-1));
-    }
-    this.pending.addLatLng([latitude, longitude]);
-    this.pendingCount = (this.pendingCount || 0) + 1;
+    this.pendingPoints.push({ at: [latitude, longitude], breakBefore: this.pendingBreak });
+    this.pendingBreak = false;
+    this.drawPending();
   }
+
+  /** The next pending fix starts a new stretch (Pause/Resume, a gap): not joined to the one before. */
+  breakPending() { this.pendingBreak = true; }
 
   /** The server answered `count` of the pending fixes. */
   acknowledgePending(count) {
+    this.pendingPoints.splice(0, count);
+    this.drawPending();
+  }
+
+  drawPending() {
     if (!this.pending) return;
-    this.pendingCount = Math.max(0, (this.pendingCount || 0) - count);
-    const points = this.pending.getLatLngs();
-    const keep = points.slice(Math.max(0, points.length - this.pendingCount - 1));
     const last = [...this.segments.values()].pop();
-    this.pending.setLatLngs(this.pendingCount === 0 ? [] : (last ? [last.getLatLngs().at(-1), ...keep.slice(1)] : keep));
+    this.pending.setLatLngs(pendingLines(this.pendingPoints, last && last.getLatLngs().length ? last.getLatLngs().at(-1) : null));
   }
 
   setBreadcrumbsVisible(visible) {
@@ -315,7 +320,8 @@ export class RideMap {
 
   clearRide() {
     if (this.pending) this.pending.setLatLngs([]);
-    this.pendingCount = 0;
+    this.pendingPoints = [];
+    this.pendingBreak = false;
     for (const line of this.segments.values()) this.map.removeLayer(line);
     this.segments.clear();
     this.breadcrumbLayer.clearLayers();
@@ -350,7 +356,8 @@ class LineOnlyMap {
     this.element = element;
     this.obstruction = null;
     this.segments = new Map();    // segment number -> [[latitude, longitude]]
-    this.pending = [];            // fixes not answered yet
+    this.pending = [];            // fixes not answered yet: [{at, breakBefore}]
+    this.pendingBreak = false;
     this.breadcrumbs = [];
     this.breadcrumbsVisible = true;
     this.position = null;
@@ -397,9 +404,12 @@ class LineOnlyMap {
   }
 
   addPending(latitude, longitude) {
-    this.pending.push([latitude, longitude]);
+    this.pending.push({ at: [latitude, longitude], breakBefore: this.pendingBreak });
+    this.pendingBreak = false;
     this.draw();
   }
+
+  breakPending() { this.pendingBreak = true; }
 
   acknowledgePending(count) {
     this.pending = this.pending.slice(Math.min(count, this.pending.length));
@@ -419,6 +429,7 @@ class LineOnlyMap {
   clearRide() {
     this.segments.clear();
     this.pending = [];
+    this.pendingBreak = false;
     this.breadcrumbs = [];
     this.draw();
   }
@@ -437,10 +448,27 @@ class LineOnlyMap {
     if (this.position) dots.push({ at: this.position, radius: 8, fill: '#1a73e8', className: 'me-dot' });
     const { right, bottom } = obstructedEdges(this.element, this.obstruction);
     drawLines(this.svg, {
-      lines, route: this.route, dashed: this.pending.length ? [...(last ? [last] : []), ...this.pending] : [], dots,
+      lines, route: this.route, dashed: pendingLines(this.pending, last), dots,
       padding: { top: this.message.offsetTop + this.message.offsetHeight + 16, right: right + 16, bottom: bottom + 16, left: 16 },
     });
   }
+}
+
+/**
+ * The dashed lines of fixes not answered yet, `[{at, breakBefore}]`: the first joins `end` (the last point of the
+ * red line, or null), and each break starts a new line.
+ */
+function pendingLines(points, end) {
+  const lines = [];
+  let line = null;
+  for (const [index, point] of points.entries()) {
+    if (!line || point.breakBefore) {
+      line = index === 0 && !point.breakBefore && end ? [end] : [];
+      lines.push(line);
+    }
+    line.push(point.at);
+  }
+  return lines;
 }
 
 /** The track page's map without Leaflet: the line with its start and end, under the message. */
@@ -484,7 +512,7 @@ const SVG_NS = 'http://www.w3.org/2000/svg';
 const MIN_SPAN_METERS = 200;   // one point, or a ride that has not moved yet, is not blown up to fill the map
 
 /**
- * Draws `lines` (each `[[latitude, longitude]]`, red, 3 px) over a `route` (purple), a `dashed` line and `dots` into `svg`, fitted into
+ * Draws `lines` (each `[[latitude, longitude]]`, red, 3 px) over a `route` (purple), `dashed` lines and `dots` into `svg`, fitted into
  * its size less `padding` (north up; an equirectangular projection at the middle latitude, which is what a
  * map of a ride's size looks like).
  */
@@ -499,7 +527,7 @@ function drawLines(svg, { lines, route = [], dashed, dots, padding }) {
   };
   for (const line of lines) line.forEach(extend);
   for (const line of route) line.forEach(extend);
-  dashed.forEach(extend);
+  for (const line of dashed) line.forEach(extend);
   dots.forEach((dot) => extend(dot.at));
   if (!width || !height || south > north) return;
   svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
@@ -524,7 +552,7 @@ function drawLines(svg, { lines, route = [], dashed, dots, padding }) {
   };
   for (const line of route) polyline(line, { class: 'route-path', stroke: ROUTE_STYLE.color, 'stroke-width': String(ROUTE_STYLE.weight), opacity: String(ROUTE_STYLE.opacity) });
   for (const line of lines) if (line.length) polyline(line, { class: 'ride-path' });
-  if (dashed.length > 1) polyline(dashed, { class: 'pending-path', 'stroke-dasharray': '4 6', opacity: '0.6' });
+  for (const line of dashed) if (line.length > 1) polyline(line, { class: 'pending-path', 'stroke-dasharray': '4 6', opacity: '0.6' });
   for (const dot of dots) {
     const [x, y] = project(dot.at);
     const circle = document.createElementNS(SVG_NS, 'circle');
@@ -665,6 +693,11 @@ class PlacesMap {
     }
     // At once, not animated: a press on the map right after lands where it shows.
     if (zoom) this.map.setView([latitude, longitude], zoom, { animate: false });
+  }
+
+  /** Moves the map to a place found by the address search (the rider's dot stays where it is). */
+  goTo(latitude, longitude, zoom) {
+    this.map.setView([latitude, longitude], zoom || this.map.getZoom(), { animate: false });
   }
 
   centre() {

@@ -94,8 +94,12 @@ export async function enqueueFix(fix) {
   return sequence;
 }
 
-/** Queues Pause, Resume or Stop behind the fixes already queued, and records the new state. */
-export async function enqueueCommand(command, state) {
+/**
+ * Queues Pause, Resume or Stop behind the fixes already queued, and records the new state. `entry` adds fields to
+ * the queued command (`discard: true` on a Stop: the track is deleted once saved); `recording` to the recording
+ * kept as current (`autoPaused`).
+ */
+export async function enqueueCommand(command, state, { entry: fields = {}, recording: changes = {} } = {}) {
   const db = await open();
   const transaction = db.transaction(['meta', 'outbox'], 'readwrite');
   const meta = transaction.objectStore('meta');
@@ -104,10 +108,44 @@ export async function enqueueCommand(command, state) {
     transaction.abort();
     return;
   }
-  entry.recording.state = state;
+  entry.recording = { ...entry.recording, ...changes, state };
   meta.put(entry);
-  transaction.objectStore('outbox').add({ kind: 'command', recordingId: entry.recording.id, command });
+  transaction.objectStore('outbox').add({ ...fields, kind: 'command', recordingId: entry.recording.id, command });
   await done(transaction);
+}
+
+/**
+ * A break in the line: Pause and Resume queued together, so that the server starts a new segment with the next
+ * fix (a gap in the fixes is drawn as a gap, not a straight line). The recording stays `recording` on the device.
+ */
+export async function enqueueBreak() {
+  const db = await open();
+  const transaction = db.transaction(['meta', 'outbox'], 'readwrite');
+  const entry = await result(transaction.objectStore('meta').get('current'));
+  if (!entry || entry.recording.state !== 'recording') {
+    transaction.abort();
+    return false;
+  }
+  const outbox = transaction.objectStore('outbox');
+  outbox.add({ kind: 'command', recordingId: entry.recording.id, command: 'pause', gap: true });
+  outbox.add({ kind: 'command', recordingId: entry.recording.id, command: 'resume', gap: true });
+  await done(transaction);
+  return true;
+}
+
+/** Undo of a Discard not sent yet: the queued Stop of `recordingId` saves the ride after all. True when found. */
+export async function keepDiscarded(recordingId) {
+  const db = await open();
+  const transaction = db.transaction('outbox', 'readwrite');
+  const store = transaction.objectStore('outbox');
+  const entries = await result(store.getAll());
+  const entry = entries.find((each) => each.recordingId === recordingId && each.kind === 'command' && each.discard);
+  if (entry) {
+    delete entry.discard;
+    store.put(entry);
+  }
+  await done(transaction);
+  return Boolean(entry);
 }
 
 /** The oldest `limit` entries, in order. */

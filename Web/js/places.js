@@ -1,9 +1,10 @@
 // The Places tab: a map of the user's pins, the list (sorted, filtered, searched), and a place's page with its
 // labels, notes and photos, directions and share link.
 //
-// The server has no restore for a deleted place, so a delete hides the place at once and is sent only when the
-// undo time is over (as the Tracks list does). The last list is kept in localStorage and shown when the server
-// cannot be reached.
+// A delete is sent at once; Undo asks the server to restore the place (it keeps deleted places 30 days), so
+// nothing waits in the page and a closed tab loses nothing. The last list is kept in localStorage and shown when
+// the server cannot be reached. With a geocoder on the server (`config.geocoder`) the map has an address search
+// box and a new pin's address is looked up; without one both stay out of the way.
 
 import { api, NetworkError } from './api.js';
 import * as format from './format.js';
@@ -15,6 +16,7 @@ const UNDO_MS = 5000;
 const LIST_CACHE = 'bikeride.places';
 const LIST_LIMIT = 1000;
 const SEARCH_DELAY_MS = 250;     // search as you type, without a request for every key
+const THUMBNAIL_EDGE_PX = 256;   // the longer side of a thumbnail the browser makes (the list shows 5 rem)
 // A pin without a label: dark slate, never the blue of the rider's own dot.
 const UNLABELLED_PIN_COLOUR = '#37474f';
 const LABEL_COLOURS = ['#e53935', '#3949ab', '#43a047', '#fb8c00', '#8e24aa', '#00897b', '#6d4c41'];
@@ -37,8 +39,8 @@ export class PlacesView {
     this.position = null;     // {latitude, longitude} when the device said
     this.labels = [];
     this.places = [];
-    this.hiddenIds = new Set();  // deleted, waiting for the undo time
-    this.pendingDelete = null;
+    this.hiddenIds = new Set();  // deleted here, until the server's list no longer has them
+    this.pendingDelete = null;   // {place, timer}: the last delete, which Undo restores
     this.place = null;        // the place shown on its page
     this.draft = null;        // {latitude, longitude} of the pin being named
     this.searchTimer = null;
@@ -57,6 +59,8 @@ export class PlacesView {
     $('place-sort').addEventListener('change', () => this.loadList());
     $('place-label').addEventListener('change', () => this.loadList());
     $('place-undo-button').addEventListener('click', () => this.undoDelete());
+    $('place-search').hidden = !config.geocoder;
+    $('place-search').addEventListener('submit', (event) => { event.preventDefault(); this.searchAddress(); });
 
     $('place-edit').addEventListener('submit', (event) => { event.preventDefault(); this.saveFields(); });
     $('place-labels').addEventListener('change', () => this.saveLabels());
@@ -186,44 +190,91 @@ export class PlacesView {
     return item;
   }
 
-  deleteWithUndo(place) {
-    if (this.pendingDelete) this.commitDelete();
+  /** Deletes on the server at once; the bar offers Undo (a server restore) for a while. */
+  async deleteWithUndo(place) {
     const row = document.querySelector(`#place-list li[data-place-id="${CSS.escape(place.id)}"]`);
     const hadFocus = row && row.contains(document.activeElement);
     this.hiddenIds.add(place.id);
     this.render();
+    try {
+      await api.deletePlace(place.id);
+    } catch (error) {
+      this.hiddenIds.delete(place.id);
+      this.render();
+      this.say('places-message', error instanceof NetworkError
+        ? `Not deleted: the server cannot be reached (offline). ${place.name} is still there.`
+        : `Could not delete ${place.name}: ${error.message}`);
+      return;
+    }
+    this.places = this.places.filter((other) => other.id !== place.id);
+    this.hiddenIds.delete(place.id);
+    this.render();
+    if (this.pendingDelete) clearTimeout(this.pendingDelete.timer);
     $('place-undo-text').textContent = `Deleted ${place.name}.`;
     $('place-undo-bar').hidden = false;
     if (hadFocus) $('place-undo-button').focus();
-    this.pendingDelete = { place, timer: setTimeout(() => this.commitDelete(), UNDO_MS) };
+    this.pendingDelete = { place, timer: setTimeout(() => this.endUndo(), UNDO_MS) };
   }
 
-  undoDelete() {
-    const pending = this.pendingDelete;
-    if (!pending) return;
-    clearTimeout(pending.timer);
+  endUndo() {
+    if (this.pendingDelete) clearTimeout(this.pendingDelete.timer);
     this.pendingDelete = null;
-    this.hiddenIds.delete(pending.place.id);
     $('place-undo-bar').hidden = true;
-    this.render();
   }
 
-  async commitDelete() {
+  async undoDelete() {
     const pending = this.pendingDelete;
     if (!pending) return;
-    clearTimeout(pending.timer);
-    this.pendingDelete = null;
-    $('place-undo-bar').hidden = true;
+    this.endUndo();
     try {
-      await api.deletePlace(pending.place.id);
-      this.places = this.places.filter((place) => place.id !== pending.place.id);
+      await api.restorePlace(pending.place.id);
     } catch (error) {
       this.say('places-message', error instanceof NetworkError
-        ? `Not deleted: the server cannot be reached (offline). ${pending.place.name} is still there.`
-        : `Could not delete ${pending.place.name}: ${error.message}`);
+        ? `Not restored: the server cannot be reached (offline). ${pending.place.name} stays deleted for now.`
+        : `Could not restore ${pending.place.name}: ${error.message}`);
+      return;
     }
-    this.hiddenIds.delete(pending.place.id);
-    this.render();
+    await this.loadList();
+    this.say('places-message', `Restored ${pending.place.name}.`);
+  }
+
+  /** Address search (a geocoder on the server): the results are buttons that move the map and start a pin there. */
+  async searchAddress() {
+    const q = $('place-search-query').value.trim();
+    if (!q) return;
+    this.say('place-search-message', 'Searching…');
+    $('place-search-results').replaceChildren();
+    let results;
+    try {
+      results = (await api.geocode(q)).results;
+    } catch (error) {
+      if (error.code === 'geocoder_off') { $('place-search').hidden = true; return; }
+      this.say('place-search-message', error instanceof NetworkError ? 'Search needs the server (offline).' : `Search failed: ${error.message}`);
+      return;
+    }
+    this.say('place-search-message', results.length ? '' : `Nothing found for “${q}”.`);
+    $('place-search-results').replaceChildren(...results.map((result) => {
+      const item = document.createElement('li');
+      const choose = document.createElement('button');
+      choose.type = 'button';
+      choose.textContent = result.address;
+      choose.addEventListener('click', () => {
+        $('place-search-results').replaceChildren();
+        if (this.map) this.map.goTo(result.latitude, result.longitude, 17);
+        this.startNew(result.latitude, result.longitude, { name: result.name || '', address: result.address });
+      });
+      item.append(choose);
+      return item;
+    }));
+  }
+
+  /** Fills the new pin's address from the geocoder, unless the user typed one meanwhile. */
+  async lookUpAddress(draft) {
+    if (!this.config.geocoder) return;
+    let answer;
+    try { answer = await api.reverseGeocode(draft.latitude, draft.longitude); } catch { return; }
+    if (this.draft !== draft || !answer.result || $('place-new-address').value.trim()) return;
+    $('place-new-address').value = answer.result.address;
   }
 
   labelChoices(fieldset, chosenIds) {
@@ -248,10 +299,17 @@ export class PlacesView {
     return [...fieldset.querySelectorAll('input:checked')].map((box) => box.value);
   }
 
-  startNew(latitude, longitude) {
+  startNew(latitude, longitude, found) {
     this.draft = { latitude, longitude };
     if (this.map) this.map.setDraft(latitude, longitude);
+    $('place-new').reset();
     this.labelChoices($('place-new-labels'), []);
+    if (found) {
+      $('place-new-name').value = found.name;
+      $('place-new-address').value = found.address;
+    } else {
+      this.lookUpAddress(this.draft);
+    }
     $('place-new-position').textContent = coordinates(this.draft);
     this.say('place-new-message', '');
     $('place-new').hidden = false;
@@ -399,6 +457,7 @@ export class PlacesView {
     const input = document.createElement('input');
     input.type = 'file';
     input.accept = 'image/*';
+    input.multiple = true;  // several from the files at once (a phone's camera gives one)
     input.setAttribute('capture', '');
     input.className = 'visually-hidden';
     input.addEventListener('change', () => {
@@ -415,7 +474,7 @@ export class PlacesView {
       open.type = 'button';
       open.className = 'thumbnail';
       const image = document.createElement('img');
-      image.src = photo.url;
+      image.src = photo.thumbnailUrl || photo.url;
       image.alt = 'Photo';
       image.loading = 'lazy';
       open.append(image);
@@ -458,9 +517,30 @@ export class PlacesView {
 
   async addPhotos(note, files) {
     for (const file of files) {
-      const photo = await this.change('The photo', () => api.addPhoto(this.place.id, note.id, file));
-      if (photo) note.photos = [...(note.photos || []), photo];
+      let photo = await this.change('The photo', () => api.addPhoto(this.place.id, note.id, file));
+      if (!photo) continue;
+      // No EXIF thumbnail in the file: the browser makes one (a canvas) and gives it to the server.
+      if (!photo.hasThumbnail) photo = (await this.sendThumbnail(photo, file)) || photo;
+      note.photos = [...(note.photos || []), photo];
     }
     this.showNotes();
+  }
+
+  /** A JPEG at most THUMBNAIL_EDGE_PX on its longer side, PUT to the photo's thumbnailUrl; null when the browser cannot draw the file. */
+  async sendThumbnail(photo, file) {
+    try {
+      const bitmap = await createImageBitmap(file);
+      const scale = Math.min(1, THUMBNAIL_EDGE_PX / Math.max(bitmap.width, bitmap.height));
+      const canvas = document.createElement('canvas');
+      canvas.width = Math.max(1, Math.round(bitmap.width * scale));
+      canvas.height = Math.max(1, Math.round(bitmap.height * scale));
+      canvas.getContext('2d').drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+      bitmap.close();
+      const blob = await new Promise((resolve) => canvas.toBlob(resolve, 'image/jpeg', 0.8));
+      if (!blob) return null;
+      return await api.putThumbnail(photo, blob);
+    } catch {
+      return null;  // e.g. HEIC, which this browser cannot decode: the list shows the photo itself
+    }
   }
 }

@@ -53,13 +53,7 @@ public struct LocalScale: Sendable, Hashable {
     public var metersPerRadianEast: Double
 
     @inlinable
-    public init(latitudeRadians φ: Double) {
-        let sine = sin(φ)
-        let w = 1 - WGS84.eccentricitySquared * sine * sine
-        let primeVertical = WGS84.semiMajorAxisMeters / w.squareRoot()
-        metersPerRadianNorth = primeVertical * (1 - WGS84.eccentricitySquared) / w
-        metersPerRadianEast = primeVertical * cos(φ)
-    }
+    public init(latitudeRadians φ: Double) { self.init(sine: sin(φ), cosine: cos(φ)) }
 
     @inlinable
     public init(latitudeDegrees: Double) { self.init(latitudeRadians: latitudeDegrees * (.pi / 180)) }
@@ -82,5 +76,48 @@ extension Coordinate {
         EllipsoidalDistance.meters(
             fromLatitude: latitude, longitude: longitude, toLatitude: other.latitude, longitude: other.longitude
         )
+    }
+}
+
+/// `LocalScale` for a stream of nearby latitudes, without a sine and cosine per point: the sine and cosine of a
+/// reference latitude are computed once, and those of a latitude within `reachRadians` of it by the angle
+/// addition formulas, with the small difference's sine and cosine from their Taylor series (terms beyond the
+/// last kept are under 10⁻²⁴ at that reach, far below a double's rounding). A latitude farther away becomes
+/// the new reference. The scales agree with `LocalScale(latitudeRadians:)` to a few units in the last place.
+struct LocalScaleSeries {
+    /// 0.001 rad, 6.4 km of latitude: a ride re-anchors every few kilometres of northing at most.
+    static let reachRadians = 1e-3
+
+    private var reference = Double.nan
+    private var referenceSine = 0.0
+    private var referenceCosine = 1.0
+
+    /// The scale at latitude `φ` (radians).
+    @inline(__always)
+    mutating func scale(latitudeRadians φ: Double) -> LocalScale {
+        var δ = φ - reference
+        if !(abs(δ) <= Self.reachRadians) {
+            reference = φ
+            referenceSine = sin(φ)
+            referenceCosine = cos(φ)
+            δ = 0
+        }
+        let δ2 = δ * δ
+        let sineδ = δ * (1 - δ2 / 6 * (1 - δ2 / 20))
+        let cosineδ = 1 - δ2 / 2 * (1 - δ2 / 12 * (1 - δ2 / 30))
+        let sine = referenceSine * cosineδ + referenceCosine * sineδ
+        let cosine = referenceCosine * cosineδ - referenceSine * sineδ
+        return LocalScale(sine: sine, cosine: cosine)
+    }
+}
+
+extension LocalScale {
+    /// The scale at the latitude whose sine and cosine are given.
+    @inlinable
+    internal init(sine: Double, cosine: Double) {
+        let w = 1 - WGS84.eccentricitySquared * sine * sine
+        let primeVertical = WGS84.semiMajorAxisMeters / w.squareRoot()
+        metersPerRadianNorth = primeVertical * (1 - WGS84.eccentricitySquared) / w
+        metersPerRadianEast = primeVertical * cosine
     }
 }

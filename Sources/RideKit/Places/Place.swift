@@ -87,12 +87,15 @@ public struct PhotoInfo: Sendable, Hashable, Identifiable {
     public var mediaType: String
     public var byteCount: Int
     public var createdAt: Date
+    /// True when a small copy for lists is kept (the JPEG's own EXIF thumbnail, or one the browser made).
+    public var hasThumbnail: Bool
 
-    public init(id: ShortID, noteID: ShortID, mediaType: String, byteCount: Int, createdAt: Date) {
+    public init(id: ShortID, noteID: ShortID, mediaType: String, byteCount: Int, createdAt: Date, hasThumbnail: Bool = false) {
         self.id = id
         self.noteID = noteID
         self.mediaType = mediaType
         self.byteCount = byteCount
         self.createdAt = createdAt
+        self.hasThumbnail = hasThumbnail
     }
 }

@@ -66,6 +66,11 @@ final class BackgroundStatsAccumulator: @unchecked Sendable {
     }
 
     private func consume(_ chunk: [Step]) {
+        // One access to the class's property for the whole chunk, not one (checked at run time) per step.
+        Self.run(chunk, into: &accumulator)
+    }
+
+    private static func run(_ chunk: [Step], into accumulator: inout TrackStatsAccumulator) {
         for step in chunk {
             switch step {
             case .beginTrack: accumulator.beginTrack()

@@ -32,6 +32,8 @@ struct SpeedWindow {
     private var clocks: [Double]
     private var count = 0
     private var next = 0
+    /// Steps back from the newest to the start of the last window (0 before any).
+    private var windowBack = 0
     /// Speeds over full windows.
     private var fullWindows = RobustMaximum()
     /// Best speed over whatever history there was, for tracks too short for a full window.
@@ -55,6 +57,7 @@ struct SpeedWindow {
     mutating func reset() {
         count = 0
         next = 0
+        windowBack = 0
         fullWindows.endSegment()
     }
 
@@ -77,30 +80,28 @@ struct SpeedWindow {
         return min(polyline, Self.maximumPolylinePerChord * chord)
     }
 
-    /// Records the position reached at a recorded-clock reading.
+    /// Records the position reached at a recorded-clock reading (readings never decrease within a segment).
     mutating func add(_ point: StatsPoint, clock: Double) {
         if count > 0 {
-            var found = false
-            var oldest = 0
-            for back in 1...count {
-                let slot = (next - back + Self.capacity) % Self.capacity
-                oldest = slot
-                let age = clock - clocks[slot]
-                if age >= Self.seconds {
-                    addFullWindow(fourChords(to: point, back: back) / age)
-                    found = true
-                    break
-                }
+            // The window starts at the newest step at least `seconds` old. Ages grow with the steps back and the
+            // clock only runs forward, so the search starts where the last one ended: constant work a step.
+            func age(_ back: Int) -> Double { clock - clocks[(next - back + Self.capacity) % Self.capacity] }
+            var back = min(windowBack + 1, count)
+            if age(back) >= Self.seconds {
+                while back > 1 && age(back - 1) >= Self.seconds { back -= 1 }
+            } else {
+                while back < count && age(back) < Self.seconds { back += 1 }
             }
-            if !found {
-                let age = clock - clocks[oldest]
-                if age > 0 {
-                    let speed = fourChords(to: point, back: count) / age
-                    if count == Self.capacity {
-                        addFullWindow(speed)
-                    } else if speed <= plausibleSpeedMetersPerSecond {
-                        shortWindowMax = max(shortWindowMax, speed)
-                    }
+            windowBack = back
+            let windowAge = age(back)
+            if windowAge >= Self.seconds {
+                addFullWindow(fourChords(to: point, back: back) / windowAge)
+            } else if windowAge > 0 {
+                let speed = fourChords(to: point, back: count) / windowAge
+                if count == Self.capacity {
+                    addFullWindow(speed)
+                } else if speed <= plausibleSpeedMetersPerSecond {
+                    shortWindowMax = max(shortWindowMax, speed)
                 }
             }
         }

@@ -19,6 +19,16 @@ struct StatsPoint {
         self.time = time
     }
 
+    /// The same, with the scale from a series of nearby latitudes (the accumulator's hot path).
+    @inline(__always)
+    init(latitude: Double, longitude: Double, elevationMeters: Double?, time: Double?, scales: inout LocalScaleSeries) {
+        latitudeRadians = latitude * (.pi / 180)
+        longitudeDegrees = longitude
+        scale = scales.scale(latitudeRadians: latitudeRadians)
+        self.elevationMeters = elevationMeters
+        self.time = time
+    }
+
     /// Offset of `other` from this point in metres east and north, on this point's tangent plane
     /// (for neighbours a few tens of metres away).
     @inline(__always)

@@ -87,6 +87,8 @@ public struct TrackStatsAccumulator: Sendable {
 
     private var classifier = StationarityClassifier()
     private var smoother = PositionSmoother()
+    /// Local scales without a sine and cosine per point.
+    private var scales = LocalScaleSeries()
     /// The fixes of a stop while the rider stands (`StationarityClassifier`), nil on the move.
     private var stop: StopCluster?
 
@@ -182,7 +184,7 @@ public struct TrackStatsAccumulator: Sendable {
 
         let point = StatsPoint(
             latitude: latitude, longitude: longitude, elevationMeters: elevation.flatMap { $0.isFinite ? $0 : nil },
-            time: time?.timeIntervalSince1970
+            time: time?.timeIntervalSince1970, scales: &scales
         )
         if let candidate = gateCandidate {
             if let last = gateLast, isBadFix(candidate, after: last, before: point) {

@@ -71,6 +71,7 @@ final class AttributeStorage {
     private(set) var pointer = UnsafeMutablePointer<XMLAttributeToken>.allocate(capacity: 32)
     private var capacity = 32
 
+    @inline(__always)
     func set(_ token: XMLAttributeToken, at index: Int) {
         if index >= capacity {
             let bigger = UnsafeMutablePointer<XMLAttributeToken>.allocate(capacity: capacity * 2)

@@ -21,6 +21,8 @@ struct AppConfigController<Context: RequestContext> {
         var labels: TileLayer
         var cameraRadiusMeters: Double
         var breadcrumbSpacingMeters: Double
+        /// True when address search (`/api/geocode`) is on (`--geocoder-url`).
+        var geocoder: Bool
     }
 
     let configuration: ServerConfiguration
@@ -39,7 +41,8 @@ struct AppConfigController<Context: RequestContext> {
                 satellite: TileLayer(url: configuration.satelliteTilesURL, attribution: configuration.satelliteTilesAttribution),
                 labels: TileLayer(url: configuration.labelTilesURL, attribution: configuration.satelliteTilesAttribution),
                 cameraRadiusMeters: CameraRegion.recordingRadiusMeters,
-                breadcrumbSpacingMeters: BreadcrumbTrail.defaultSpacingMeters
+                breadcrumbSpacingMeters: BreadcrumbTrail.defaultSpacingMeters,
+                geocoder: configuration.geocoder != nil
             )
         }
     }

@@ -4,7 +4,11 @@ import RideKit
 import RideStore
 
 /// A note's photos (issue 10): `POST /api/places/{id}/notes/{noteId}/photos` with the image as the body,
-/// `GET|DELETE …/photos/{photoId}`.
+/// `GET|DELETE …/photos/{photoId}`, and its thumbnail `GET|PUT …/photos/{photoId}/thumbnail`.
+///
+/// The thumbnail is the JPEG's own EXIF thumbnail when it has one (the store finds it when the photo is added);
+/// else one the browser made with a canvas and sent with `PUT` (checked as an image like a photo, at most
+/// 512 KiB); until then `GET …/thumbnail` answers the photo itself.
 ///
 /// Only JPEG, PNG, WebP and HEIC are taken, and the bytes must begin as an image of the declared type does (its
 /// "magic" signature): anything else, SVG included (it can carry script), is refused with 415. They are
@@ -22,63 +26,120 @@ struct PhotosController<Context: RequestContext>: Sendable {
         router.post("api/places/{id}/notes/{noteId}/photos") { request, context in try await add(request, context) }
         router.get("api/places/{id}/notes/{noteId}/photos/{photoId}") { request, context in try await get(request, context) }
         router.delete("api/places/{id}/notes/{noteId}/photos/{photoId}") { request, context in try await delete(request, context) }
+        router.get("api/places/{id}/notes/{noteId}/photos/{photoId}/thumbnail") { request, context in try await thumbnail(request, context) }
+        router.put("api/places/{id}/notes/{noteId}/photos/{photoId}/thumbnail") { request, context in try await setThumbnail(request, context) }
     }
 
-    /// → 201 `{id, url, mediaType, byteCount, createdAt}`.
-    func add(_ request: Request, _ context: Context) async throws -> EditedResponse<PhotoCreatedPayload> {
+    /// → 201 `{id, url, thumbnailUrl, mediaType, byteCount, hasThumbnail, createdAt}`.
+    func add(_ request: Request, _ context: Context) async throws -> EditedResponse<PhotoPayload> {
         let (placeID, noteID) = try await note(context)
+        let (mediaType, bytes) = try await Self.image(request, limit: Self.maximumByteCount, what: "photo")
+        let info = try await library.store.addPhoto(noteID: noteID, mediaType: mediaType, bytes: bytes, userID: library.userID)
+        let payload = PhotoPayload(info, placeID: placeID)
+        var headers = HTTPFields()
+        headers[.location] = payload.url
+        return EditedResponse(status: .created, headers: headers, response: payload)
+    }
+
+    /// `PUT …/photos/{photoId}/thumbnail`: a small image the browser made (a canvas) for a photo without an EXIF
+    /// thumbnail → the photo's JSON.
+    func setThumbnail(_ request: Request, _ context: Context) async throws -> PhotoPayload {
+        let (placeID, noteID) = try await note(context)
+        let id = try await photoID(context, noteID: noteID)
+        let (mediaType, bytes) = try await Self.image(request, limit: Self.maximumThumbnailByteCount, what: "thumbnail")
+        let info = try await library.store.setPhotoThumbnail(id: id, mediaType: mediaType, bytes: bytes, userID: library.userID)
+        return PhotoPayload(info, placeID: placeID)
+    }
+
+    /// The largest thumbnail taken from a browser.
+    static var maximumThumbnailByteCount: Int { SQLiteRideStore.maximumThumbnailByteCount }
+
+    /// The body as an image: its type from `Content-Type` (one of `fileExtensions`), at most `limit` bytes (413
+    /// beyond, from `Content-Length` or while reading), and bytes that begin as that type's do (415 otherwise).
+    static func image(_ request: Request, limit: Int, what: String) async throws -> (mediaType: String, bytes: Data) {
         let mediaType = (request.headers[.contentType] ?? "").split(separator: ";").first.map {
             $0.trimmingCharacters(in: .whitespaces).lowercased()
         } ?? ""
-        guard Self.fileExtensions[mediaType] != nil else {
+        guard fileExtensions[mediaType] != nil else {
             throw APIError(
                 .unsupportedMediaType, code: "unsupported_media_type",
-                message: "a photo must be sent as image/jpeg, image/png, image/webp or image/heic, not '\(mediaType)'")
+                message: "a \(what) must be sent as image/jpeg, image/png, image/webp or image/heic, not '\(mediaType.prefix(100))'")
         }
+        let limitText = limit >= 1 << 20 ? "\(limit >> 20) MiB" : "\(limit >> 10) KiB"
         let tooLarge = APIError(
             .contentTooLarge, code: "body_too_large",
-            message: "the photo is larger than \(Self.maximumByteCount >> 20) MiB, the most a photo may be; nothing was stored")
-        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > Self.maximumByteCount { throw tooLarge }
+            message: "the \(what) is larger than \(limitText), the most a \(what) may be; nothing was stored")
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit { throw tooLarge }
         var bytes = Data()
         for try await chunk in request.body {
-            guard bytes.count + chunk.readableBytes <= Self.maximumByteCount else { throw tooLarge }
+            guard bytes.count + chunk.readableBytes <= limit else { throw tooLarge }
             bytes.append(contentsOf: chunk.readableBytesView)
         }
-        guard !bytes.isEmpty else { throw APIError.badRequest("empty_body", "the body is empty; it must be the photo's bytes") }
-        guard Self.matches(bytes, mediaType: mediaType) else {
+        guard !bytes.isEmpty else { throw APIError.badRequest("empty_body", "the body is empty; it must be the \(what)'s bytes") }
+        guard matches(bytes, mediaType: mediaType) else {
             throw APIError(
                 .unsupportedMediaType, code: "not_an_image",
                 message: "the body is not a \(mediaType) image (its first bytes are not that format's signature); nothing was stored")
         }
-        let info = try await library.store.addPhoto(noteID: noteID, mediaType: mediaType, bytes: bytes, userID: library.userID)
-        let url = "/api/places/\(placeID.rawValue)/notes/\(noteID.rawValue)/photos/\(info.id.rawValue)"
-        var headers = HTTPFields()
-        headers[.location] = url
-        return EditedResponse(status: .created, headers: headers, response: PhotoCreatedPayload(info, url: url))
+        return (mediaType, bytes)
     }
 
     /// The photo's bytes, with its type.
     func get(_ request: Request, _ context: Context) async throws -> Response {
         let (_, noteID) = try await note(context)
-        let text = try context.parameters.require("photoId")
-        guard let id = PhotoID(text), let photo = try await library.store.photo(id: id, userID: library.userID), photo.info.noteID == noteID else {
-            throw APIError.notFound("no photo with id \(text) on this note")
+        let id = try await photoID(context, noteID: noteID)
+        guard let photo = try await library.store.photo(id: id, userID: library.userID) else { throw APIError.notFound("no photo with id \(id)") }
+        return Self.response(photo, request: request, name: "photo-\(id.rawValue)")
+    }
+
+    /// The photo's thumbnail, or the photo itself while it has none.
+    func thumbnail(_ request: Request, _ context: Context) async throws -> Response {
+        let (_, noteID) = try await note(context)
+        let id = try await photoID(context, noteID: noteID)
+        if let thumbnail = try await library.store.photoThumbnail(id: id, userID: library.userID) {
+            return Self.response(thumbnail, request: request, name: "photo-\(id.rawValue)-thumbnail", isThumbnailAddress: true)
         }
+        guard let photo = try await library.store.photo(id: id, userID: library.userID) else { throw APIError.notFound("no photo with id \(id)") }
+        return Self.response(photo, request: request, name: "photo-\(id.rawValue)", isThumbnailAddress: true)
+    }
+
+    /// An image answer: its type, `nosniff`, shown inline under a name of ours (never the user's), a sandbox in
+    /// case a browser renders it as a page, and caching: private (it is the user's); a photo's bytes never change
+    /// under its address (a day, immutable), a thumbnail's may (the photo itself until the browser sends one), so
+    /// it is revalidated every time by its `ETag` (a 304 without a body).
+    static func response(_ photo: PhotoData, request: Request, name: String, isThumbnailAddress: Bool = false) -> Response {
         var headers = HTTPFields()
-        headers[.contentType] = photo.info.mediaType
+        let tag = "\"\(name)-\(photo.info.byteCount)-\(fileExtensions[photo.info.mediaType] ?? "bin")\""
+        headers[.eTag] = tag
+        headers[.cacheControl] = isThumbnailAddress ? "private, no-cache" : "private, max-age=86400, immutable"
         headers[.xContentTypeOptions] = "nosniff"
-        headers[.contentDisposition] = "inline; filename=\"photo-\(id.rawValue).\(Self.fileExtensions[photo.info.mediaType] ?? "bin")\""
+        if request.headers[.ifNoneMatch] == tag { return Response(status: .notModified, headers: headers) }
+        headers[.contentType] = photo.info.mediaType
+        headers[.contentDisposition] = "inline; filename=\"\(name).\(fileExtensions[photo.info.mediaType] ?? "bin")\""
         headers[.contentSecurityPolicy] = "default-src 'none'; sandbox"
-        headers[.cacheControl] = "private, max-age=86400"
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: photo.bytes)))
     }
 
+    /// The photo `{photoId}` of the note, or a 404.
+    func photoID(_ context: Context, noteID: NoteID) async throws -> PhotoID {
+        let text = try context.parameters.require("photoId")
+        guard let id = PhotoID(text), let photo = try await library.store.notes(placeID: try placeID(context), userID: library.userID)
+            .first(where: { $0.id == noteID })?.photos.first(where: { $0.id == id })
+        else { throw APIError.notFound("no photo with id \(text) on this note") }
+        return photo.id
+    }
+
+    func placeID(_ context: Context) throws -> PlaceID {
+        let text = try context.parameters.require("id")
+        guard let id = PlaceID(text) else { throw APIError.notFound("no place with id \(text)") }
+        return id
+    }
+
+    /// `DELETE …/photos/{photoId}`: the photo, its file and its thumbnail's.
     func delete(_ request: Request, _ context: Context) async throws -> Response {
         let (_, noteID) = try await note(context)
-        let text = try context.parameters.require("photoId")
-        guard let id = PhotoID(text), let photo = try await library.store.photo(id: id, userID: library.userID), photo.info.noteID == noteID,
-              try await library.store.deletePhoto(id: id, userID: library.userID)
-        else { throw APIError.notFound("no photo with id \(text) on this note") }
+        let id = try await photoID(context, noteID: noteID)
+        guard try await library.store.deletePhoto(id: id, userID: library.userID) else { throw APIError.notFound("no photo with id \(id)") }
         return Response(status: .noContent)
     }
 
@@ -113,22 +174,5 @@ struct PhotosController<Context: RequestContext>: Sendable {
             return at(4, "ftyp") && ["heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1"].contains { at(8, $0) }
         default: return false
         }
-    }
-}
-
-/// The answer to a photo upload.
-struct PhotoCreatedPayload: ResponseEncodable {
-    var id: String
-    var url: String
-    var mediaType: String
-    var byteCount: Int
-    var createdAt: String
-
-    init(_ info: PhotoInfo, url: String) {
-        id = info.id.rawValue
-        self.url = url
-        mediaType = info.mediaType
-        byteCount = info.byteCount
-        createdAt = GPXTime(date: info.createdAt).rfc3339
     }
 }

@@ -60,10 +60,13 @@ struct LabelListPayload: ResponseEncodable {
     var labels: [LabelPayload]
 }
 
-/// What is known of a photo, and where its bytes are.
-struct PhotoPayload: Encodable {
+/// What is known of a photo, and where its bytes are: `url` the photo, `thumbnailUrl` a small copy for lists (the
+/// photo itself while it has none: `hasThumbnail` false, and the web app may `PUT` one there).
+struct PhotoPayload: ResponseEncodable {
     var id: String
     var url: String
+    var thumbnailUrl: String
+    var hasThumbnail: Bool
     var mediaType: String
     var byteCount: Int
     var createdAt: String
@@ -71,6 +74,8 @@ struct PhotoPayload: Encodable {
     init(_ photo: PhotoInfo, placeID: PlaceID) {
         id = photo.id.rawValue
         url = "/api/places/\(placeID.rawValue)/notes/\(photo.noteID.rawValue)/photos/\(photo.id.rawValue)"
+        thumbnailUrl = url + "/thumbnail"
+        hasThumbnail = photo.hasThumbnail
         mediaType = photo.mediaType
         byteCount = photo.byteCount
         createdAt = GPXTime(date: photo.createdAt).rfc3339

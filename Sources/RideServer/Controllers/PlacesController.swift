@@ -7,7 +7,8 @@ import RideStore
 /// `TrackLibrary`'s store. Every request is checked whole before anything is stored, so a refused request
 /// leaves the store as it was.
 ///
-/// The store deletes places for good (with their notes and photos), so there is no `restore`.
+/// `DELETE` hides a place (with its notes and photos) and `POST /api/places/{id}/restore` brings it back, for 30
+/// days (`TrackLibrary.deletedPlaceRetentionSeconds`); places deleted longer ago are purged at the next delete.
 struct PlacesController<Context: RequestContext>: Sendable {
     let library: TrackLibrary
 
@@ -15,7 +16,7 @@ struct PlacesController<Context: RequestContext>: Sendable {
     /// The largest GPX file `POST /api/places/import` takes.
     static var importLimitBytes: Int { 16 << 20 }
     /// The most waypoints one import makes places of.
-    static var importMaximumPlaces: Int { 10_000 }
+    static var importMaximumPlaces: Int { TrackLibrary.maximumImportedPlaces }
     static var defaultPageSize: Int { 100 }
     static var maximumPageSize: Int { 1000 }
     static var maximumNameLength: Int { 200 }
@@ -33,6 +34,7 @@ struct PlacesController<Context: RequestContext>: Sendable {
         group.get("{id}") { request, context in try await get(request, context) }
         group.patch("{id}") { request, context in try await update(request, context) }
         group.delete("{id}") { request, context in try await delete(request, context) }
+        group.post("{id}/restore") { request, context in try await restore(request, context) }
         group.post("{id}/notes") { request, context in try await addNote(request, context) }
         group.patch("{id}/notes/{noteId}") { request, context in try await updateNote(request, context) }
         group.delete("{id}/notes/{noteId}") { request, context in try await deleteNote(request, context) }
@@ -100,7 +102,11 @@ struct PlacesController<Context: RequestContext>: Sendable {
 
     /// `GET /api/places/{id}`: the place with its notes (each with its photos) and labels.
     func get(_ request: Request, _ context: Context) async throws -> PlacePayload {
-        let place = try await place(try context.parameters.require("id"))
+        try await get(id: try context.parameters.require("id"))
+    }
+
+    func get(id text: String) async throws -> PlacePayload {
+        let place = try await place(text)
         return PlacePayload(place, notes: try await library.store.notes(placeID: place.id, userID: library.userID))
     }
 
@@ -122,14 +128,28 @@ struct PlacesController<Context: RequestContext>: Sendable {
         return PlacePayload(place, notes: try await library.store.notes(placeID: place.id, userID: library.userID))
     }
 
-    /// `DELETE /api/places/{id}`: the place, its notes and their photos, for good.
+    /// `DELETE /api/places/{id}`: hides the place, its notes and their photos until restored (or purged).
     func delete(_ request: Request, _ context: Context) async throws -> Response {
         let text = try context.parameters.require("id")
         let id = try Self.placeID(text)
-        guard try await library.store.deletePlaces(ids: [id], userID: library.userID) == [id] else {
+        guard try await library.deletePlaces([id]) == [id] else {
             throw APIError.notFound("no place with id \(text)")
         }
         return Response(status: .noContent)
+    }
+
+    /// `POST /api/places/{id}/restore`: undoes a delete → the place with its notes. A place that is not deleted is
+    /// 409 `not_deleted`; one never known, or purged, 404.
+    func restore(_ request: Request, _ context: Context) async throws -> PlacePayload {
+        let text = try context.parameters.require("id")
+        let id = try Self.placeID(text)
+        guard try await library.store.restorePlaces(ids: [id], userID: library.userID) == [id] else {
+            if try await library.store.place(id: id, userID: library.userID) != nil {
+                throw APIError(.conflict, code: "not_deleted", message: "the place \(text) is not deleted; there is nothing to restore")
+            }
+            throw APIError.notFound("no deleted place with id \(text) (never known, or purged 30 days after its delete)")
+        }
+        return try await get(id: text)
     }
 
     // MARK: Notes
@@ -175,7 +195,7 @@ struct PlacesController<Context: RequestContext>: Sendable {
     }
 
     /// `POST /api/places/import`: the body is a GPX file; each waypoint becomes a place (name, `cmt` as the
-    /// address, `desc` as a note). All of them or none: if one cannot be stored, those made before are removed.
+    /// address, `desc` as a note). All of them or none: they are stored in one transaction.
     func importGPX(_ request: Request, _ context: Context) async throws -> EditedResponse<PlaceImportPayload> {
         // Over the limit, `collect` throws a 413 (`APIError(from:)` words it).
         let buffer = try await request.body.collect(upTo: Self.importLimitBytes)
@@ -192,18 +212,8 @@ struct PlacesController<Context: RequestContext>: Sendable {
         guard document.waypoints.count <= Self.importMaximumPlaces else {
             throw APIError(.unprocessableContent, code: "too_many_waypoints", message: "the file has more than \(Self.importMaximumPlaces) waypoints; nothing was stored")
         }
-        let newPlaces = document.waypoints.map { waypoint in
-            var place = NewPlace(waypoint: waypoint)
-            place.name = String(place.name.prefix(Self.maximumNameLength))
-            return place
-        }
-        var made: [Place] = []
-        do {
-            for place in newPlaces { made.append(try await library.store.createPlace(place, userID: library.userID)) }
-        } catch {
-            _ = try? await library.store.deletePlaces(ids: made.map(\.id), userID: library.userID)
-            throw error
-        }
+        // One transaction: a place that cannot be stored leaves nothing of the file.
+        let made = try await library.importPlaces(from: document)
         return EditedResponse(status: .created, response: PlaceImportPayload(places: made.map { PlacePayload($0) }))
     }
 

@@ -13,12 +13,29 @@ struct SharesController<Context: RequestContext>: Sendable {
     let library: TrackLibrary
 
     /// Random bytes in a token: 256 bits, far beyond guessing.
-    static var tokenByteCount: Int { 32 }
+    static var tokenByteCount: Int { ShareLink.tokenByteCount }
 
     func addRoutes(to router: Router<Context>) {
         router.post("api/places/{id}/share") { request, context in try await create(request, context) }
         router.delete("api/shares/{token}") { request, context in try await revoke(request, context) }
         router.get("share/{token}") { request, context in try await page(request, context) }
+        router.get("share/{token}/photos/{photoId}") { request, context in try await photo(request, context, thumbnail: false) }
+        router.get("share/{token}/photos/{photoId}/thumbnail") { request, context in try await photo(request, context, thumbnail: true) }
+    }
+
+    /// `GET /share/{token}/photos/{photoId}[/thumbnail]`: a photo of the shared place's notes, for whoever holds the
+    /// link (no session), with the headers of `PhotosController.response`; 404 for any other photo, or once revoked.
+    func photo(_ request: Request, _ context: Context, thumbnail: Bool) async throws -> Response {
+        let token = try context.parameters.require("token")
+        let text = try context.parameters.require("photoId")
+        guard let link = try await library.store.shareLink(token: token), let id = PhotoID(text),
+              try await library.store.notes(placeID: link.placeID, userID: link.userID).contains(where: { $0.photos.contains { $0.id == id } })
+        else { throw APIError.notFound("no photo with id \(text) behind this link") }
+        if thumbnail, let small = try await library.store.photoThumbnail(id: id, userID: link.userID) {
+            return PhotosController<Context>.response(small, request: request, name: "photo-\(id.rawValue)-thumbnail", isThumbnailAddress: true)
+        }
+        guard let photo = try await library.store.photo(id: id, userID: link.userID) else { throw APIError.notFound("no photo with id \(text)") }
+        return PhotosController<Context>.response(photo, request: request, name: "photo-\(id.rawValue)", isThumbnailAddress: true)  // revalidated: a revoked link serves nothing
     }
 
     /// `POST /api/places/{id}/share` → 201 `{token, url}`; `url` is the page's path (`/share/{token}`), which
@@ -51,22 +68,18 @@ struct SharesController<Context: RequestContext>: Sendable {
             return Self.html(status: .notFound, title: "Link not found", body: "<h1>Link not found</h1>\n<p>This link does not exist or was revoked.</p>")
         }
         let notes = try await library.store.notes(placeID: place.id, userID: link.userID)
-        return Self.html(status: .ok, title: place.name, body: Self.body(place, notes: notes))
+        return Self.html(status: .ok, title: place.name, body: Self.body(place, notes: notes, photoBase: "/share/\(link.token)/photos/"))
     }
 
     // MARK: Helpers
 
-    /// 256 random bits, base64url without padding (43 characters).
-    static func makeToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<tokenByteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
+    /// 256 random bits, base64url without padding (43 characters): `ShareLink.makeToken`.
+    static func makeToken() -> String { ShareLink.makeToken() }
 
     /// The page's content: name, address, labels, position with a `geo:` link (phones open their map app) and
-    /// OpenStreetMap links (the map, and directions to the place), then the notes.
-    static func body(_ place: Place, notes: [PlaceNote]) -> String {
+    /// OpenStreetMap links (the map, and directions to the place), then the notes, each with its photos'
+    /// thumbnails linked to the photos (`photoBase` + id: the link's own photo addresses).
+    static func body(_ place: Place, notes: [PlaceNote], photoBase: String = "") -> String {
         let latitude = String(place.latitude), longitude = String(place.longitude)
         var lines = ["<h1>\(escaped(place.name))</h1>"]
         if let address = place.address { lines.append("<p class=\"address\">\(escaped(address))</p>") }
@@ -82,7 +95,15 @@ struct SharesController<Context: RequestContext>: Sendable {
         lines.append("</ul>")
         if !notes.isEmpty {
             lines.append("<h2>Notes</h2>")
-            for note in notes { lines.append("<p class=\"note\">\(escaped(note.body))</p>") }
+            for note in notes {
+                lines.append("<p class=\"note\">\(escaped(note.body))</p>")
+                guard !note.photos.isEmpty else { continue }
+                // Ids are the store's (8 letters and digits); escaped all the same.
+                lines.append("<p class=\"photos\">" + note.photos.map { photo in
+                    let url = escaped(photoBase + photo.id.rawValue)
+                    return "<a href=\"\(url)\"><img src=\"\(url)/thumbnail\" alt=\"Photo\" height=\"96\"></a>"
+                }.joined(separator: " ") + "</p>")
+            }
         }
         return lines.joined(separator: "\n")
     }
@@ -97,7 +118,7 @@ struct SharesController<Context: RequestContext>: Sendable {
             <meta name="robots" content="noindex">
             <title>\(escaped(title))</title>
             <style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:1rem auto;padding:0 1rem;line-height:1.4}\
-            .note{white-space:pre-wrap;border-left:3px solid #ccc;padding-left:.6rem}.labels span{background:#eee;border-radius:.6rem;padding:0 .5rem}</style>
+            .note{white-space:pre-wrap;border-left:3px solid #ccc;padding-left:.6rem}.labels span{background:#eee;border-radius:.6rem;padding:0 .5rem}.photos img{max-width:8rem;object-fit:cover;border-radius:.3rem}</style>
             </head>
             <body>
             \(body)
@@ -108,7 +129,7 @@ struct SharesController<Context: RequestContext>: Sendable {
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.xContentTypeOptions] = "nosniff"
-        headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        headers[.contentSecurityPolicy] = "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
         headers[.cacheControl] = "no-store"
         headers[.init("Referrer-Policy")!] = "no-referrer"
         headers[.init("X-Robots-Tag")!] = "noindex"

@@ -11,11 +11,14 @@ public struct APIError: Error, Sendable, Hashable {
     public var status: HTTPResponse.Status
     public var code: String
     public var message: String
+    /// Sent as `Retry-After` (a 429 or 503 that knows when to come back).
+    public var retryAfterSeconds: Int?
 
-    public init(_ status: HTTPResponse.Status, code: String, message: String) {
+    public init(_ status: HTTPResponse.Status, code: String, message: String, retryAfterSeconds: Int? = nil) {
         self.status = status
         self.code = code
         self.message = message
+        self.retryAfterSeconds = retryAfterSeconds
     }
 
     static func badRequest(_ code: String, _ message: String) -> APIError { APIError(.badRequest, code: code, message: message) }

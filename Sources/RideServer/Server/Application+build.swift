@@ -80,6 +80,7 @@ public func buildRouter(
     LabelsController<RideRequestContext>(library: library).addRoutes(to: router.group("api/labels"))
     SharesController<RideRequestContext>(library: library).addRoutes(to: router)
     PhotosController<RideRequestContext>(library: library).addRoutes(to: router)
+    GeocodeController<RideRequestContext>(geocoder: configuration.geocoder.map { Geocoder(configuration: $0) }).addRoutes(to: router)
     if let tiles {
         TilesController<RideRequestContext>(tiles: tiles, metrics: metrics).addRoutes(to: router.group("tiles"))
     }

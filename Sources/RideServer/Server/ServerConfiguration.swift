@@ -29,12 +29,24 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var labelTilesURL: String =
         "https://server.arcgisonline.com/ArcGIS/rest/services/Reference/World_Boundaries_and_Places/MapServer/tile/{z}/{y}/{x}"
     public var logLevel: Logger.Level = .info
+    /// Address search (`/api/geocode`) through a Nominatim-compatible service; off when nil (`--geocoder-url`).
+    public var geocoder: Geocoder.Configuration?
 
     public init() {}
 
+    /// Turns address search on with the service at `url` (http or https), naming `contact` in the User-Agent.
+    public mutating func setGeocoder(url: String, contact: String?) throws(ConfigurationError) {
+        guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host?.isEmpty == false,
+              parsed.query == nil
+        else {
+            throw .invalid(name: "--geocoder-url", value: url, expected: "an http or https URL without a query, e.g. https://nominatim.openstreetmap.org")
+        }
+        geocoder = Geocoder.Configuration(baseURL: url, userAgent: Geocoder.Configuration.userAgent(contact: contact))
+    }
+
     /// The defaults with the `BIKERIDE_*` environment variables applied: `BIKERIDE_HOST`, `_PORT`, `_DATA_DIR`,
     /// `_TILES`, `_TLS_CERT`, `_TLS_KEY`, `_WEB_ROOT`, `_LEAFLET_DIR`, `_STANDARD_TILES_URL`, `_SATELLITE_TILES_URL`,
-    /// `_LABEL_TILES_URL`, `_LOG_LEVEL`.
+    /// `_LABEL_TILES_URL`, `_GEOCODER_URL`, `_GEOCODER_CONTACT`, `_LOG_LEVEL`.
     public init(environment: [String: String]) throws(ConfigurationError) {
         self.init()
         func value(_ name: String) -> String? {
@@ -55,6 +67,7 @@ public struct ServerConfiguration: Sendable, Hashable {
         if let url = value("STANDARD_TILES_URL") { standardTilesURL = url }
         if let url = value("SATELLITE_TILES_URL") { satelliteTilesURL = url }
         if let url = value("LABEL_TILES_URL") { labelTilesURL = url }
+        if let url = value("GEOCODER_URL") { try setGeocoder(url: url, contact: value("GEOCODER_CONTACT")) }
         if let text = value("LOG_LEVEL") {
             guard let level = Logger.Level(rawValue: text.lowercased()) else {
                 throw .invalid(name: "BIKERIDE_LOG_LEVEL", value: text, expected: "trace, debug, info, notice, warning, error or critical")

@@ -5,6 +5,7 @@ import Foundation
 ///     <data directory>/bikeride.sqlite      (+ -wal and -shm beside it while in use)
 ///     <data directory>/Documents/           every saved track as a .gpx file; drop files here to import them
 ///     <data directory>/.uploads/            uploads while they arrive, removed once imported
+///     <data directory>/Photos/              photos of place notes and their thumbnails, a file each (`PhotoFolder`)
 ///
 /// The directory is, in order: the one given (`--data-dir`), `BIKERIDE_DATA_DIR`, then the platform's place
 /// for application data: `$XDG_DATA_HOME/bikeride` or `~/.local/share/bikeride` on Linux,
@@ -35,6 +36,8 @@ public struct DataDirectory: Sendable, Hashable {
     public var documentsURL: URL { url.appending(path: "Documents", directoryHint: .isDirectory) }
     /// Uploads being received (the server writes each to a file here before importing it, then removes it).
     public var uploadsURL: URL { url.appending(path: ".uploads", directoryHint: .isDirectory) }
+    /// Photos of place notes: the store keeps them beside its database (`SQLiteRideStore.photoFolder`).
+    public var photosURL: URL { url.appending(path: "Photos", directoryHint: .isDirectory) }
 
     /// Opens (creating if needed) the embedded store and the local user's library.
     public func openLibrary(configuration: SQLiteRideStore.Configuration = .init()) async throws -> TrackLibrary {

@@ -29,4 +29,16 @@ public struct ShareLink: Sendable, Hashable {
                 (65...90).contains(byte) || (97...122).contains(byte) || (48...57).contains(byte) || byte == 45 || byte == 95
             }
     }
+
+    /// Random bytes in a new token: 256 bits, far beyond guessing.
+    public static let tokenByteCount = 32
+
+    /// A new token: 256 bits from `SystemRandomNumberGenerator` (the operating system's cryptographic generator),
+    /// base64url without padding (43 characters). What the server and `bikeride places share` use.
+    public static func makeToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<tokenByteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
 }

@@ -17,7 +17,7 @@ extension SQLiteRideStore {
 
     public func places(_ query: PlaceQuery, userID: UserID) async throws -> [Place] {
         try await read { db in
-            var conditions = ["place.userId = ?"]
+            var conditions = ["place.userId = ?", "place.deletedAt IS NULL"]
             var arguments: StatementArguments = [userID]
             if let search = query.search?.trimmingCharacters(in: .whitespacesAndNewlines), !search.isEmpty {
                 let pattern = "%" + Self.escapeLike(search) + "%"
@@ -75,8 +75,8 @@ extension SQLiteRideStore {
     public func deletePlaces(ids: [PlaceID], userID: UserID) async throws -> [PlaceID] {
         try await write { db in
             let found = try PlaceRecord.select(PlaceRecord.Columns.id, as: PlaceID.self)
-                .filter(keys: ids).filter(PlaceRecord.Columns.userId == userID).fetchAll(db)
-            try PlaceRecord.filter(keys: found).deleteAll(db)
+                .filter(keys: ids).filter(PlaceRecord.Columns.userId == userID && PlaceRecord.Columns.deletedAt == nil).fetchAll(db)
+            try PlaceRecord.filter(keys: found).updateAll(db, PlaceRecord.Columns.deletedAt.set(to: Self.milliseconds(Self.now())))
             return ids.filter(found.contains)
         }
     }
@@ -90,20 +90,7 @@ extension SQLiteRideStore {
             }
             let notes = try NoteRecord.filter(NoteRecord.Columns.placeId == placeID)
                 .order(NoteRecord.Columns.createdAt, NoteRecord.Columns.id).fetchAll(db)
-            var photos: [NoteID: [PhotoInfo]] = [:]
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT photo.id, photo.noteId, photo.mediaType, photo.byteCount, photo.createdAt FROM photo
-                    JOIN note ON note.id = photo.noteId WHERE note.placeId = ? ORDER BY photo.createdAt, photo.id
-                    """,
-                arguments: [placeID])
-            for row in rows {
-                let info = PhotoInfo(
-                    id: row[0], noteID: row[1], mediaType: row[2], byteCount: row[3],
-                    createdAt: Date(timeIntervalSince1970: Double(row[4] as Int64) / 1000))
-                photos[info.noteID, default: []].append(info)
-            }
+            let photos = try Self.photoInfos(db, placeID: placeID)
             return notes.map { Self.note($0, photos: photos[$0.id] ?? []) }
         }
     }
@@ -130,67 +117,8 @@ extension SQLiteRideStore {
             record.updatedAt = Self.now()
             try record.update(db)
             try Self.touchPlace(db, record.placeId, record.updatedAt)
-            let photos = try PhotoRecord.select(
-                PhotoRecord.Columns.id, PhotoRecord.Columns.noteId, PhotoRecord.Columns.mediaType, PhotoRecord.Columns.byteCount,
-                PhotoRecord.Columns.createdAt
-            ).filter(PhotoRecord.Columns.noteId == id).order(PhotoRecord.Columns.createdAt).asRequest(of: Row.self).fetchAll(db)
-                .map { PhotoInfo(id: $0[0], noteID: $0[1], mediaType: $0[2], byteCount: $0[3], createdAt: Date(timeIntervalSince1970: Double($0[4] as Int64) / 1000)) }
+            let photos = try Self.photoInfos(db, placeID: record.placeId)[id] ?? []
             return Self.note(record, photos: photos)
-        }
-    }
-
-    public func deleteNote(id: NoteID, userID: UserID) async throws -> Bool {
-        try await write { db in
-            guard let record = try Self.noteRecord(db, id: id, userID: userID) else { return false }
-            try record.delete(db)
-            try Self.touchPlace(db, record.placeId, Self.now())
-            return true
-        }
-    }
-
-    public func addPhoto(noteID: NoteID, mediaType: String, bytes: Data, userID: UserID) async throws -> PhotoInfo {
-        let mediaType = mediaType.trimmingCharacters(in: .whitespaces).lowercased()
-        guard !mediaType.isEmpty, mediaType.utf8.count <= 100, mediaType.contains("/") else {
-            throw RideStoreError.invalid(field: "mediaType", reason: "'\(mediaType)' is not a media type such as image/jpeg")
-        }
-        guard !bytes.isEmpty, bytes.count <= Self.maximumPhotoByteCount else {
-            throw RideStoreError.invalid(field: "photo", reason: "must hold 1 byte to \(Self.maximumPhotoByteCount >> 20) MiB")
-        }
-        return try await write { db in
-            guard let note = try Self.noteRecord(db, id: noteID, userID: userID) else {
-                throw RideStoreError.notFound(kind: "note", id: noteID.rawValue)
-            }
-            let record = PhotoRecord(
-                id: try Self.freshID(db, table: "photo"), noteId: noteID, mediaType: mediaType, byteCount: bytes.count,
-                bytes: bytes, createdAt: Self.now())
-            try record.insert(db)
-            try Self.touchPlace(db, note.placeId, record.createdAt)
-            return record.info
-        }
-    }
-
-    public func photo(id: PhotoID, userID: UserID) async throws -> PhotoData? {
-        try await read { db in
-            let record = try PhotoRecord.fetchOne(
-                db,
-                sql: """
-                    SELECT photo.* FROM photo JOIN note ON note.id = photo.noteId JOIN place ON place.id = note.placeId
-                    WHERE photo.id = ? AND place.userId = ?
-                    """,
-                arguments: [id, userID])
-            return record.map { PhotoData(info: $0.info, bytes: $0.bytes) }
-        }
-    }
-
-    public func deletePhoto(id: PhotoID, userID: UserID) async throws -> Bool {
-        try await write { db in
-            try db.execute(
-                sql: """
-                    DELETE FROM photo WHERE id = ? AND noteId IN
-                    (SELECT note.id FROM note JOIN place ON place.id = note.placeId WHERE place.userId = ?)
-                    """,
-                arguments: [id, userID])
-            return db.changesCount > 0
         }
     }
 
@@ -299,13 +227,14 @@ extension SQLiteRideStore {
         for labelID in unique { try PlaceLabelRecord(placeId: placeID, labelId: labelID).insert(db) }
     }
 
+    /// The place, when it is the user's and not deleted.
     static func placeRecord(_ db: Database, id: PlaceID, userID: UserID) throws -> PlaceRecord? {
-        try PlaceRecord.filter(key: id).filter(PlaceRecord.Columns.userId == userID).fetchOne(db)
+        try PlaceRecord.filter(key: id).filter(PlaceRecord.Columns.userId == userID && PlaceRecord.Columns.deletedAt == nil).fetchOne(db)
     }
 
     static func noteRecord(_ db: Database, id: NoteID, userID: UserID) throws -> NoteRecord? {
         try NoteRecord.fetchOne(
-            db, sql: "SELECT note.* FROM note JOIN place ON place.id = note.placeId WHERE note.id = ? AND place.userId = ?",
+            db, sql: "SELECT note.* FROM note JOIN place ON place.id = note.placeId WHERE note.id = ? AND place.userId = ? AND place.deletedAt IS NULL",
             arguments: [id, userID])
     }
 

@@ -48,6 +48,10 @@ public final class SQLiteRideStore: RideStore {
     let writer: any DatabaseWriter
     /// Where the database is, or nil in memory.
     public let path: String?
+    /// Where photos' bytes are kept: `Photos/` beside the database file; for a store in memory, a temporary
+    /// folder removed with the store.
+    public let photoFolder: PhotoFolder
+    private let removesPhotoFolder: Bool
 
     /// Opens (creating if needed) the database file at `path` and brings its schema up to date.
     public init(path: String, configuration: Configuration = Configuration()) throws {
@@ -63,7 +67,10 @@ public final class SQLiteRideStore: RideStore {
             throw Self.storeError(error)
         }
         self.path = path
+        photoFolder = PhotoFolder(url: URL(filePath: path).deletingLastPathComponent().appending(path: "Photos", directoryHint: .isDirectory))
+        removesPhotoFolder = false
         try migrate()
+        try preparePhotoFolder()
     }
 
     /// A fresh database in memory, gone when the store is (tests).
@@ -74,7 +81,15 @@ public final class SQLiteRideStore: RideStore {
             throw Self.storeError(error)
         }
         path = nil
+        photoFolder = PhotoFolder(
+            url: FileManager.default.temporaryDirectory.appending(path: "bikeride-photos-\(UUID().uuidString)", directoryHint: .isDirectory))
+        removesPhotoFolder = true
         try migrate()
+        try preparePhotoFolder()
+    }
+
+    deinit {
+        if removesPhotoFolder { try? FileManager.default.removeItem(at: photoFolder.url) }
     }
 
     static func grdbConfiguration(_ configuration: Configuration) -> GRDB.Configuration {

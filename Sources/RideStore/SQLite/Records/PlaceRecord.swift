@@ -12,6 +12,8 @@ struct PlaceRecord: Hashable {
     var address: String?
     var createdAt: Date
     var updatedAt: Date
+    /// When it was deleted (undo: `restorePlaces`); nil while it is the user's (migration v4).
+    var deletedAt: Date?
 }
 
 extension PlaceRecord: StoreRecord {
@@ -22,6 +24,7 @@ extension PlaceRecord: StoreRecord {
         static let userId = Column(CodingKeys.userId)
         static let name = Column(CodingKeys.name)
         static let createdAt = Column(CodingKeys.createdAt)
+        static let deletedAt = Column(CodingKeys.deletedAt)
     }
 
     func place(labels: [PlaceLabel]) -> Place {
@@ -50,8 +53,8 @@ extension NoteRecord: StoreRecord {
     }
 }
 
-/// A row of `photo`: the bytes live in the row (photos of notes are few and small enough for SQLite's
-/// blobs, and a backup of the database file is then a backup of everything).
+/// A row of `photo`. Since migration v4 the bytes are a file of the store's `PhotoFolder` (`fileName`) and
+/// `bytes` is empty; a row from before keeps its bytes in `bytes` until the store moves them out at start.
 struct PhotoRecord: Hashable {
     var id: PhotoID
     var noteId: NoteID
@@ -59,6 +62,9 @@ struct PhotoRecord: Hashable {
     var byteCount: Int
     var bytes: Data
     var createdAt: Date
+    var fileName: String?
+    var thumbnailFileName: String?
+    var thumbnailMediaType: String?
 }
 
 extension PhotoRecord: StoreRecord {
@@ -70,9 +76,13 @@ extension PhotoRecord: StoreRecord {
         static let mediaType = Column(CodingKeys.mediaType)
         static let byteCount = Column(CodingKeys.byteCount)
         static let createdAt = Column(CodingKeys.createdAt)
+        static let fileName = Column(CodingKeys.fileName)
+        static let thumbnailFileName = Column(CodingKeys.thumbnailFileName)
     }
 
-    var info: PhotoInfo { PhotoInfo(id: id, noteID: noteId, mediaType: mediaType, byteCount: byteCount, createdAt: createdAt) }
+    var info: PhotoInfo {
+        PhotoInfo(id: id, noteID: noteId, mediaType: mediaType, byteCount: byteCount, createdAt: createdAt, hasThumbnail: thumbnailFileName != nil)
+    }
 }
 
 /// A row of `label`.

@@ -1,0 +1,1 @@
+../RideKitTests/EXIFJPEG.swift
