@@ -71,6 +71,8 @@ export const api = {
   updateTrack: (id, changes) => call('PATCH', `/api/tracks/${encodeURIComponent(id)}`, changes),
   deleteTrack: (id) => call('DELETE', `/api/tracks/${encodeURIComponent(id)}`),
   restoreTrack: (id) => call('POST', `/api/tracks/${encodeURIComponent(id)}/restore`),
+  /** This week, month and year; `offset` is the rider's zone in minutes east of UTC. */
+  trackTotals: (offset) => call('GET', '/api/tracks/totals' + query({ offset })),
   simulation: (speedKmh, trackId = null) => call('GET', `/api/simulation?speedKmh=${speedKmh}${trackId ? `&trackId=${encodeURIComponent(trackId)}` : ''}`),
   places: (params) => call('GET', '/api/places' + query(params)),
   place: (id) => call('GET', `/api/places/${encodeURIComponent(id)}`),

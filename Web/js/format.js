@@ -44,3 +44,18 @@ export function date(iso) {
   const value = new Date(iso);
   return Number.isNaN(value.getTime()) ? iso : value.toLocaleString();
 }
+
+/**
+ * A time as written with its offset ("2024-05-01T09:00:00+01:00"), shown as the clock read there: the
+ * ride's own time of day, whatever the zone of the browser. `weekday` adds the day of the week.
+ */
+export function localDateTime(text, { weekday = false } = {}) {
+  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})/.exec(text || '');
+  if (!match) return date(text);
+  const [, y, mo, d, h, mi] = match.map(Number);
+  const wall = new Date(Date.UTC(y, mo - 1, d, h, mi));
+  if (Number.isNaN(wall.getTime())) return text;
+  const options = { timeZone: 'UTC', year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' };
+  if (weekday) options.weekday = 'short';
+  return wall.toLocaleString(undefined, options);
+}

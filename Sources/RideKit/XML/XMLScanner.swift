@@ -109,6 +109,8 @@ struct XMLScanner {
     var bindingsGeneration = 0
     /// Lenient mode only: prefixes used without a declaration, bound for the rest of the document.
     var undeclaredPrefixes: [String: Int32] = [:]
+    /// Where each prefix used without a declaration was first seen (lenient reading), for its warning.
+    var undeclaredPrefixNotes: [(prefix: String, line: Int, column: Int)] = []
 
     // The current token.
     var elementNamespace: Int32 = 0
