@@ -69,6 +69,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SHA-256 of imported files (duplicate detection): BoringSSL's, with the CPU's SHA instructions.
                 .product(name: "Crypto", package: "swift-crypto"),
+                // scrypt for passwords (BoringSSL's), from the swift-crypto package already used: no new package.
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
         // A helper process for the store tests: imports a large file so that a test can kill it midway.

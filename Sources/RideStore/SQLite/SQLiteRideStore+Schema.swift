@@ -170,6 +170,7 @@ extension SQLiteRideStore {
                 condition: Column("clientId") != nil)
         }
         SQLiteRideStore.registerShareLinkMigration(&migrator)
+        SQLiteRideStore.registerAccountsMigration(&migrator)
         return migrator
     }()
 }
