@@ -9,7 +9,7 @@ import RideStore
 /// Only JPEG, PNG, WebP and HEIC are taken, and the bytes must begin as an image of the declared type does (its
 /// "magic" signature): anything else, SVG included (it can carry script), is refused with 415. They are
 /// served back with their type, `nosniff` and a download name, so a browser never takes them for a page.
-struct PhotosController<Context: RequestContext>: Sendable {
+struct PhotosController<Context: UserRequestContext>: Sendable {
     let library: TrackLibrary
 
     /// The largest photo taken: a phone's full-size picture fits.
@@ -26,6 +26,7 @@ struct PhotosController<Context: RequestContext>: Sendable {
 
     /// → 201 `{id, url, mediaType, byteCount, createdAt}`.
     func add(_ request: Request, _ context: Context) async throws -> EditedResponse<PhotoCreatedPayload> {
+        let library = try self.library.scoped(to: context)
         let (placeID, noteID) = try await note(context)
         let mediaType = (request.headers[.contentType] ?? "").split(separator: ";").first.map {
             $0.trimmingCharacters(in: .whitespaces).lowercased()
@@ -59,6 +60,7 @@ struct PhotosController<Context: RequestContext>: Sendable {
 
     /// The photo's bytes, with its type.
     func get(_ request: Request, _ context: Context) async throws -> Response {
+        let library = try self.library.scoped(to: context)
         let (_, noteID) = try await note(context)
         let text = try context.parameters.require("photoId")
         guard let id = PhotoID(text), let photo = try await library.store.photo(id: id, userID: library.userID), photo.info.noteID == noteID else {
@@ -74,6 +76,7 @@ struct PhotosController<Context: RequestContext>: Sendable {
     }
 
     func delete(_ request: Request, _ context: Context) async throws -> Response {
+        let library = try self.library.scoped(to: context)
         let (_, noteID) = try await note(context)
         let text = try context.parameters.require("photoId")
         guard let id = PhotoID(text), let photo = try await library.store.photo(id: id, userID: library.userID), photo.info.noteID == noteID,
@@ -84,6 +87,7 @@ struct PhotosController<Context: RequestContext>: Sendable {
 
     /// The place `{id}` and its note `{noteId}`, or a 404.
     func note(_ context: Context) async throws -> (PlaceID, NoteID) {
+        let library = try self.library.scoped(to: context)
         let placeText = try context.parameters.require("id")
         let noteText = try context.parameters.require("noteId")
         guard let placeID = PlaceID(placeText), let noteID = NoteID(noteText) else { throw APIError.notFound("no note with id \(noteText) on this place") }

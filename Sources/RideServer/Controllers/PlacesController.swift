@@ -8,7 +8,7 @@ import RideStore
 /// leaves the store as it was.
 ///
 /// The store deletes places for good (with their notes and photos), so there is no `restore`.
-struct PlacesController<Context: RequestContext>: Sendable {
+struct PlacesController<Context: UserRequestContext>: Sendable {
     let library: TrackLibrary
 
     static var bodyLimitBytes: Int { 64 << 10 }
@@ -45,6 +45,7 @@ struct PlacesController<Context: RequestContext>: Sendable {
     /// `sort` is `distance` by default when `near` is given (then required), else `created` (newest first).
     /// The cursor is opaque to clients (the offset of the next page).
     func list(_ request: Request, _ context: Context) async throws -> PlacePagePayload {
+        let library = try self.library.scoped(to: context)
         let parameters = request.uri.queryParameters
         var limit = Self.defaultPageSize
         if let text = parameters["limit"] {
@@ -85,11 +86,12 @@ struct PlacesController<Context: RequestContext>: Sendable {
 
     /// `POST /api/places` `{name, latitude, longitude, address?, labels?}` → 201 with the place.
     func create(_ request: Request, _ context: Context) async throws -> EditedResponse<PlacePayload> {
+        let library = try self.library.scoped(to: context)
         let body = try await Self.decode(NewPlaceRequest.self, request)
         let name = try Self.name(body.name)
         try Self.checkPosition(latitude: body.latitude, longitude: body.longitude)
         let address = try Self.address(body.address)
-        let labels = try await labelIDs(body.labels ?? [])
+        let labels = try await labelIDs(body.labels ?? [], library)
         let place = try await library.store.createPlace(
             NewPlace(latitude: body.latitude, longitude: body.longitude, name: name, address: address, labelIDs: labels),
             userID: library.userID)
@@ -100,21 +102,23 @@ struct PlacesController<Context: RequestContext>: Sendable {
 
     /// `GET /api/places/{id}`: the place with its notes (each with its photos) and labels.
     func get(_ request: Request, _ context: Context) async throws -> PlacePayload {
-        let place = try await place(try context.parameters.require("id"))
+        let library = try self.library.scoped(to: context)
+        let place = try await place(try context.parameters.require("id"), library)
         return PlacePayload(place, notes: try await library.store.notes(placeID: place.id, userID: library.userID))
     }
 
     /// `PATCH /api/places/{id}`: any of the fields of `POST`; checked whole (labels included) before anything
     /// changes, then stored in one transaction.
     func update(_ request: Request, _ context: Context) async throws -> PlacePayload {
-        let current = try await place(try context.parameters.require("id"))
+        let library = try self.library.scoped(to: context)
+        let current = try await place(try context.parameters.require("id"), library)
         let body = try await Self.decode(PlaceChangesRequest.self, request)
         let name = try body.name.map(Self.name)
         try Self.checkPosition(latitude: body.latitude ?? current.latitude, longitude: body.longitude ?? current.longitude)
         // An empty address clears it (the store's `PlaceChanges`).
         let address = try body.address.map { try Self.address($0) ?? "" }
         var labels: [LabelID]?
-        if let texts = body.labels { labels = try await labelIDs(texts) }
+        if let texts = body.labels { labels = try await labelIDs(texts, library) }
         // Fields and labels in one transaction: all of the change or none of it.
         let place = try await library.store.updatePlace(
             id: current.id, userID: library.userID,
@@ -124,6 +128,7 @@ struct PlacesController<Context: RequestContext>: Sendable {
 
     /// `DELETE /api/places/{id}`: the place, its notes and their photos, for good.
     func delete(_ request: Request, _ context: Context) async throws -> Response {
+        let library = try self.library.scoped(to: context)
         let text = try context.parameters.require("id")
         let id = try Self.placeID(text)
         guard try await library.store.deletePlaces(ids: [id], userID: library.userID) == [id] else {
@@ -136,7 +141,8 @@ struct PlacesController<Context: RequestContext>: Sendable {
 
     /// `POST /api/places/{id}/notes` `{body}` → 201 with the note.
     func addNote(_ request: Request, _ context: Context) async throws -> EditedResponse<NotePayload> {
-        let place = try await place(try context.parameters.require("id"))
+        let library = try self.library.scoped(to: context)
+        let place = try await place(try context.parameters.require("id"), library)
         let body = try Self.noteBody(try await Self.decode(NoteRequest.self, request).body)
         let note = try await library.store.addNote(placeID: place.id, body: body, userID: library.userID)
         return EditedResponse(status: .created, response: NotePayload(note))
@@ -144,6 +150,7 @@ struct PlacesController<Context: RequestContext>: Sendable {
 
     /// `PATCH /api/places/{id}/notes/{noteId}` `{body}`.
     func updateNote(_ request: Request, _ context: Context) async throws -> NotePayload {
+        let library = try self.library.scoped(to: context)
         let id = try await noteID(context)
         let body = try Self.noteBody(try await Self.decode(NoteRequest.self, request).body)
         return NotePayload(try await library.store.updateNote(id: id, body: body, userID: library.userID))
@@ -151,6 +158,7 @@ struct PlacesController<Context: RequestContext>: Sendable {
 
     /// `DELETE /api/places/{id}/notes/{noteId}`: the note and its photos.
     func deleteNote(_ request: Request, _ context: Context) async throws -> Response {
+        let library = try self.library.scoped(to: context)
         let id = try await noteID(context)
         guard try await library.store.deleteNote(id: id, userID: library.userID) else { throw APIError.notFound("no note with id \(id)") }
         return Response(status: .noContent)
@@ -161,6 +169,7 @@ struct PlacesController<Context: RequestContext>: Sendable {
     /// `GET /api/places.gpx?label=ID`: every place (or those with the label) as a GPX 1.1 waypoint, its notes
     /// in `desc`, the address in `cmt`.
     func exportGPX(_ request: Request, _ context: Context) async throws -> Response {
+        let library = try self.library.scoped(to: context)
         var ids: [PlaceID]?
         if let text = request.uri.formQueryValue("label") {
             guard let id = LabelID(text) else { throw APIError.badRequest("invalid_value", "label '\(text)' is not a label id") }
@@ -177,6 +186,7 @@ struct PlacesController<Context: RequestContext>: Sendable {
     /// `POST /api/places/import`: the body is a GPX file; each waypoint becomes a place (name, `cmt` as the
     /// address, `desc` as a note). All of them or none: if one cannot be stored, those made before are removed.
     func importGPX(_ request: Request, _ context: Context) async throws -> EditedResponse<PlaceImportPayload> {
+        let library = try self.library.scoped(to: context)
         // Over the limit, `collect` throws a 413 (`APIError(from:)` words it).
         let buffer = try await request.body.collect(upTo: Self.importLimitBytes)
         guard buffer.readableBytes > 0 else { throw APIError.badRequest("empty_body", "the body is empty; it must be a GPX file") }
@@ -222,7 +232,7 @@ struct PlacesController<Context: RequestContext>: Sendable {
     }
 
     /// The place, or a 404.
-    func place(_ text: String) async throws -> Place {
+    func place(_ text: String, _ library: TrackLibrary) async throws -> Place {
         guard let place = try await library.store.place(id: try Self.placeID(text), userID: library.userID) else {
             throw APIError.notFound("no place with id \(text)")
         }
@@ -231,7 +241,8 @@ struct PlacesController<Context: RequestContext>: Sendable {
 
     /// The note `{noteId}` of the place `{id}`, or a 404 (a note of another place too).
     func noteID(_ context: Context) async throws -> NoteID {
-        let place = try await place(try context.parameters.require("id"))
+        let library = try self.library.scoped(to: context)
+        let place = try await place(try context.parameters.require("id"), library)
         let text = try context.parameters.require("noteId")
         guard let id = NoteID(text),
               try await library.store.notes(placeID: place.id, userID: library.userID).contains(where: { $0.id == id })
@@ -240,7 +251,7 @@ struct PlacesController<Context: RequestContext>: Sendable {
     }
 
     /// The labels as ids of the user's labels; an unknown one refuses the request.
-    func labelIDs(_ texts: [String]) async throws -> [LabelID] {
+    func labelIDs(_ texts: [String], _ library: TrackLibrary) async throws -> [LabelID] {
         guard texts.count <= Self.maximumLabelsPerPlace else {
             throw APIError.badRequest("invalid_value", "a place carries at most \(Self.maximumLabelsPerPlace) labels")
         }

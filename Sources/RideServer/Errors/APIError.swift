@@ -11,6 +11,8 @@ public struct APIError: Error, Sendable, Hashable {
     public var status: HTTPResponse.Status
     public var code: String
     public var message: String
+    /// Sent as `Retry-After` (429: too many login attempts).
+    public var retryAfterSeconds: Int?
 
     public init(_ status: HTTPResponse.Status, code: String, message: String) {
         self.status = status

@@ -32,6 +32,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.cacheControl] = "no-store"
+        if let seconds = error.retryAfterSeconds { headers[.retryAfter] = "\(seconds)" }
         return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }
