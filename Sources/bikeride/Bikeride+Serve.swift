@@ -40,11 +40,20 @@ extension Bikeride {
         @Option(help: "The web app's folder (default: Web/ of this package).")
         var webRoot: String?
 
+        @Flag(inversion: .prefixedNo, help: "Require a login for every page and API (default: only when --host is not a loopback address).")
+        var accounts: Bool?
+
+        @Option(help: "Minutes without a position after which a device's next position starts a new track (default 30).")
+        var deviceGapMinutes: Double?
+
         @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).")
         var logLevel: String?
 
         func validate() throws {
             if let port, !(0...65535).contains(port) { throw ValidationError("--port must be 0–65535") }
+            if let deviceGapMinutes, !(deviceGapMinutes.isFinite && (1...10_080).contains(deviceGapMinutes)) {
+                throw ValidationError("--device-gap-minutes must be 1–10080")
+            }
             if let logLevel, Logger.Level(rawValue: logLevel) == nil {
                 throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
             }
@@ -59,6 +68,8 @@ extension Bikeride {
             if let tlsCert { configuration.tlsCertificatePath = tlsCert }
             if let tlsKey { configuration.tlsKeyPath = tlsKey }
             if let webRoot { configuration.webRoot = webRoot }
+            if let accounts { configuration.accounts = accounts }
+            if let deviceGapMinutes { configuration.deviceTrackGapSeconds = deviceGapMinutes * 60 }
             if let logLevel, let level = Logger.Level(rawValue: logLevel) { configuration.logLevel = level }
             try configuration.validate()
             return configuration
@@ -93,6 +104,7 @@ extension Bikeride {
                     say("bikeride \(Bikeride.configuration.version) serving \(shown.url)")
                     say("data directory: \(configuration.dataDirectory)")
                     if let tiles = configuration.tilesPath { say("offline map: \(tiles)") }
+                    say(configuration.requiresAccounts ? "accounts: on (log in; bikeride users add NAME)" : "accounts: off (one local user, no login)")
                 }
             } catch {
                 printError("bikeride serve: \(error)")
