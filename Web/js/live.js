@@ -59,7 +59,7 @@ export class LiveView {
       this.draw(entry);
       this.render();
     });
-    this.source.addEventListener('open', () => { $('live-status').textContent = 'Live'; });
+    this.source.addEventListener('open', () => { $('live-status').textContent = 'Connected: positions appear as they arrive.'; });
     this.source.addEventListener('error', () => { $('live-status').textContent = 'Reconnecting…'; });
   }
 
@@ -78,8 +78,9 @@ export class LiveView {
 
   fit() {
     if (!this.map) return;
-    const points = [...this.devices.values()].filter((d) => d.lastFix).map((d) => [d.lastFix.latitude, d.lastFix.longitude]);
-    if (points.length) this.map.fitBounds(L.latLngBounds(points).pad(0.5), { maxZoom: 16 });
+    // Each device's position and its line of the day.
+    const points = [...this.devices.values()].flatMap((d) => (d.lastFix ? [[d.lastFix.latitude, d.lastFix.longitude], ...d.line] : d.line));
+    if (points.length) this.map.fitBounds(L.latLngBounds(points).pad(0.2), { maxZoom: 16 });
   }
 
   render() {

@@ -3,12 +3,13 @@ import Hummingbird
 import NIOCore
 import RideKit
 import RideStore
+import ServiceLifecycle
 
 /// `GET /api/live`: server-sent events of the user's devices' new positions (`event: fix`, `id:` the fix's
 /// sequence number, `data:` the fix as JSON). A reconnect with `Last-Event-ID` (browsers send it by
 /// themselves; `?lastEventId=` works too) gets every fix after that id first, so a network loss leaves no gap.
 /// Without one, the stream starts after the newest fix. The stream ends after `maxSeconds` (default 300;
-/// browsers reconnect at once), with a comment line every 15 s to keep proxies from closing it.
+/// browsers reconnect at once), with a comment line every 15 s to keep proxies from closing it; it also ends when the server shuts down.
 ///
 /// `GET /api/live/devices`: each device with its latest fix and today's line (`since`, default the last 24 h).
 struct LiveController<Context: UserRequestContext>: Sendable {
@@ -47,16 +48,25 @@ struct LiveController<Context: UserRequestContext>: Sendable {
             var last = first
             let deadline = Date().addingTimeInterval(maxSeconds)
             try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
-            while Date() < deadline, !Task.isCancelled {
+            var idleSeconds = 0.0
+            // Ends at the deadline, when the client is gone (a write fails) or when the server shuts down: a
+            // graceful shutdown waits for requests in flight, and a stream would otherwise hold it for minutes.
+            while Date() < deadline, !Task.isCancelled, !Task.isShuttingDownGracefully {
                 let version = await feed.version(userID)
                 let fixes = try await store.deviceFixes(userID: userID, after: last, limit: 500)
                 if fixes.isEmpty {
-                    await feed.wait(userID, after: version, seconds: min(15, deadline.timeIntervalSinceNow))
-                    if try await store.lastDeviceFixSequence(userID: userID) <= last {
+                    // Woken by a post at once; otherwise a look every second (shutdown, deadline).
+                    let slice = max(0.01, min(1, deadline.timeIntervalSinceNow))
+                    let waitStarted = Date()
+                    await feed.wait(userID, after: version, seconds: slice)
+                    idleSeconds += Date().timeIntervalSince(waitStarted)
+                    if idleSeconds >= 15 {
                         try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                        idleSeconds = 0
                     }
                     continue
                 }
+                idleSeconds = 0
                 var text = ""
                 for fix in fixes {
                     let json = String(decoding: try encoder.encode(LiveFixPayload(fix)), as: UTF8.self)
