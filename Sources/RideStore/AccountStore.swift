@@ -45,6 +45,38 @@ public protocol AccountStore: Sendable {
     func latestDeviceFixes(userID: UserID) async throws -> [StoredDeviceFix]
     /// The highest sequence number of the user's device fixes (0 for none).
     func lastDeviceFixSequence(userID: UserID) async throws -> Int64
+
+    // MARK: Live share links
+
+    /// A read-only link to a device's position and path, for whoever holds `token` (made by the caller, see
+    /// `ShareLink.isWellFormed`), until `expiresAt`; with `untilRideEnds`, also only while the device's live
+    /// track at this moment is in progress (there must be one). Revoked with `revokeShareLink`.
+    func createLiveShare(token: String, deviceID: DeviceID, userID: UserID, expiresAt: Date, untilRideEnds: Bool) async throws -> LiveShare
+    /// The live link with this token, whoever its user; nil when unknown, revoked, expired, its device gone,
+    /// or the ride it was made for has ended.
+    func liveShare(token: String, now: Date) async throws -> LiveShare?
+}
+
+/// A live share link (issue 12): what it shows and until when.
+public struct LiveShare: Sendable, Hashable {
+    public var token: String
+    public var userID: UserID
+    public var deviceID: DeviceID
+    public var deviceName: String
+    /// The ride it is limited to, if any.
+    public var trackID: TrackID?
+    public var createdAt: Date
+    public var expiresAt: Date
+
+    public init(token: String, userID: UserID, deviceID: DeviceID, deviceName: String, trackID: TrackID?, createdAt: Date, expiresAt: Date) {
+        self.token = token
+        self.userID = userID
+        self.deviceID = deviceID
+        self.deviceName = deviceName
+        self.trackID = trackID
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
 }
 
 /// A device's fix as stored, with its place in the user's feed.

@@ -85,6 +85,23 @@ def test_login_device_live_positions_and_logout(browser, accounts_server, viewpo
         # Five tabs fit a phone's header: Settings is not scrolled out of sight.
         assert page.evaluate("(() => { const t = document.querySelector('.tabs'); return t.scrollWidth <= t.clientWidth + 1; })()")
 
+        # A live link for family: opens without a session, shows the position; revoked, it shows nothing.
+        page.goto('/#/settings')
+        page.get_by_role('button', name='Share live (4 h)').click()
+        link = page.locator('#live-share-link').get_attribute('href')
+        viewer = browser.new_context(base_url=base, **VIEWPORTS[viewport])
+        try:
+            other = viewer.new_page()
+            other.goto(link)
+            assert '46.521, 6.634' in other.content() and 'Last update' in other.content()
+            other.context.viewport_name = viewport
+            shot(other, 'live-share')
+            page.get_by_role('button', name='Stop sharing').click()
+            page.locator('#device-setup').wait_for(state='hidden')
+            assert other.goto(link).status == 404
+        finally:
+            viewer.close()
+
         # Log out: the session ends, the app asks to log in again.
         page.goto('/#/settings')
         page.get_by_role('button', name='Log out').click()

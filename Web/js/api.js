@@ -95,4 +95,6 @@ export const api = {
   rotateDevice: (id) => call('POST', `/api/devices/${encodeURIComponent(id)}/token`),
   deleteDevice: (id) => call('DELETE', `/api/devices/${encodeURIComponent(id)}`),
   liveDevices: () => call('GET', '/api/live/devices'),
+  shareDevice: (id, options) => call('POST', `/api/devices/${encodeURIComponent(id)}/share`, options || {}),
+  revokeShare: (token) => call('DELETE', `/api/shares/${encodeURIComponent(token)}`),
 };

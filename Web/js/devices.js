@@ -39,6 +39,7 @@ export class DevicesView {
     list.innerHTML = devices.map((device) => `<li data-device="${escapeHTML(device.id)}">
       <strong>${escapeHTML(device.name)}</strong>
       <span class="hint">${device.lastSeenAt ? 'last seen ' + escapeHTML(new Date(device.lastSeenAt).toLocaleString()) : 'never seen'}</span>
+      <button type="button" data-action="share">Share live (4 h)</button>
       <button type="button" data-action="rotate">New token</button>
       <button type="button" data-action="revoke">Revoke</button>
     </li>`).join('') || '<li class="hint">No devices yet.</li>';
@@ -48,12 +49,29 @@ export class DevicesView {
         if (button.dataset.action === 'revoke') {
           await api.deleteDevice(id);
           $('device-setup').hidden = true;
+        } else if (button.dataset.action === 'share') {
+          this.showShare(await api.shareDevice(id, { hours: 4 }));
+          return;
         } else {
           this.showSetup(await api.rotateDevice(id));
         }
         await this.refresh();
       });
     }
+  }
+
+  /** A live link for family: read-only, expires, revocable here. */
+  showShare(share) {
+    const url = new URL(share.url, location.origin).href;
+    const setup = $('device-setup');
+    setup.innerHTML = `<h3>Live link</h3><p><a id="live-share-link" href="${escapeHTML(url)}" target="_blank" rel="noopener">${escapeHTML(url)}</a></p>
+      <p class="hint">Anyone with this link sees the position and path until ${escapeHTML(new Date(share.expiresAt).toLocaleString())}.</p>
+      <button type="button" id="live-share-revoke">Stop sharing</button>`;
+    setup.hidden = false;
+    $('live-share-revoke').addEventListener('click', async () => {
+      await api.revokeShare(share.token);
+      setup.hidden = true;
+    });
   }
 
   showSetup(device) {

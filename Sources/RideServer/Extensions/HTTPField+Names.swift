@@ -9,4 +9,6 @@ extension HTTPField.Name {
     static let secFetchSite = Self("Sec-Fetch-Site")!
     /// Asks nginx not to buffer a stream.
     static let xAccelBuffering = Self("X-Accel-Buffering")!
+    /// Reloads a page after this many seconds (the live share page: no script needed).
+    static let refresh = Self("Refresh")!
 }

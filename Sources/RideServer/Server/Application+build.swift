@@ -93,6 +93,7 @@ public func buildRouter(
     IngestController<RideRequestContext>(store: library.store, feed: liveFeed, metrics: metrics, gapSeconds: configuration.deviceTrackGapSeconds)
         .addRoutes(to: router)
     LiveController<RideRequestContext>(library: library, feed: liveFeed).addRoutes(to: router)
+    LiveShareController<RideRequestContext>(library: library).addRoutes(to: router)
     if let tiles {
         TilesController<RideRequestContext>(tiles: tiles, metrics: metrics).addRoutes(to: router.group("tiles"))
     }

@@ -5,6 +5,7 @@ import RideKit
 extension SQLiteRideStore {
     /// Migration "v6 accounts, sessions, devices, ingestion" (issue 12):
     /// - `session`: the hash of a session cookie's token, its user, when it expires;
+    /// - `shareLink` gains `expiresAt` and `trackId` (live share links, kind `device`);
     /// - `deviceFix`: every position a device posted, once per (device, time) — the unique key is what makes
     ///   a replayed post store nothing — with the track it joined; its `id` orders the live feed.
     static func registerAccountsMigration(_ migrator: inout DatabaseMigrator) {
@@ -32,6 +33,11 @@ extension SQLiteRideStore {
                 t.uniqueKey(["deviceId", "time"])
             }
             try db.create(index: "deviceFix_feed", on: "deviceFix", columns: ["userId", "id"])
+            // Live share links are share links of kind `device`: until a time, and optionally a ride (its track).
+            try db.alter(table: "shareLink") { t in
+                t.add(column: "expiresAt", .integer)
+                t.add(column: "trackId", .text)
+            }
         }
     }
 
@@ -207,6 +213,56 @@ extension SQLiteRideStore {
 
     public func lastDeviceFixSequence(userID: UserID) async throws -> Int64 {
         try await read { db in try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM deviceFix WHERE userId = ?", arguments: [userID]) ?? 0 }
+    }
+
+    // MARK: Live share links
+
+    public func createLiveShare(token: String, deviceID: DeviceID, userID: UserID, expiresAt: Date, untilRideEnds: Bool) async throws -> LiveShare {
+        guard ShareLink.isWellFormed(token: token) else {
+            throw RideStoreError.invalid(field: "token", reason: "must be 16 to 128 characters of A-Z, a-z, 0-9, - and _")
+        }
+        return try await write { db in
+            guard let device = try DeviceRecord.filter(key: deviceID).filter(DeviceRecord.Columns.userId == userID).fetchOne(db) else {
+                throw RideStoreError.notFound(kind: "device", id: deviceID.rawValue)
+            }
+            var trackID: TrackID?
+            if untilRideEnds {
+                guard let live = try RecordingRecord.filter(Column("deviceId") == deviceID && RecordingRecord.Columns.state != RecordingState.stopped)
+                    .order(RecordingRecord.Columns.startedAt.desc).fetchOne(db)
+                else { throw RideStoreError.conflict("the device has no ride in progress") }
+                trackID = live.trackId
+            }
+            let now = Self.now()
+            try db.execute(
+                sql: "INSERT INTO shareLink (token, userId, targetKind, targetId, createdAt, expiresAt, trackId) VALUES (?, ?, 'device', ?, ?, ?, ?)",
+                arguments: [token, userID, deviceID, Self.milliseconds(now), Self.milliseconds(expiresAt), trackID])
+            return LiveShare(token: token, userID: userID, deviceID: deviceID, deviceName: device.name, trackID: trackID, createdAt: now,
+                             expiresAt: Self.rounded(expiresAt))
+        }
+    }
+
+    public func liveShare(token: String, now: Date) async throws -> LiveShare? {
+        guard ShareLink.isWellFormed(token: token) else { return nil }
+        return try await read { db in
+            guard let row = try Row.fetchOne(
+                db, sql: """
+                    SELECT shareLink.userId, shareLink.targetId, shareLink.trackId, shareLink.createdAt, shareLink.expiresAt, device.name
+                    FROM shareLink JOIN device ON device.id = shareLink.targetId AND device.userId = shareLink.userId
+                    WHERE shareLink.token = ? AND shareLink.targetKind = 'device' AND shareLink.revokedAt IS NULL AND shareLink.expiresAt > ?
+                    """, arguments: [token, Self.milliseconds(now)]),
+                  let userID = UserID.fromDatabaseValue(row[0]), let deviceID = DeviceID.fromDatabaseValue(row[1])
+            else { return nil }
+            let trackID = TrackID.fromDatabaseValue(row[2])
+            if let trackID {
+                // The ride it was made for has ended: the link shows nothing more.
+                let live = try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS (SELECT 1 FROM recording WHERE trackId = ? AND state != 'stopped')", arguments: [trackID]) ?? false
+                guard live else { return nil }
+            }
+            return LiveShare(
+                token: token, userID: userID, deviceID: deviceID, deviceName: row[5], trackID: trackID,
+                createdAt: Date(timeIntervalSince1970: Double(row[3] as Int64) / 1000), expiresAt: Date(timeIntervalSince1970: Double(row[4] as Int64) / 1000))
+        }
     }
 
     // MARK: Helpers
