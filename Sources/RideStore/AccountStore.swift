@@ -37,6 +37,9 @@ public protocol AccountStore: Sendable {
     /// nothing — and each new fix joins the device's live track in time order; a gap longer than
     /// `gapSeconds` finishes the live track (saved with its figures) and starts a new one.
     func ingest(_ fixes: [TrackerFix], deviceID: DeviceID, userID: UserID, gapSeconds: Double) async throws -> IngestResult
+    /// Several devices' posts in one transaction (group commit: one flush to the disk for all of them), each as
+    /// `ingest` would store it, each with its own outcome.
+    func ingest(_ posts: [DevicePost], gapSeconds: Double) async throws -> [Result<IngestResult, RideStoreError>]
     /// The user's device fixes stored after `sequence` (the live feed's event ids), oldest first.
     func deviceFixes(userID: UserID, after sequence: Int64, limit: Int) async throws -> [StoredDeviceFix]
     /// One device's fixes since a time, oldest first (a day's line on the live map).
@@ -76,6 +79,19 @@ public struct LiveShare: Sendable, Hashable {
         self.trackID = trackID
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+    }
+}
+
+/// What one device posted, for `ingest(_:gapSeconds:)`.
+public struct DevicePost: Sendable, Hashable {
+    public var fixes: [TrackerFix]
+    public var deviceID: DeviceID
+    public var userID: UserID
+
+    public init(fixes: [TrackerFix], deviceID: DeviceID, userID: UserID) {
+        self.fixes = fixes
+        self.deviceID = deviceID
+        self.userID = userID
     }
 }
 

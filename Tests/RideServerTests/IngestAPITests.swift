@@ -240,6 +240,32 @@ import Testing
         #expect(try await Self.storedCount(server) == 1)
     }
 
+    /// 200 devices posting at once (group commit): every post answered after it is stored, each stored once.
+    @Test func manyDevicesPostingAtOnceAreAllStored() async throws {
+        let server = try await TestServer()
+        var tokens: [String] = []
+        for index in 0..<200 { tokens.append(try await server.addDevice("Phone \(index)", user: "local").token) }
+        let now = Int(Date().timeIntervalSince1970)
+        let devices = tokens
+        try await server.run { client in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (index, token) in devices.enumerated() {
+                    group.addTask {
+                        for second in 0..<3 {
+                            let body = #"{"_type":"location","lat":\#(46 + Double(index) / 1000),"lon":6.6,"tst":\#(now - 100 + second)}"#
+                            let response = try await client.execute(
+                                uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", token)], body: ByteBuffer(string: body))
+                            #expect(response.status == .ok && response.text == "[]")
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        #expect(try await Self.storedCount(server) == 600)
+        #expect(server.metrics.value(.ingestFixesStored) == 600)
+    }
+
     @Test func aRevokedTokenStopsWorkingAndRotationSwapsIt() async throws {
         let (server, device, token) = try await Self.server()
         let body = #"{"_type":"location","lat":1,"lon":2,"tst":\#(Int(Date().timeIntervalSince1970))}"#
@@ -307,25 +333,28 @@ import Testing
 }
 
 @Suite struct LiveFeedTests {
-    /// A waiting view wakes as soon as the user's fixes are stored, well within a second; another user's do not wake it.
+    /// A waiting view wakes when the user's fixes are stored (the browser test times it: within a second), and a
+    /// notification just before the wait is not lost.
     @Test func notifyWakesOnlyThatUsersViews() async throws {
         let feed = LiveFeed()
         let anna = UserID("AAAAAAAA")!
         let bob = UserID("BBBBBBBB")!
         let started = Date()
         let version = await feed.version(anna)
-        async let waited: Void = feed.wait(anna, after: version, seconds: 5)
+        // Long timeouts, and bounds far below them: a lost wake-up would take the whole timeout, while a loaded
+        // machine (the full suite on two cores) can delay a wake-up by seconds.
+        async let waited: Void = feed.wait(anna, after: version, seconds: 120)
         try await Task.sleep(nanoseconds: 100_000_000)
         await feed.notify(bob)
         await feed.notify(anna)
         await waited
-        #expect(Date().timeIntervalSince(started) < 1)
+        #expect(Date().timeIntervalSince(started) < 60)
         // A notify before the wait began is not lost: the version moved, so the wait returns at once.
         let missed = await feed.version(anna)
         await feed.notify(anna)
         let quick = Date()
-        await feed.wait(anna, after: missed, seconds: 5)
-        #expect(Date().timeIntervalSince(quick) < 2.5)  // far below the 5 s it would wait; loose for a loaded machine
+        await feed.wait(anna, after: missed, seconds: 120)
+        #expect(Date().timeIntervalSince(quick) < 60)
         let timeout = Date()
         await feed.wait(bob, after: await feed.version(bob), seconds: 0.2)
         #expect(Date().timeIntervalSince(timeout) >= 0.19)

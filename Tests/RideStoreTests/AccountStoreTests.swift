@@ -163,4 +163,28 @@ import RideKit
         #expect(try await store.deviceFixes(userID: anna.id, after: 0, limit: 100).count == 2)
         #expect(try await store.latestDeviceFixes(userID: anna.id).map(\.fix.time) == [Self.fixes([1])[0].time])
     }
+
+    /// Group commit: several devices' posts in one transaction, each with its own outcome; one that fails (a
+    /// revoked device) leaves the others stored.
+    @Test func postsOfSeveralDevicesInOneTransaction() async throws {
+        let test = try TestStore()
+        let store = test.store
+        let user = try await store.localUser()
+        let one = try await Self.device(store, user: user.id, name: "One")
+        let two = try await Self.device(store, user: user.id, name: "Two")
+        let gone = try await Self.device(store, user: user.id, name: "Gone")
+        _ = try await store.deleteDevice(id: gone.id, userID: user.id)
+        let results = try await store.ingest([
+            DevicePost(fixes: Self.fixes([0, 1]), deviceID: one.id, userID: user.id),
+            DevicePost(fixes: Self.fixes([0]), deviceID: gone.id, userID: user.id),
+            DevicePost(fixes: Self.fixes([0, 1, 2]), deviceID: two.id, userID: user.id),
+            DevicePost(fixes: Self.fixes([1, 2]), deviceID: one.id, userID: user.id),
+        ], gapSeconds: 1800)
+        #expect(try results[0].get().storedCount == 2)
+        #expect(throws: RideStoreError.self) { try results[1].get() }
+        #expect(try results[2].get().storedCount == 3)
+        #expect(try results[3].get().storedCount == 1 && results[3].get().duplicateCount == 1)
+        #expect(try await store.deviceFixes(userID: user.id, after: 0, limit: 100).count == 6)
+        #expect(try await store.tracks(TrackQuery(), userID: user.id).tracks.count == 2)
+    }
 }

@@ -18,13 +18,14 @@ import RideStore
 /// - `GET|POST /ingest/gpslogger`: `?token=` (or Bearer / Basic); GPSLogger's custom URL; answers 200.
 ///
 /// A post with no valid token is 401 (a setup mistake the user must see); a store failure is 503 so the app
-/// keeps the points and retries. Fixes are stored through `RideStore.ingest`: a replay stores nothing twice.
+/// keeps the points and retries. Fixes are stored through `RideStore.ingest`, posts arriving together in one
+/// transaction (`IngestCommitter`, group commit): a replay stores nothing twice.
 struct IngestController<Context: UserRequestContext>: Sendable {
     let store: any RideStore
     let feed: LiveFeed
     let metrics: ServerMetrics
-    /// A gap longer than this starts a new track.
-    let gapSeconds: Double
+    /// Writes posts in group commits (a gap longer than its `gapSeconds` starts a new track).
+    let committer: IngestCommitter
 
     /// Overland's 1,000-point batches are about 600 KB; room for twice that, and for gzip's inflated size.
     static var overlandBodyLimitBytes: Int { 4 << 20 }
@@ -107,7 +108,7 @@ struct IngestController<Context: UserRequestContext>: Sendable {
         metrics.increment(.ingestFixesRefused, by: payload.rejected.count)
         let result: IngestResult
         do {
-            result = try await store.ingest(payload.fixes, deviceID: device.id, userID: device.userID, gapSeconds: gapSeconds)
+            result = try await committer.submit(DevicePost(fixes: payload.fixes, deviceID: device.id, userID: device.userID))
         } catch RideStoreError.notFound {
             throw APIError.unauthorizedDevice  // revoked between the lookup and the write
         } catch let error as RideStoreError {

@@ -90,8 +90,10 @@ public func buildRouter(
         accountsRequired: configuration.requiresAccounts, hasher: configuration.passwordHasher
     ).addRoutes(to: router)
     DevicesController<RideRequestContext>(library: library).addRoutes(to: router)
-    IngestController<RideRequestContext>(store: library.store, feed: liveFeed, metrics: metrics, gapSeconds: configuration.deviceTrackGapSeconds)
-        .addRoutes(to: router)
+    IngestController<RideRequestContext>(
+        store: library.store, feed: liveFeed, metrics: metrics,
+        committer: IngestCommitter(store: library.store, gapSeconds: configuration.deviceTrackGapSeconds)
+    ).addRoutes(to: router)
     LiveController<RideRequestContext>(library: library, feed: liveFeed).addRoutes(to: router)
     LiveShareController<RideRequestContext>(library: library).addRoutes(to: router)
     if let tiles {

@@ -111,8 +111,32 @@ extension SQLiteRideStore {
     // MARK: Positions from devices
 
     public func ingest(_ fixes: [TrackerFix], deviceID: DeviceID, userID: UserID, gapSeconds: Double) async throws -> IngestResult {
+        try await write { db in try Self.ingest(fixes, deviceID: deviceID, userID: userID, gapSeconds: gapSeconds, db) }
+    }
+
+    public func ingest(_ posts: [DevicePost], gapSeconds: Double) async throws -> [Result<IngestResult, RideStoreError>] {
+        try await write { db in
+            try posts.map { post in
+                // Each post in its own savepoint: one that fails (its device just revoked) leaves the others whole.
+                var result: Result<IngestResult, RideStoreError> = .failure(.database("not run"))
+                try db.inSavepoint {
+                    do {
+                        result = .success(try Self.ingest(post.fixes, deviceID: post.deviceID, userID: post.userID, gapSeconds: gapSeconds, db))
+                        return .commit
+                    } catch let error as RideStoreError {
+                        result = .failure(error)
+                        return .rollback
+                    }
+                }
+                return result
+            }
+        }
+    }
+
+    /// One device's post, inside the caller's transaction.
+    static func ingest(_ fixes: [TrackerFix], deviceID: DeviceID, userID: UserID, gapSeconds: Double, _ db: Database) throws -> IngestResult {
         let gap = Int64(max(60, gapSeconds) * 1000)
-        return try await write { db in
+        do {
             guard let device = try DeviceRecord.filter(key: deviceID).filter(DeviceRecord.Columns.userId == userID).fetchOne(db) else {
                 throw RideStoreError.notFound(kind: "device", id: deviceID.rawValue)
             }
