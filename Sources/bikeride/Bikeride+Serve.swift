@@ -96,6 +96,9 @@ extension Bikeride {
                 // The embedded store in the data directory: recordings and saved tracks.
                 let library = try await DataDirectory(url: URL(filePath: configuration.dataDirectory, directoryHint: .isDirectory))
                     .openLibrary()
+                if configuration.requiresAccounts, !(try await library.store.users()).contains(where: { $0.passwordHash != nil }) {
+                    printError("bikeride serve: accounts are on and no user has a password yet: bikeride users add NAME --password-stdin")
+                }
                 // Printed once the server listens: the real port (for --port 0), and SIGTERM is handled by then.
                 app = try buildApplication(
                     configuration: configuration, library: library) { port in

@@ -120,6 +120,11 @@ import Testing
                 headers: [.cookie: anna.cookie, HTTPField.Name("Sec-Fetch-Site")!: "same-origin", .contentType: "application/json"], body: body)
             #expect(sameOrigin.status == .created)
             #expect(try await anna.post("/api/places", json: #"{"name":"Work","latitude":1,"longitude":2}"#).status == .created)
+            // Login from another site's page is refused too (login CSRF).
+            let foreignLogin = try await client.execute(
+                uri: "/api/login", method: .post, headers: [.origin: "https://evil.example", .contentType: "application/json"],
+                body: ByteBuffer(string: #"{"name":"bob","password":"secret of bob"}"#))
+            #expect(foreignLogin.status == .forbidden)
             // Reading needs no Origin.
             #expect(try await client.execute(uri: "/api/places", method: .get, headers: [.cookie: anna.cookie]).status == .ok)
         }

@@ -35,7 +35,11 @@ struct AuthenticationMiddleware<Context: UserRequestContext>: RouterMiddleware {
             context.userID = user
             return try await next(request, context)
         }
-        if Self.isPublic(path) { return try await next(request, context) }
+        if Self.isPublic(path) {
+            // Login CSRF: another site must not log a browser in to an account of its choosing.
+            if (path == "/api/login" || path == "/api/logout"), request.headers[.origin] != nil { try Self.checkOrigin(request) }
+            return try await next(request, context)
+        }
         if path.hasPrefix("/api/") || path == "/metrics" || path.hasPrefix("/tiles/") { throw APIError.unauthorized }
         if Self.isStaticFile(path) { return try await next(request, context) }
         // A page: the login page, which comes back here afterwards.
