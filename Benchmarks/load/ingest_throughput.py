@@ -75,6 +75,26 @@ async def single_fixes(host, port, tokens, seconds):
     return len(latencies) / (time.monotonic() - started), latencies
 
 
+async def health_floor(host, port, connections, seconds):
+    """The same clients asking `GET /health` (no store, no parsing): what the HTTP stack and this client reach."""
+    latencies = []
+    stop = time.monotonic() + seconds
+
+    async def client():
+        connection = AuthConnection(host, port)
+        await connection.open()
+        while time.monotonic() < stop:
+            started = time.perf_counter()
+            status, _ = await connection.get('/health')
+            latencies.append(time.perf_counter() - started)
+            assert status == 200
+        connection.close()
+
+    started = time.monotonic()
+    await asyncio.gather(*(client() for _ in range(connections)))
+    return len(latencies) / (time.monotonic() - started), latencies
+
+
 async def overland_batches(host, port, tokens, seconds, clients):
     latencies = []
     stop = time.monotonic() + seconds
@@ -110,6 +130,9 @@ async def main():
     parser.add_argument('--overland-clients', type=int, default=4)
     arguments = parser.parse_args()
     url = urlparse(arguments.base)
+    rate, latencies = await health_floor(url.hostname, url.port, arguments.devices, arguments.seconds / 2)
+    p50, _, p99, _ = percentiles(latencies)
+    print(f'floor: GET /health from {arguments.devices} connections: {rate:,.0f} requests/s; p50 {p50:.1f} ms, p99 {p99:.1f} ms')
     tokens = await make_devices(url.hostname, url.port, arguments.devices)
     rate, latencies = await single_fixes(url.hostname, url.port, tokens, arguments.seconds)
     p50, p90, p99, worst = percentiles(latencies)
