@@ -10,8 +10,6 @@ public actor LiveFeed {
     /// Counts each user's notifications: a view reads it before it reads the store, and waits only while it is
     /// unchanged, so a notify between the read and the wait is never lost.
     private var versions: [UserID: UInt64] = [:]
-    /// Waits ended (timed out) before they were parked: they must not park afterwards.
-    private var ended: Set<UUID> = []
 
     public init() {}
 
@@ -25,38 +23,22 @@ public actor LiveFeed {
         for continuation in list.values { continuation.resume() }
     }
 
-    /// Returns when the user's version differs from `version` or after `seconds`, whichever is first.
+    /// Returns when the user's version differs from `version` or after `seconds`, whichever is first. The check
+    /// and the parking happen in one turn of the actor, so a notify cannot fall between them.
     func wait(_ userID: UserID, after version: UInt64, seconds: Double) async {
+        guard versions[userID, default: 0] == version else { return }
         let id = UUID()
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.park(userID, id, after: version) }
-            group.addTask {
-                try? await Task.sleep(nanoseconds: UInt64(max(0.01, seconds) * 1e9))
-                await self.wake(userID, id)
-            }
-            await group.next()
-            group.cancelAll()
-            await self.wake(userID, id)
+        // Runs on the actor only after this turn, when the waiter is parked.
+        let timer = Task { [weak self] in
+            try? await Task.sleep(nanoseconds: UInt64(max(0.01, seconds) * 1e9))
+            await self?.wake(userID, id)
         }
-        ended.remove(id)
-    }
-
-    private func park(_ userID: UserID, _ id: UUID, after version: UInt64) async {
-        await withCheckedContinuation { continuation in
-            if versions[userID, default: 0] != version || ended.contains(id) {
-                continuation.resume()
-            } else {
-                waiters[userID, default: [:]][id] = continuation
-            }
-        }
+        await withCheckedContinuation { continuation in waiters[userID, default: [:]][id] = continuation }
+        timer.cancel()
     }
 
     private func wake(_ userID: UserID, _ id: UUID) {
-        if let continuation = waiters[userID]?.removeValue(forKey: id) {
-            continuation.resume()
-        } else {
-            ended.insert(id)
-        }
+        waiters[userID]?.removeValue(forKey: id)?.resume()
     }
 }
 
