@@ -21,6 +21,8 @@ let package = Package(
         // Already in the graph (and built) through HummingbirdTesting: the geocoder's HTTP client (timeouts, capped
         // bodies, TLS on swift-nio-ssl) rather than a hand-made one on NIO or FoundationNetworking's libcurl.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.30.0"),
+        // Already in the graph through Hummingbird; named for the live feed, which ends its streams on shutdown.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         // The domain: pure Swift + Foundation. The GPX reader is a purpose-built tokenizer (see DESIGN 4.1),
@@ -51,6 +53,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -73,6 +76,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SHA-256 of imported files (duplicate detection): BoringSSL's, with the CPU's SHA instructions.
                 .product(name: "Crypto", package: "swift-crypto"),
+                // scrypt for passwords (BoringSSL's), from the swift-crypto package already used: no new package.
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
         // A helper process for the store tests: imports a large file so that a test can kill it midway.

@@ -6,7 +6,7 @@ import RideStore
 /// `/api/tracks`: the saved tracks of the store (DESIGN 6), through `TrackLibrary` and the `RideStore`
 /// protocol. Answers are the store's model (`TrackSummary`, in its one JSON form) or the server's own shapes
 /// (`TrackDetailPayload` …), never the store's records, and they are what `Web/js/tracks.js` reads.
-struct TracksController<Context: RequestContext>: Sendable {
+struct TracksController<Context: UserRequestContext>: Sendable {
     let library: TrackLibrary
 
     /// The largest file `POST /api/tracks` takes.
@@ -16,15 +16,15 @@ struct TracksController<Context: RequestContext>: Sendable {
     static var defaultPageSize: Int { 50 }
 
     func addRoutes(to group: RouterGroup<Context>) {
-        group.get { request, context in try await list(library, request, context) }
-        group.get("totals") { request, context in try await totals(library, request, context) }
-        group.post { request, context in try await upload(library, request, context) }
-        group.get("{id}") { request, context in try await get(library, request, context) }
-        group.patch("{id}") { request, context in try await update(library, request, context) }
-        group.delete("{id}") { request, context in try await delete(library, request, context) }
-        group.post("{id}/restore") { request, context in try await restore(library, request, context) }
-        group.get("{id}/profile") { request, context in try await profile(library, request, context) }
-        group.get("{id}/cues") { request, context in try await cues(library, request, context) }
+        group.get { request, context in try await list(library.scoped(to: context), request, context) }
+        group.get("totals") { request, context in try await totals(library.scoped(to: context), request, context) }
+        group.post { request, context in try await upload(library.scoped(to: context), request, context) }
+        group.get("{id}") { request, context in try await get(library.scoped(to: context), request, context) }
+        group.patch("{id}") { request, context in try await update(library.scoped(to: context), request, context) }
+        group.delete("{id}") { request, context in try await delete(library.scoped(to: context), request, context) }
+        group.post("{id}/restore") { request, context in try await restore(library.scoped(to: context), request, context) }
+        group.get("{id}/profile") { request, context in try await profile(library.scoped(to: context), request, context) }
+        group.get("{id}/cues") { request, context in try await cues(library.scoped(to: context), request, context) }
     }
 
     // MARK: Handlers

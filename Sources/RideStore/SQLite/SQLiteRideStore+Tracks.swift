@@ -79,7 +79,8 @@ extension SQLiteRideStore {
             var conditions = ["userId = ?", query.deletedOnly ? "deletedAt IS NOT NULL" : "deletedAt IS NULL"]
             var arguments: StatementArguments = [userID]
             if !query.includesRecordings {
-                conditions.append("state = ?")
+                // A device's live track is listed as it grows (issue 12); a ride being recorded is not.
+                conditions.append("(state = ? OR source = 'device')")
                 _ = arguments.append(contentsOf: [TrackState.complete])
             }
             if let kinds = query.kinds {
