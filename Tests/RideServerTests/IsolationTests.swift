@@ -62,6 +62,7 @@ import Testing
                 "/api/tracks/\(trackID)", "/api/tracks/\(trackID).gpx", "/api/tracks/\(trackID).gpx436", "/api/tracks/\(trackID).geojson",
                 "/api/tracks/\(trackID)/profile", "/api/tracks/\(trackID)/cues", "/api/simulation?trackId=\(trackID)",
                 "/api/places/\(placeID)", "/api/places/\(placeID)/notes/\(note)/photos/\(photoID)", "/api/recordings/\(recordingID)",
+                "/api/places/\(placeID)/notes/\(note)/photos/\(photoID)/thumbnail",
             ]
             for uri in gets {
                 let response = try await bob.get(uri)
@@ -80,6 +81,9 @@ import Testing
                 ("/api/recordings/\(recordingID)/fixes", .post, fixesJSON(1...2)), ("/api/recordings/\(recordingID)/pause", .post, nil),
                 ("/api/recordings/\(recordingID)/stop", .post, nil), ("/api/recordings/\(recordingID)", .patch, #"{"routeTrackId":null}"#),
                 ("/api/devices/\(annasPhone.id)", .delete, nil), ("/api/devices/\(annasPhone.id)/token", .post, nil),
+                // A place that exists and is not deleted answers 409 to its owner: to anyone else it does not exist.
+                ("/api/places/\(placeID)/restore", .post, nil),
+                ("/api/places/\(placeID)/notes/\(note)/photos/\(photoID)/thumbnail", .put, #"{}"#),
             ]
             for (uri, method, body) in changes {
                 let response = try await bob.request(uri, method, json: body)
@@ -89,7 +93,10 @@ import Testing
             #expect(try await bob.post("/api/recordings", json: #"{"routeTrackId":"\#(trackID)"}"#).status == .notFound)
 
             // Bob's lists and exports hold nothing of Anna's.
-            for uri in ["/api/tracks", "/api/places", "/api/places.gpx", "/api/labels", "/api/devices", "/api/live/devices"] {
+            for uri in [
+                "/api/tracks", "/api/tracks?q=Anna", "/api/places", "/api/places?q=Anna", "/api/places.gpx", "/api/labels", "/api/devices",
+                "/api/live/devices",
+            ] {
                 let response = try await bob.get(uri)
                 #expect(response.status == .ok, "\(uri)")
                 #expect(!response.text.contains("Anna") && !response.text.contains(trackID) && !response.text.contains(placeID)
