@@ -39,6 +39,18 @@ export function duration(seconds) {
   return h > 0 ? `${h}:${mm}:${ss}` : `${m}:${ss}`;
 }
 
+/**
+ * An instant (milliseconds since 1970) as RFC 3339 with this device's UTC offset, "2024-05-01T09:00:00.000+02:00":
+ * a recorded fix keeps the rider's own time zone, so the track's date is the day it was ridden where it was ridden.
+ */
+export function timeWithOffset(milliseconds) {
+  const offsetMinutes = -new Date(milliseconds).getTimezoneOffset();
+  const clock = new Date(milliseconds + offsetMinutes * 60_000).toISOString().slice(0, 23);
+  const size = Math.abs(offsetMinutes);
+  const two = (value) => String(value).padStart(2, '0');
+  return `${clock}${offsetMinutes < 0 ? '-' : '+'}${two(Math.floor(size / 60))}:${two(size % 60)}`;
+}
+
 export function date(iso) {
   if (!iso) return '';
   const value = new Date(iso);
