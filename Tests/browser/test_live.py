@@ -65,6 +65,12 @@ def test_login_device_live_positions_and_logout(browser, accounts_server, viewpo
         setup = page.get_by_role('region', name='Device setup')
         assert f'{base}/ingest/overland?token={token}' in setup.inner_text()
         assert 'OwnTracks' in setup.inner_text() and 'GPSLogger' in setup.inner_text()
+        # Every control of the Devices section is a tap target of at least 44 × 44 px (issue 11's rule).
+        controls = page.locator('#device-list button, #device-form button, #device-form input, #logout-button')
+        assert controls.count() >= 4
+        for index in range(controls.count()):
+            box = controls.nth(index).bounding_box()
+            assert box['width'] >= 43.5 and box['height'] >= 43.5, (controls.nth(index).inner_text(), box)
         shot(page, 'devices')
 
         # Live: positions posted with curl (as OwnTracks sends them) appear within a second.
