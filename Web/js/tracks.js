@@ -188,9 +188,25 @@ export class TracksView {
       if (this.cursor && !first) params.cursor = this.cursor;
       const page = await api.tracks(params);
       if (request !== this.listRequest) return;  // a newer search was asked meanwhile
-      if (first) $('track-list').replaceChildren();
+      // A fresh first page replaces rows the user may be acting on: the row of a delete waiting for Undo stays
+      // hidden (and Undo brings back the new row), and the focus stays on the same track's row.
+      const list = $('track-list');
+      const focusedId = first && list.contains(document.activeElement)
+        ? document.activeElement.closest('li')?.dataset.trackId : null;
+      const focusedDelete = focusedId && document.activeElement.classList.contains('delete');
+      if (first) list.replaceChildren();
       message.textContent = '';
-      for (const track of page.tracks || []) $('track-list').append(this.row(track));
+      for (const track of page.tracks || []) {
+        const item = this.row(track);
+        if (this.pendingDelete && this.pendingDelete.track.id === track.id) {
+          item.hidden = true;
+          this.pendingDelete.item = item;
+        }
+        list.append(item);
+        if (focusedId === track.id && !item.hidden) {
+          (focusedDelete ? item.querySelector('button.delete') : item.querySelector('a')).focus();
+        }
+      }
       this.cursor = page.nextCursor || null;
       $('tracks-more').hidden = !this.cursor;
       if (first && !(page.tracks || []).length) {
@@ -217,6 +233,7 @@ export class TracksView {
 
   row(track) {
     const item = document.createElement('li');
+    item.dataset.trackId = track.id;
     // Under the row, the red area a swipe uncovers (the Delete button says the same to a screen reader).
     const reveal = document.createElement('div');
     reveal.className = 'swipe-reveal';
