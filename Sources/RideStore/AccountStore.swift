@@ -40,6 +40,9 @@ public protocol AccountStore: Sendable {
     /// Several devices' posts in one transaction (group commit: one flush to the disk for all of them), each as
     /// `ingest` would store it, each with its own outcome.
     func ingest(_ posts: [DevicePost], gapSeconds: Double) async throws -> [Result<IngestResult, RideStoreError>]
+    /// Finishes (saves with their figures) the live tracks of devices silent for longer than `gapSeconds` at
+    /// `now`, by their fixes' times and by when they last posted; returns those tracks.
+    func finishIdleDeviceTracks(gapSeconds: Double, now: Date) async throws -> [TrackID]
     /// The user's device fixes stored after `sequence` (the live feed's event ids), oldest first.
     func deviceFixes(userID: UserID, after sequence: Int64, limit: Int) async throws -> [StoredDeviceFix]
     /// One device's fixes since a time, oldest first (a day's line on the live map).

@@ -187,4 +187,96 @@ import RideKit
         #expect(try await store.deviceFixes(userID: user.id, after: 0, limit: 100).count == 6)
         #expect(try await store.tracks(TrackQuery(), userID: user.id).tracks.count == 2)
     }
+
+    /// A live device track shows its figures while it grows (it showed 0 m until the gap finished it): fixes
+    /// 0.001° of latitude apart (111.2 m on the mean sphere, R = 6,371,008.8 m: 0.001 × π/180 × R) one a
+    /// minute, each in its own post. The figures may lag by at most a minute of riding, here one fix.
+    @Test func aGrowingDeviceTrackHasItsFigures() async throws {
+        let test = try TestStore()
+        let store = test.store
+        let user = try await store.localUser()
+        let device = try await Self.device(store, user: user.id)
+        let step = 0.001 * Double.pi / 180 * 6_371_008.8
+        var trackID: TrackID?
+        for minute in 0..<30 {
+            let result = try await store.ingest(Self.fixes([minute]), deviceID: device.id, userID: user.id, gapSeconds: 1800)
+            let id = try #require(result.liveTrackID)
+            #expect(trackID == nil || trackID == id)
+            trackID = id
+            let summary = try #require(try await store.trackSummary(id: id, userID: user.id))
+            #expect(summary.state == .recording && summary.pointCount == minute + 1)
+            // Covered: every fix but at most the newest one.
+            let covered = Double(max(0, minute - 1)) * step
+            #expect(summary.distanceMeters >= covered * 0.98, "after fix \(minute): \(summary.distanceMeters) m")
+            #expect(summary.distanceMeters <= Double(minute) * step * 1.02)
+            if minute > 1 { #expect(summary.startTime != nil) }
+        }
+    }
+
+    /// Fixes posted one at a time go to short tail blocks (a binary counter), not a rewrite of the last full
+    /// block each time; the points read back in order and, once the track is finished, are packed full again.
+    @Test func singleFixPostsReadBackInOrderAndArePackedWhenFinished() async throws {
+        let test = try TestStore()
+        let store = test.store
+        let user = try await store.localUser()
+        let device = try await Self.device(store, user: user.id)
+        let count = 2_500
+        var trackID: TrackID?
+        for index in 0..<count {
+            let fix = TrackerFix(
+                time: Self.start.addingTimeInterval(Double(index)), latitude: 46.5 + Double(index) * 1e-5, longitude: 6.6,
+                speedMetersPerSecond: 1.1)
+            trackID = try await store.ingest([fix], deviceID: device.id, userID: user.id, gapSeconds: 1800).liveTrackID
+        }
+        let id = try #require(trackID)
+        let blockSizes = { () async throws -> [Int] in
+            try await test.sqlite.writer.read { db in
+                try Int.fetchAll(db, sql: """
+                    SELECT pointBlock.pointCount FROM pointBlock JOIN segment ON segment.id = pointBlock.segmentId
+                    WHERE segment.trackId = ? ORDER BY pointBlock.position
+                    """, arguments: [id])
+            }
+        }
+        let live = try await blockSizes()
+        #expect(live.reduce(0, +) == count)
+        // 2,500 = 2 × 1,024 + 452: two full blocks, then 452 = 256 + 128 + 64 + 4 as a binary counter.
+        #expect(live == [1024, 1024, 256, 128, 64, 4])
+        let track = try #require(try await store.track(id: id, userID: user.id))
+        let latitudes = try track.content.tracks[0].segments[0].points.points().map(\.latitude)
+        #expect(latitudes.count == count)
+        #expect(zip(latitudes, latitudes.dropFirst()).allSatisfy { $0 < $1 })
+        // Finished by the idle check: packed into full blocks.
+        let finished = try await store.finishIdleDeviceTracks(gapSeconds: 1800, now: Date().addingTimeInterval(7200))
+        #expect(finished == [id])
+        #expect(try await blockSizes() == [1024, 1024, 452])
+        let again = try #require(try await store.track(id: id, userID: user.id))
+        #expect(try again.content.tracks[0].segments[0].points.points().map(\.latitude) == latitudes)
+    }
+
+    /// A device that stops posting has its track saved once the gap has passed, counted from its last fix and
+    /// from its last post; not before.
+    @Test func aSilentDevicesTrackIsFinishedAfterTheGap() async throws {
+        let test = try TestStore()
+        let store = test.store
+        let user = try await store.localUser()
+        let device = try await Self.device(store, user: user.id)
+        // Fixes of the last ten minutes (by the clock): the track is live.
+        let now = Date()
+        let recent = (0..<10).map { index in
+            TrackerFix(time: now.addingTimeInterval(Double(index - 10) * 60), latitude: 46.5 + Double(index) * 0.001, longitude: 6.6)
+        }
+        let live = try #require(try await store.ingest(recent, deviceID: device.id, userID: user.id, gapSeconds: 1800).liveTrackID)
+        #expect(try await store.finishIdleDeviceTracks(gapSeconds: 1800, now: now).isEmpty)
+        #expect(try await store.finishIdleDeviceTracks(gapSeconds: 1800, now: now.addingTimeInterval(25 * 60)).isEmpty)
+        #expect(try await store.finishIdleDeviceTracks(gapSeconds: 1800, now: now.addingTimeInterval(31 * 60)) == [live])
+        let summary = try #require(try await store.trackSummary(id: live, userID: user.id))
+        #expect(summary.state == .complete && summary.pointCount == 10)
+        #expect(summary.distanceMeters > 900 && summary.distanceMeters < 1100)  // 9 steps of 0.001° ≈ 1,001 m
+        // Nothing left to finish; the device's next fix starts a new track.
+        #expect(try await store.finishIdleDeviceTracks(gapSeconds: 1800, now: now.addingTimeInterval(3600)).isEmpty)
+        let next = try await store.ingest(
+            [TrackerFix(time: now.addingTimeInterval(60), latitude: 46.6, longitude: 6.6)], deviceID: device.id, userID: user.id, gapSeconds: 1800)
+        #expect(next.liveTrackID != nil && next.liveTrackID != live)
+    }
 }
+

@@ -146,13 +146,13 @@ struct IngestController<Context: UserRequestContext>: Sendable {
     }
 
     static func bearer(_ request: Request) -> String? {
-        guard let value = request.headers[.authorization], value.lowercased().hasPrefix("bearer ") else { return nil }
+        guard let value = request.headers[.authorization], value.prefix(7).lowercased() == "bearer " else { return nil }
         return String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces)
     }
 
     /// The user and password of HTTP Basic authentication.
     static func basic(_ request: Request) -> (user: String, password: String)? {
-        guard let value = request.headers[.authorization], value.lowercased().hasPrefix("basic "), value.utf8.count < 1024,
+        guard let value = request.headers[.authorization], value.prefix(6).lowercased() == "basic ", value.utf8.count < 1024,
               let data = Data(base64Encoded: String(value.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
               let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":")
         else { return nil }

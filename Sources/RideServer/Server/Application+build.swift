@@ -34,10 +34,12 @@ public func buildApplication(
     } else {
         server = .http1()
     }
+    let idleTracks = IdleDeviceTracks(store: library.store, gapSeconds: configuration.deviceTrackGapSeconds, logger: logger)
     return Application(
         router: router,
         server: server,
         configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "bikeride"),
+        services: [idleTracks],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port) },
         logger: logger
     )

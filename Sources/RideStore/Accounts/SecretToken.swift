@@ -18,7 +18,15 @@ public enum SecretToken {
 
     /// What the store keeps of a token.
     public static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        // Hex by table: `String(format: "%02x")` per byte cost more than the hash (seen in profiles of device posts).
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(64)
+        for byte in SHA256.hash(data: Data(token.utf8)) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: hex, as: UTF8.self)
     }
 
     /// True for something that could be a token this server made (checked before any lookup; bounded length).

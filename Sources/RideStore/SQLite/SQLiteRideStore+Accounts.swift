@@ -41,6 +41,19 @@ extension SQLiteRideStore {
         }
     }
 
+    /// Migration "v7 device track figures": a live device track's figures are kept as it grows, and the
+    /// first and last fix of a track are found through an index on (trackId, time).
+    static func registerDeviceTrackFiguresMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v7 device track figures") { db in
+            try db.create(index: "deviceFix_trackTime", on: "deviceFix", columns: ["trackId", "time"])
+            try db.execute(sql: "DROP INDEX IF EXISTS index_deviceFix_on_trackId")
+            try db.alter(table: "recording") { t in
+                t.add(column: "figuresPointCount", .integer)
+                t.add(column: "figuresUntil", .integer)
+            }
+        }
+    }
+
     // MARK: Users
 
     public func users() async throws -> [User] {
@@ -134,81 +147,146 @@ extension SQLiteRideStore {
     }
 
     /// One device's post, inside the caller's transaction.
+    ///
+    /// A post costs a few row writes whatever the track's length: statements are prepared once per
+    /// connection, the live track's first and last fix times come from the (trackId, time) index, points go
+    /// to the track's tail blocks (`appendPoints`), and the track's figures are computed again only when
+    /// enough has been added since (`refreshFiguresIfDue`).
     static func ingest(_ fixes: [TrackerFix], deviceID: DeviceID, userID: UserID, gapSeconds: Double, _ db: Database) throws -> IngestResult {
         let gap = Int64(max(60, gapSeconds) * 1000)
-        do {
-            guard let device = try DeviceRecord.filter(key: deviceID).filter(DeviceRecord.Columns.userId == userID).fetchOne(db) else {
-                throw RideStoreError.notFound(kind: "device", id: deviceID.rawValue)
-            }
-            var result = IngestResult()
-            let now = Self.now()
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO deviceFix (deviceId, userId, time, latitude, longitude, elevation, speed, course, accuracy, battery, receivedAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (deviceId, time) DO NOTHING
-                """)
-            var fresh: [TrackerFix] = []
-            for fix in fixes.sorted(by: { $0.time < $1.time }) {
-                try insert.execute(arguments: [
-                    deviceID, userID, fix.milliseconds, fix.latitude, fix.longitude, fix.elevationMeters, fix.speedMetersPerSecond,
-                    fix.courseDegrees, fix.accuracyMeters, fix.batteryPercent, Self.milliseconds(now),
-                ])
-                if db.changesCount > 0 { fresh.append(fix) } else { result.duplicateCount += 1 }
-            }
-            result.storedCount = fresh.count
-            try db.execute(sql: "UPDATE device SET lastSeenAt = ? WHERE id = ?", arguments: [Self.milliseconds(now), deviceID])
-            guard !fresh.isEmpty else { return result }
+        guard let device = try DeviceRecord.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM device WHERE id = ? AND userId = ?"), arguments: [deviceID, userID])
+        else { throw RideStoreError.notFound(kind: "device", id: deviceID.rawValue) }
+        var result = IngestResult()
+        let now = Self.now()
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO deviceFix (deviceId, userId, time, latitude, longitude, elevation, speed, course, accuracy, battery, receivedAt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (deviceId, time) DO NOTHING
+            """)
+        var fresh: [TrackerFix] = []
+        for fix in fixes.sorted(by: { $0.time < $1.time }) {
+            try insert.execute(arguments: [
+                deviceID, userID, fix.milliseconds, fix.latitude, fix.longitude, fix.elevationMeters, fix.speedMetersPerSecond,
+                fix.courseDegrees, fix.accuracyMeters, fix.batteryPercent, Self.milliseconds(now),
+            ])
+            if db.changesCount > 0 { fresh.append(fix) } else { result.duplicateCount += 1 }
+        }
+        result.storedCount = fresh.count
+        try db.cachedStatement(sql: "UPDATE device SET lastSeenAt = ? WHERE id = ?").execute(arguments: [Self.milliseconds(now), deviceID])
+        guard !fresh.isEmpty else { return result }
 
-            var live = try RecordingRecord.filter(Column("deviceId") == deviceID && RecordingRecord.Columns.state != RecordingState.stopped)
-                .order(RecordingRecord.Columns.startedAt.desc).fetchOne(db)
-            var bounds = try live.map { try Self.fixTimeBounds(db, trackID: $0.trackId) } ?? nil
-            var pending: [TrackerFix] = []
-            var rebuild = false
-            let assign = try db.cachedStatement(sql: "UPDATE deviceFix SET trackId = ? WHERE deviceId = ? AND time = ?")
-            func flush() throws {
-                guard let record = live else { return }
-                if rebuild {
-                    try Self.rebuildPoints(trackID: record.trackId, db)
-                } else if !pending.isEmpty {
-                    try Self.appendPoints(pending.map(Self.trackPoint), trackID: record.trackId, db)
-                }
-                pending = []
-                rebuild = false
+        var live = try liveDeviceRecording(db, deviceID: deviceID)
+        var bounds = try live.map { try Self.fixTimeBounds(db, trackID: $0.trackId) } ?? nil
+        var pending: [TrackerFix] = []
+        var rebuild = false
+        let assign = try db.cachedStatement(sql: "UPDATE deviceFix SET trackId = ? WHERE deviceId = ? AND time = ?")
+        func flush() throws {
+            guard let record = live else { return }
+            if rebuild {
+                try Self.rebuildPoints(trackID: record.trackId, db)
+            } else if !pending.isEmpty {
+                try Self.appendPoints(pending.map(Self.trackPoint), trackID: record.trackId, db)
             }
-            for fix in fresh {
-                let time = fix.milliseconds
-                if let record = live, let (first, last) = bounds {
-                    if time > last + gap {
-                        try flush()
-                        try Self.finishDeviceTrack(record, db)
-                        result.finishedTrackIDs.append(record.trackId)
-                        live = nil
-                        bounds = nil
-                    } else if time < first - gap {
-                        result.lateCount += 1
-                        continue
-                    }
-                }
-                if live == nil {
-                    live = try Self.startDeviceTrack(device: device, at: fix.time, now: now, db)
+            pending = []
+            rebuild = false
+        }
+        for fix in fresh {
+            let time = fix.milliseconds
+            if let record = live, let (first, last) = bounds {
+                if time > last + gap {
+                    try flush()
+                    try Self.finishDeviceTrack(record, db)
+                    result.finishedTrackIDs.append(record.trackId)
+                    live = nil
                     bounds = nil
-                }
-                guard let record = live else { continue }
-                try assign.execute(arguments: [record.trackId, deviceID, time])
-                if let (first, last) = bounds {
-                    if time > last { pending.append(fix) } else { rebuild = true }
-                    bounds = (min(first, time), max(last, time))
-                } else {
-                    pending.append(fix)
-                    bounds = (time, time)
+                } else if time < first - gap {
+                    result.lateCount += 1
+                    continue
                 }
             }
-            try flush()
-            if var record = live {
-                record.updatedAt = now
-                try record.update(db)
-                result.liveTrackID = record.trackId
+            if live == nil {
+                live = try Self.startDeviceTrack(device: device, at: fix.time, now: now, db)
+                bounds = nil
             }
-            return result
+            guard let record = live else { continue }
+            try assign.execute(arguments: [record.trackId, deviceID, time])
+            if let (first, last) = bounds {
+                if time > last { pending.append(fix) } else { rebuild = true }
+                bounds = (min(first, time), max(last, time))
+            } else {
+                pending.append(fix)
+                bounds = (time, time)
+            }
+        }
+        try flush()
+        if var record = live {
+            record.updatedAt = now
+            if let (_, last) = bounds { try refreshFiguresIfDue(&record, lastFixTime: last, db) }
+            try record.update(db)
+            result.liveTrackID = record.trackId
+        }
+        return result
+    }
+
+    /// The device's recording in progress (its live track), if any.
+    static func liveDeviceRecording(_ db: Database, deviceID: DeviceID) throws -> RecordingRecord? {
+        try RecordingRecord.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM recording WHERE deviceId = ? AND state != ? ORDER BY startedAt DESC LIMIT 1"),
+            arguments: [deviceID, RecordingState.stopped])
+    }
+
+    /// A growing device track's figures (distance, time, climb, speeds, the list's little map), computed again
+    /// from its points when enough has come since the last time: at least 1 % more points, and either 5 %
+    /// more or a minute more of riding. So the list shows a live track's distance within about a minute, and
+    /// the work stays linear in the points however a device posts (each computation over n points follows at
+    /// least n/100 new ones).
+    static func refreshFiguresIfDue(_ recording: inout RecordingRecord, lastFixTime: Int64, _ db: Database) throws {
+        guard let pointCount = try Int.fetchOne(db.cachedStatement(sql: "SELECT pointCount FROM track WHERE id = ?"), arguments: [recording.trackId])
+        else { return }
+        let added = pointCount - (recording.figuresPointCount ?? 0)
+        let minute: Int64 = 60_000
+        guard added >= max(1, pointCount / 100),
+              added * 20 >= pointCount || lastFixTime - (recording.figuresUntil ?? 0) >= minute
+        else { return }
+        guard var track = try TrackRecord.fetchOne(db, key: recording.trackId) else { return }
+        let content = try applyFigures(to: &track, db)
+        try track.update(db)
+        recording.figuresPointCount = content.trackPointCount
+        recording.figuresUntil = lastFixTime
+    }
+
+    /// Computes a track's figures from its stored points and puts them in the record (not saved).
+    @discardableResult
+    static func applyFigures(to track: inout TrackRecord, _ db: Database) throws -> TrackContent {
+        var content = try TrackHeaderCodec.decode(track.gpxHeader, version: track.gpxVersion, creator: track.gpxCreator)
+        try loadPoints(into: &content, trackID: track.id, db)
+        try track.apply(try TrackLibrary.stats(of: content, kind: track.kind))
+        track.segmentCount = content.segmentCount
+        track.pointCount = content.trackPointCount
+        track.preview = PreviewCodec.encode(PreviewCodec.preview(of: content))
+        track.gpxHeader = TrackHeaderCodec.encode(content)
+        return content
+    }
+
+    /// Finishes the live tracks of devices that have gone quiet: no fix for longer than the gap, by the fixes'
+    /// times and by when the server last heard from the device. Without this, a track whose device stopped
+    /// posting (the phone switched off at home) would stay "recording" until that device's next post.
+    public func finishIdleDeviceTracks(gapSeconds: Double, now: Date) async throws -> [TrackID] {
+        let cutoff = Self.milliseconds(now) - Int64(max(60, gapSeconds) * 1000)
+        return try await write { db in
+            let candidates = try RecordingRecord.fetchAll(
+                db, sql: """
+                    SELECT recording.* FROM recording JOIN device ON device.id = recording.deviceId
+                    WHERE recording.state != ? AND (device.lastSeenAt IS NULL OR device.lastSeenAt < ?)
+                    """, arguments: [RecordingState.stopped, cutoff])
+            var finished: [TrackID] = []
+            for recording in candidates {
+                let last = try Self.fixTimeBounds(db, trackID: recording.trackId)?.1 ?? 0
+                guard last < cutoff else { continue }
+                try Self.finishDeviceTrack(recording, db)
+                finished.append(recording.trackId)
+            }
+            return finished
         }
     }
 
@@ -316,8 +394,10 @@ extension SQLiteRideStore {
 
     /// The first and last fix times (ms) in a device track, nil when it has none.
     static func fixTimeBounds(_ db: Database, trackID: TrackID) throws -> (Int64, Int64)? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT MIN(time), MAX(time) FROM deviceFix WHERE trackId = ?", arguments: [trackID]),
-              let first = row[0] as Int64?, let last = row[1] as Int64?
+        // Two queries, each one step down the (trackId, time) index; `MIN(time), MAX(time)` in one would read
+        // every fix of the track, a cost that grew with each post.
+        guard let first = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MIN(time) FROM deviceFix WHERE trackId = ?"), arguments: [trackID]),
+              let last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(time) FROM deviceFix WHERE trackId = ?"), arguments: [trackID])
         else { return nil }
         return (first, last)
     }
@@ -367,15 +447,10 @@ extension SQLiteRideStore {
         recording.updatedAt = now
         try recording.update(db)
         guard var track = try TrackRecord.fetchOne(db, key: recording.trackId) else { return }
-        var content = try TrackHeaderCodec.decode(track.gpxHeader, version: track.gpxVersion, creator: track.gpxCreator)
-        try loadPoints(into: &content, trackID: track.id, db)
-        try track.apply(try TrackLibrary.stats(of: content, kind: track.kind))
+        try repackPoints(trackID: track.id, db)
+        try applyFigures(to: &track, db)
         track.state = .complete
         track.updatedAt = now
-        track.segmentCount = content.segmentCount
-        track.pointCount = content.trackPointCount
-        track.preview = PreviewCodec.encode(PreviewCodec.preview(of: content))
-        track.gpxHeader = TrackHeaderCodec.encode(content)
         try track.update(db)
     }
 }

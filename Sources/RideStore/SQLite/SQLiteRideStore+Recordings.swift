@@ -167,6 +167,7 @@ extension SQLiteRideStore {
                 guard var track = try TrackRecord.fetchOne(db, key: record.trackId) else {
                     throw RideStoreError.notFound(kind: "track", id: record.trackId.rawValue)
                 }
+                try Self.repackPoints(trackID: track.id, db)
                 var content = try TrackHeaderCodec.decode(track.gpxHeader, version: track.gpxVersion, creator: track.gpxCreator)
                 try Self.loadPoints(into: &content, trackID: track.id, db)
                 try track.apply(stats)
@@ -212,39 +213,80 @@ extension SQLiteRideStore {
             options: RecordingOptionsRecord.decode(record.options), clientID: record.clientId)
     }
 
-    /// Appends points to the last segment of the track's first `trk`: the last block is filled up (decoded,
-    /// extended, packed again: at most 1,024 points), then new blocks follow.
+    /// Appends points to the last segment of the track's first `trk`.
+    ///
+    /// A post of a few fixes must not cost the re-encoding of a whole block (up to 1,024 points, as it did:
+    /// a phone posting every second rewrote ~500 points a post). The tail of a growing segment is kept as a
+    /// binary counter of blocks: the new points become a block of their own, which is merged with the block
+    /// before it while that one is no bigger and the two fit in one block. Each point is then re-encoded
+    /// about log₂(1,024) = 10 times in all, the tail holds a handful of short blocks, and a block that stays
+    /// short for good holds more than half a block's points. Readers see blocks in position order, whatever
+    /// their sizes; a finished track is packed into full blocks again (`repackPoints`).
     static func appendPoints(_ points: [TrackPoint], trackID: TrackID, _ db: Database) throws {
-        guard let segment = try Row.fetchOne(
-            db, sql: "SELECT id FROM segment WHERE trackId = ? AND role = 0 AND part = 0 ORDER BY position DESC LIMIT 1",
+        guard !points.isEmpty else { return }
+        guard let segmentID = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT id FROM segment WHERE trackId = ? AND role = 0 AND part = 0 ORDER BY position DESC LIMIT 1"),
             arguments: [trackID])
         else { throw RideStoreError.damaged("recording track \(trackID) has no segment") }
-        let segmentID: Int64 = segment[0]
-        var remaining = points[...]
-        var nextPosition = 0
-        if let last = try Row.fetchOne(
-            db, sql: "SELECT id, position, pointCount, data FROM pointBlock WHERE segmentId = ? ORDER BY position DESC LIMIT 1",
-            arguments: [segmentID])
-        {
-            let count: Int = last[2]
-            nextPosition = (last[1] as Int) + 1
-            if count < PackedPoints.blockCapacity {
-                var blockPoints = try PointBlock(pointCount: count, data: last[3]).points()
-                let taken = remaining.prefix(PackedPoints.blockCapacity - count)
-                blockPoints += taken
-                remaining = remaining.dropFirst(taken.count)
-                let block = PointBlock(points: blockPoints[...])
-                try db.execute(
-                    sql: "UPDATE pointBlock SET pointCount = ?, data = ? WHERE id = ?",
-                    arguments: [block.pointCount, block.data, last[0] as Int64])
-            }
+        // The tail's blocks, newest first: sizes only, so that nothing is decoded that is not merged.
+        let tail = try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT id, position, pointCount FROM pointBlock WHERE segmentId = ? ORDER BY position DESC LIMIT 24"),
+            arguments: [segmentID]
+        ).map { (id: $0[0] as Int64, position: $0[1] as Int, count: $0[2] as Int) }
+        let nextPosition = (tail.first?.position ?? -1) + 1
+        guard points.count < PackedPoints.blockCapacity else {
+            try insertBlocks(PackedPoints(points[...]).packedBlocks, segmentID: segmentID, firstPosition: nextPosition, db)
+            try countAppended(points.count, segmentID: segmentID, trackID: trackID, db)
+            return
         }
-        if !remaining.isEmpty {
-            try insertBlocks(PackedPoints(remaining).packedBlocks, segmentID: segmentID, firstPosition: nextPosition, db)
+        var merged = 0
+        var runCount = points.count
+        for block in tail {
+            guard block.count <= runCount, block.count + runCount <= PackedPoints.blockCapacity else { break }
+            merged += 1
+            runCount += block.count
         }
-        try db.execute(sql: "UPDATE segment SET pointCount = pointCount + ? WHERE id = ?", arguments: [points.count, segmentID])
-        try db.execute(
-            sql: "UPDATE track SET pointCount = pointCount + ?, updatedAt = ? WHERE id = ?",
-            arguments: [points.count, Self.milliseconds(Self.now()), trackID])
+        guard merged > 0 else {
+            try insertBlocks([PointBlock(points: points[...])], segmentID: segmentID, firstPosition: nextPosition, db)
+            try countAppended(points.count, segmentID: segmentID, trackID: trackID, db)
+            return
+        }
+        // The merged blocks, oldest first, then the new points: one block in the oldest one's row.
+        let mergedBlocks = tail.prefix(merged).reversed()
+        var run: [TrackPoint] = []
+        run.reserveCapacity(runCount)
+        let select = try db.cachedStatement(sql: "SELECT pointCount, data FROM pointBlock WHERE id = ?")
+        for block in mergedBlocks {
+            guard let row = try Row.fetchOne(select, arguments: [block.id]) else { throw RideStoreError.damaged("point block \(block.id) vanished") }
+            run += try PointBlock(pointCount: row[0], data: row[1]).points()
+        }
+        run += points
+        let packed = PointBlock(points: run[...])
+        let oldest = mergedBlocks.first!
+        try db.cachedStatement(sql: "UPDATE pointBlock SET pointCount = ?, data = ? WHERE id = ?")
+            .execute(arguments: [packed.pointCount, packed.data, oldest.id])
+        let delete = try db.cachedStatement(sql: "DELETE FROM pointBlock WHERE id = ?")
+        for block in mergedBlocks.dropFirst() { try delete.execute(arguments: [block.id]) }
+        try countAppended(points.count, segmentID: segmentID, trackID: trackID, db)
+    }
+
+    /// Packs a segment's points into full blocks again (a finished recording: its tail was a binary counter).
+    static func repackPoints(trackID: TrackID, _ db: Database) throws {
+        let segments = try Int64.fetchAll(db, sql: "SELECT id FROM segment WHERE trackId = ?", arguments: [trackID])
+        for segmentID in segments {
+            let rows = try Row.fetchAll(db, sql: "SELECT pointCount, data FROM pointBlock WHERE segmentId = ? ORDER BY position", arguments: [segmentID])
+            let full = rows.dropLast().allSatisfy { ($0[0] as Int) == PackedPoints.blockCapacity }
+            guard !full else { continue }
+            var points: [TrackPoint] = []
+            for row in rows { points += try PointBlock(pointCount: row[0], data: row[1]).points() }
+            try db.execute(sql: "DELETE FROM pointBlock WHERE segmentId = ?", arguments: [segmentID])
+            try insertBlocks(PackedPoints(points[...]).packedBlocks, segmentID: segmentID, firstPosition: 0, db)
+        }
+    }
+
+    private static func countAppended(_ count: Int, segmentID: Int64, trackID: TrackID, _ db: Database) throws {
+        try db.cachedStatement(sql: "UPDATE segment SET pointCount = pointCount + ? WHERE id = ?").execute(arguments: [count, segmentID])
+        try db.cachedStatement(sql: "UPDATE track SET pointCount = pointCount + ?, updatedAt = ? WHERE id = ?")
+            .execute(arguments: [count, Self.milliseconds(Self.now()), trackID])
     }
 }

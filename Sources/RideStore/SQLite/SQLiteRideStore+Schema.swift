@@ -172,6 +172,7 @@ extension SQLiteRideStore {
         SQLiteRideStore.registerShareLinkMigration(&migrator)
         SQLiteRideStore.registerPlaceRestoreAndPhotoFilesMigration(&migrator)
         SQLiteRideStore.registerAccountsMigration(&migrator)
+        SQLiteRideStore.registerDeviceTrackFiguresMigration(&migrator)
         return migrator
     }()
 }

@@ -18,6 +18,10 @@ struct RecordingRecord: Hashable {
     var options: String?
     /// The id the client chose, for a recording started offline (migration v2).
     var clientId: String?
+    /// For a device's live track: how many points its stored figures cover, and the time (ms) of the last
+    /// fix they cover (migration v7).
+    var figuresPointCount: Int? = nil
+    var figuresUntil: Int64? = nil
 }
 
 extension RecordingRecord: StoreRecord {
