@@ -21,10 +21,17 @@ public enum GeoJSONReader {
     /// Reads a GeoJSON document.
     public static func read(_ data: Data) throws(TrackFormatError) -> GPXDocument {
         let root: JSONValue
-        do {
-            root = try JSONDecoder().decode(JSONValue.self, from: data)
+        do throws(JSONParser.Failure) {
+            root = try JSONParser.parse(data)
         } catch {
-            throw TrackFormatError.decoding(error, format: formatName)
+            // Refused: `JSONDecoder` names the place in the document (`coordinates[0][0]`) where the parser
+            // has only a byte offset; it reads the file once more only when it is wrong anyway.
+            do {
+                _ = try JSONDecoder().decode(JSONValue.self, from: data)
+            } catch let decoding {
+                throw TrackFormatError.decoding(decoding, format: formatName)
+            }
+            throw .invalidJSON(format: formatName, reason: error.description)
         }
         var reader = Reader()
         try reader.readRoot(root)

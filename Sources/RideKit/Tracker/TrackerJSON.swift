@@ -1,8 +1,7 @@
 import Foundation
 
-/// Reading the JSON of phone apps: one decode (`JSONDecoder`, which refuses nesting deeper than 512 levels
-/// and numbers beyond a Double, in time linear in the input), then typed lookups that say which field was
-/// wrong.
+/// Reading the JSON of phone apps: one pass of `JSONParser` (which refuses nesting deeper than `maximumDepth`
+/// and numbers beyond a Double, in time linear in the input), then typed lookups that say which field was wrong.
 enum TrackerJSON {
     /// The most bytes a JSON post may have: Overland's 1,000-point batches are about 600 KB.
     static let maximumBytes = 8 << 20
@@ -13,30 +12,11 @@ enum TrackerJSON {
 
     static func decode(_ data: Data) throws(TrackerPayloadError) -> JSONValue {
         guard data.count <= maximumBytes else { throw .malformed("the body has more than \(maximumBytes) bytes") }
-        let value: JSONValue
-        do {
-            value = try JSONDecoder().decode(JSONValue.self, from: data)
+        do throws(JSONParser.Failure) {
+            return try JSONParser.parse(data, maximumDepth: maximumDepth)
         } catch {
-            throw .malformed("not JSON")
+            throw .malformed("not JSON: \(error)")
         }
-        guard depth(of: value, limit: maximumDepth) <= maximumDepth else { throw .malformed("nested deeper than \(maximumDepth) levels") }
-        return value
-    }
-
-    /// The nesting depth, not looking further than `limit`.
-    static func depth(of value: JSONValue, limit: Int) -> Int {
-        var deepest = 0
-        var stack: [(JSONValue, Int)] = [(value, 1)]
-        while let (item, level) = stack.popLast() {
-            deepest = max(deepest, level)
-            if level > limit { return level }
-            switch item {
-            case .array(let items): stack.append(contentsOf: items.map { ($0, level + 1) })
-            case .object(let members): stack.append(contentsOf: members.values.map { ($0, level + 1) })
-            default: break
-            }
-        }
-        return deepest
     }
 
     /// A number, nil when absent or null; a string or anything else is a wrong type.
