@@ -46,6 +46,9 @@ extension Bikeride {
         @Option(help: "Minutes without a position after which a device's next position starts a new track (default 30).")
         var deviceGapMinutes: Double?
 
+        @Option(help: "A file holding the secret of OwnTracks' Encryption key setting (or BIKERIDE_OWNTRACKS_SECRET), to read encrypted OwnTracks posts.")
+        var owntracksSecretFile: String?
+
         @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).")
         var logLevel: String?
 
@@ -77,6 +80,15 @@ extension Bikeride {
             if let accounts { configuration.accounts = accounts }
             if let deviceGapMinutes { configuration.deviceTrackGapSeconds = deviceGapMinutes * 60 }
             if let logLevel, let level = Logger.Level(rawValue: logLevel) { configuration.logLevel = level }
+            if let owntracksSecretFile {
+                // The file's first line: what the app's setting holds (a newline at its end is not part of it).
+                guard let text = try? String(contentsOfFile: owntracksSecretFile, encoding: .utf8) else {
+                    throw ValidationError("--owntracks-secret-file: cannot read \(owntracksSecretFile) as UTF-8 text")
+                }
+                let secret = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+                guard !secret.isEmpty else { throw ValidationError("--owntracks-secret-file: \(owntracksSecretFile) is empty") }
+                configuration.ownTracksSecret = secret.hasSuffix("\r") ? String(secret.dropLast()) : secret
+            }
             if let geocoderUrl {
                 try configuration.setGeocoder(url: geocoderUrl, contact: geocoderContact ?? ProcessInfo.processInfo.environment["BIKERIDE_GEOCODER_CONTACT"])
             }

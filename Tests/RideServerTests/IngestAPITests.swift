@@ -93,6 +93,34 @@ import Testing
         }
     }
 
+    /// OwnTracks with its Encryption key set: opened with the server's secret (`--owntracks-secret-file`);
+    /// without it, or with another, answered 200 `[]` (the app's queue moves on) and not stored. The body is
+    /// one that libsodium sealed (Tests/vectors, made by Tests/tools/make_secretbox_vectors.py).
+    @Test(arguments: [("ride-secret", 1), (nil, 0), ("another secret", 0)] as [(String?, Int)])
+    func ownTracksEncryptedPayloads(secret: String?, stored: Int) async throws {
+        let (made, _, token) = try await Self.server()
+        var server = made
+        server.configuration.ownTracksSecret = secret
+        let vectors = try JSONSerialization.jsonObject(with: Data(contentsOf: Self.vectorsURL)) as? [String: Any]
+        let boxes = try #require(vectors?["secretbox"] as? [[String: Any]])
+        let box = try #require(boxes.first { $0["secret"] as? String == "ride-secret" })
+        let data = try #require(box["owntracksData"] as? String)
+        try await server.run { client in
+            let response = try await client.execute(
+                uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", token)],
+                body: ByteBuffer(string: #"{"_type":"encrypted","data":"\#(data)"}"#))
+            #expect(response.status == .ok && response.text == "[]")
+        }
+        #expect(try await Self.storedCount(server) == stored)
+        if stored == 1 {
+            let fix = try #require(try await server.library.store.deviceFixes(userID: server.library.userID, after: 0, limit: 10).first)
+            // What the app encrypted: {"_type":"location","lat":47.37689,"lon":8.54169,"tst":1767225600,…}
+            #expect(fix.fix.latitude == 47.37689 && fix.fix.longitude == 8.54169 && fix.fix.time == Date(timeIntervalSince1970: 1_767_225_600))
+        }
+    }
+
+    static let vectorsURL = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appending(path: "vectors/secretbox-vectors.json")
+
     // MARK: Overland
 
     @Test func overlandBatchAnswersExactlyOkAndAReplayStoresNothing() async throws {

@@ -106,6 +106,8 @@ public enum TrackerPayloadError: Error, Sendable, Hashable, CustomStringConverti
     case outOfRange(field: String, value: String)
     /// An OwnTracks payload encrypted with a key this server does not have.
     case encrypted
+    /// An OwnTracks payload encrypted with another key than the server's (or damaged on the way).
+    case undecryptable
 
     public var description: String {
         switch self {
@@ -114,6 +116,7 @@ public enum TrackerPayloadError: Error, Sendable, Hashable, CustomStringConverti
         case .wrongType(let field, let expected): return "\(field) should be \(expected)"
         case .outOfRange(let field, let value): return "\(field) \(value.prefix(64)) is out of range"
         case .encrypted: return "the payload is encrypted and no key is configured"
+        case .undecryptable: return "the payload is encrypted with another key than the configured one, or damaged"
         }
     }
 
@@ -125,6 +128,7 @@ public enum TrackerPayloadError: Error, Sendable, Hashable, CustomStringConverti
         case .wrongType: return "wrong_type"
         case .outOfRange: return "out_of_range"
         case .encrypted: return "encrypted"
+        case .undecryptable: return "undecryptable"
         }
     }
 }

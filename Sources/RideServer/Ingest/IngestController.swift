@@ -11,6 +11,7 @@ import RideStore
 /// - `POST /ingest/owntracks`: HTTP Basic (the user's name, the token as password); answers `200 []`. A body
 ///   that can never be valid (not JSON, wrong types, encrypted without a key) is answered 200 too, with the
 ///   reason logged and counted: OwnTracks re-sends on anything else and would block its queue behind it.
+///   Encrypted payloads are opened with `ownTracksSecret` (refused, logged, without one).
 /// - `POST /ingest/overland`: `Authorization: Bearer TOKEN` or `?token=`; answers exactly `{"result":"ok"}`
 ///   once the batch is stored (gzip bodies too, up to `overlandBodyLimitBytes`).
 /// - `GET|POST /ingest/osmand`: `id` (or `deviceid`) is the token; query string, form body, or Traccar
@@ -24,6 +25,8 @@ struct IngestController<Context: UserRequestContext>: Sendable {
     let store: any RideStore
     let feed: LiveFeed
     let metrics: ServerMetrics
+    /// OwnTracks' encryption secret, when its apps encrypt (nil: encrypted payloads are refused and logged).
+    let ownTracksSecret: String?
     /// Writes posts in group commits (a gap longer than its `gapSeconds` starts a new track).
     let committer: IngestCommitter
 
@@ -46,7 +49,7 @@ struct IngestController<Context: UserRequestContext>: Sendable {
         let device = try await authenticate(request, token: Self.basicPassword(request) ?? Self.bearer(request), userName: Self.basicUser(request))
         let body = try await Self.body(request, limit: Self.smallBodyLimitBytes)
         do {
-            try await store(try OwnTracksPayload.parse(body), device: device, app: "owntracks", context)
+            try await store(try OwnTracksPayload.parse(body, secret: ownTracksSecret), device: device, app: "owntracks", context)
         } catch let error as TrackerPayloadError {
             refuse(error, device: device, app: "owntracks", context)
         }

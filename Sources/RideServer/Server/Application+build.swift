@@ -94,7 +94,7 @@ public func buildRouter(
     ).addRoutes(to: router)
     DevicesController<RideRequestContext>(library: library).addRoutes(to: router)
     IngestController<RideRequestContext>(
-        store: library.store, feed: liveFeed, metrics: metrics,
+        store: library.store, feed: liveFeed, metrics: metrics, ownTracksSecret: configuration.ownTracksSecret,
         committer: IngestCommitter(store: library.store, gapSeconds: configuration.deviceTrackGapSeconds)
     ).addRoutes(to: router)
     LiveController<RideRequestContext>(library: library, feed: liveFeed).addRoutes(to: router)

@@ -47,6 +47,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var accounts: Bool?
     /// A device that posts nothing for longer than this ends its live track; its next fix starts a new one.
     public var deviceTrackGapSeconds: Double = 30 * 60
+    /// The secret of OwnTracks' "Encryption key" setting, when the apps posting here encrypt their payloads
+    /// (`--owntracks-secret-file`, `BIKERIDE_OWNTRACKS_SECRET`); nil refuses encrypted payloads (logged).
+    public var ownTracksSecret: String?
     /// The cost of password hashes made by this server (tests use `PasswordHasher.forTesting`).
     public var passwordHasher = PasswordHasher()
 
@@ -65,7 +68,8 @@ public struct ServerConfiguration: Sendable, Hashable {
 
     /// The defaults with the `BIKERIDE_*` environment variables applied: `BIKERIDE_HOST`, `_PORT`, `_DATA_DIR`,
     /// `_TILES`, `_TLS_CERT`, `_TLS_KEY`, `_WEB_ROOT`, `_LEAFLET_DIR`, `_STANDARD_TILES_URL`, `_SATELLITE_TILES_URL`,
-    /// `_LABEL_TILES_URL`, `_GEOCODER_URL`, `_GEOCODER_CONTACT`, `_LOG_LEVEL`, `_ACCOUNTS`, `_DEVICE_GAP_MINUTES`.
+    /// `_LABEL_TILES_URL`, `_GEOCODER_URL`, `_GEOCODER_CONTACT`, `_LOG_LEVEL`, `_ACCOUNTS`, `_DEVICE_GAP_MINUTES`,
+    /// `_OWNTRACKS_SECRET`.
     public init(environment: [String: String]) throws(ConfigurationError) {
         self.init()
         func value(_ name: String) -> String? {
@@ -100,6 +104,7 @@ public struct ServerConfiguration: Sendable, Hashable {
             }
             deviceTrackGapSeconds = minutes * 60
         }
+        if let secret = environment["BIKERIDE_OWNTRACKS_SECRET"], !secret.isEmpty { ownTracksSecret = secret }
         if let text = value("LOG_LEVEL") {
             guard let level = Logger.Level(rawValue: text.lowercased()) else {
                 throw .invalid(name: "BIKERIDE_LOG_LEVEL", value: text, expected: "trace, debug, info, notice, warning, error or critical")
