@@ -220,9 +220,9 @@ extension SQLiteRideStore {
         }
         try flush()
         if var record = live {
-            record.updatedAt = now
             if let (_, last) = bounds { try refreshFiguresIfDue(&record, lastFixTime: last, db) }
-            try record.update(db)
+            try db.cachedStatement(sql: "UPDATE recording SET updatedAt = ?, figuresPointCount = ?, figuresUntil = ? WHERE id = ?")
+                .execute(arguments: [Self.milliseconds(now), record.figuresPointCount, record.figuresUntil, record.id])
             result.liveTrackID = record.trackId
         }
         return result
@@ -236,17 +236,17 @@ extension SQLiteRideStore {
     }
 
     /// A growing device track's figures (distance, time, climb, speeds, the list's little map), computed again
-    /// from its points when enough has come since the last time: at least 1 % more points, and either 5 %
-    /// more or a minute more of riding. So the list shows a live track's distance within about a minute, and
-    /// the work stays linear in the points however a device posts (each computation over n points follows at
-    /// least n/100 new ones).
+    /// from its points when enough has come since the last time: at least 1 % more points, and either a minute
+    /// more of riding or 5 % more points (10 at least). So the list shows a live track's distance within about a
+    /// minute, and the work stays linear in the points however a device posts (each computation over n points
+    /// follows at least n/100 new ones).
     static func refreshFiguresIfDue(_ recording: inout RecordingRecord, lastFixTime: Int64, _ db: Database) throws {
         guard let pointCount = try Int.fetchOne(db.cachedStatement(sql: "SELECT pointCount FROM track WHERE id = ?"), arguments: [recording.trackId])
         else { return }
         let added = pointCount - (recording.figuresPointCount ?? 0)
         let minute: Int64 = 60_000
         guard added >= max(1, pointCount / 100),
-              added * 20 >= pointCount || lastFixTime - (recording.figuresUntil ?? 0) >= minute
+              added >= max(10, pointCount / 20) || lastFixTime - (recording.figuresUntil ?? 0) >= minute
         else { return }
         guard var track = try TrackRecord.fetchOne(db, key: recording.trackId) else { return }
         let content = try applyFigures(to: &track, db)

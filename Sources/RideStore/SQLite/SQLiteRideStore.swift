@@ -206,7 +206,8 @@ public final class SQLiteRideStore: RideStore {
     }
 
     public func user(id: UserID) async throws -> User? {
-        try await read { db in try UserRecord.fetchOne(db, key: id)?.user }
+        // Prepared once per connection: every OwnTracks post asks (the user named in its Basic auth).
+        try await read { db in try UserRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM user WHERE id = ?"), arguments: [id])?.user }
     }
 
     public func user(named name: String) async throws -> User? {
@@ -234,7 +235,10 @@ public final class SQLiteRideStore: RideStore {
     }
 
     public func device(tokenHash: String) async throws -> Device? {
-        try await read { db in try DeviceRecord.filter(DeviceRecord.Columns.tokenHash == tokenHash).fetchOne(db)?.device }
+        // Prepared once per connection: every phone-app post asks.
+        try await read { db in
+            try DeviceRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM device WHERE tokenHash = ?"), arguments: [tokenHash])?.device
+        }
     }
 
     public func markDeviceSeen(id: DeviceID, at date: Date) async throws {
