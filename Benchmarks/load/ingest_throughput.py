@@ -3,12 +3,15 @@ Overland batches of 1,000 points, on loopback against `bikeride serve` (accounts
 local user's; the token check is the same either way).
 
     python3 Benchmarks/load/ingest_throughput.py [--base http://127.0.0.1:8080] [--devices 200] [--seconds 20]
-        [--overland-clients 4]
+        [--overland-clients 4] [--wrk]
 
 Phase 1: each device posts one fix (`_type: location`, a new time each) as soon as it has its answer, over one
 kept-alive connection; every post is stored durably before it is answered (the store's default `synchronous =
 FULL`, one transaction per post). Prints posts/s and p50/p90/p99/max latency.
 Phase 2: `--overland-clients` clients post 1,000-point batches back to back: batches/s and points/s, with latency.
+
+With --wrk, first the same single-fix posts by wrk (Debian's package) and owntracks.lua: a C client that takes
+less of the shared cores than this Python one.
 
 Plain asyncio with hand-written HTTP/1.1 (`fix_latency.Connection`), so that the client costs little next to the
 server: both share this machine's cores, so the figures are a floor for the server alone.
@@ -128,8 +131,12 @@ async def main():
     parser.add_argument('--devices', type=int, default=200)
     parser.add_argument('--seconds', type=float, default=20)
     parser.add_argument('--overland-clients', type=int, default=4)
+    parser.add_argument('--wrk', action='store_true',
+                        help='also drive the single-fix posts with wrk (owntracks.lua): a client that costs the server less CPU')
     arguments = parser.parse_args()
     url = urlparse(arguments.base)
+    if arguments.wrk:
+        await with_wrk(url, arguments)
     rate, latencies = await health_floor(url.hostname, url.port, arguments.devices, arguments.seconds / 2)
     p50, _, p99, _ = percentiles(latencies)
     print(f'floor: GET /health from {arguments.devices} connections: {rate:,.0f} requests/s; p50 {p50:.1f} ms, p99 {p99:.1f} ms')
@@ -143,6 +150,30 @@ async def main():
     p50, p90, p99, worst = percentiles(latencies)
     print(f'Overland 1,000-point batches, {arguments.overland_clients} clients: {rate:.1f} batches/s = {rate * 1000:,.0f} points/s; '
           f'latency p50 {p50:.0f} ms, p99 {p99:.0f} ms, max {worst:.0f} ms ({len(latencies)} batches)')
+
+
+async def with_wrk(url, arguments):
+    """Single-fix posts from `--devices` devices over as many connections, by wrk (2 threads) and owntracks.lua."""
+    import os
+    import re
+    import subprocess
+    import tempfile
+    tokens = await make_devices(url.hostname, url.port, arguments.devices)
+    with tempfile.NamedTemporaryFile('w', suffix='.tokens', delete=False) as handle:
+        for token in tokens:
+            handle.write(base64.b64encode(f'local:{token}'.encode()).decode() + '\n')
+        path = handle.name
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'owntracks.lua')
+    environment = dict(os.environ, TOKENS_FILE=path, THREADS='2')
+    output = subprocess.run(
+        ['wrk', '-t2', f'-c{arguments.devices}', f'-d{int(arguments.seconds)}s', '--latency', '-s', script, arguments.base],
+        env=environment, capture_output=True, text=True, check=True).stdout
+    os.unlink(path)
+    rate = re.search(r'Requests/sec:\s+([\d.]+)', output)
+    latency = {q: re.search(rf'\s{q}%\s+([\d.]+\w+)', output) for q in ('50', '99')}
+    errors = 'unexpected status' in output or 'Non-2xx' in output
+    print(f'single fixes by wrk, {arguments.devices} devices: {float(rate.group(1)):,.0f} posts/s; latency p50 '
+          f'{latency["50"].group(1)}, p99 {latency["99"].group(1)}{"; ERRORS: " + output if errors else ""}')
 
 
 if __name__ == '__main__':
