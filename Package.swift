@@ -21,6 +21,9 @@ let package = Package(
         // Already in the graph (and built) through HummingbirdTesting: the geocoder's HTTP client (timeouts, capped
         // bodies, TLS on swift-nio-ssl) rather than a hand-made one on NIO or FoundationNetworking's libcurl.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.30.0"),
+        // The PostgreSQL store (`--database postgres://…`): the wire protocol and a connection pool, on SwiftNIO,
+        // which Hummingbird already brings; nothing else (no ORM, no SQL builder).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
     ],
     targets: [
         // The domain: pure Swift + Foundation. The GPX reader is a purpose-built tokenizer (see DESIGN 4.1),
@@ -73,6 +76,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SHA-256 of imported files (duplicate detection): BoringSSL's, with the CPU's SHA instructions.
                 .product(name: "Crypto", package: "swift-crypto"),
+                // The PostgreSQL implementation of the store (Sources/RideStore/Postgres).
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         // A helper process for the store tests: imports a large file so that a test can kill it midway.
@@ -80,7 +85,14 @@ let package = Package(
         // The store benchmark's measuring program (Benchmarks/run-store.sh; not part of the tests).
         .executableTarget(name: "ridestore-bench", dependencies: ["RideStore", "RideKit"], path: "Benchmarks/store"),
         .testTarget(name: "RideKitTests", dependencies: ["RideKit", "CExpat"]),
-        .testTarget(name: "RideStoreTests", dependencies: ["RideStore", "RideKit"]),
+        .testTarget(
+            name: "RideStoreTests",
+            dependencies: [
+                "RideStore", "RideKit",
+                // The PostgreSQL cases make and drop a database of their own for each test.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
         .testTarget(
             name: "RideServerTests",
             dependencies: [
