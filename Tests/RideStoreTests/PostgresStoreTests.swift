@@ -115,7 +115,11 @@ import RideKit
         try await withStore(.postgres) { store in
             let user = try await store.localUser()
             let error = await #expect(throws: RideStoreError.self) { try await store.labels(userID: user.id) }
-            #expect(error?.description.contains("labels(userID:) is not available on PostgreSQL yet") == true)
+            guard case .unsupported(let message) = error else {
+                Issue.record("expected unsupported, got \(String(describing: error))")
+                return
+            }
+            #expect(message.contains("labels(userID:) is not available on PostgreSQL yet"))
         }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import RideKit
 
-// The calls not on PostgreSQL yet: each says so (a `RideStoreError.database`), none pretends. Places, notes,
+// The calls not on PostgreSQL yet: each says so (`RideStoreError.unsupported`), none pretends. Places, notes,
 // photos, labels, share links and the documents folder need their tables (a later migration) and, for photos,
 // a storage shared by the instances (large objects or a configured directory; issue 13).
 extension PostgresRideStore {

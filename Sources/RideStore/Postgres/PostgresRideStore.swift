@@ -172,9 +172,9 @@ public final class PostgresRideStore: RideStore {
         return id
     }
 
-    /// A call this store does not implement yet.
+    /// A call this store does not implement yet: `unsupported`, which the server answers with 501.
     static func unavailable(_ method: String) -> RideStoreError {
-        RideStoreError.database("\(method) is not available on PostgreSQL yet (use the SQLite store for it)")
+        RideStoreError.unsupported("\(method) is not available on PostgreSQL yet (use the SQLite store for it)")
     }
 
     // MARK: Users
