@@ -120,4 +120,29 @@ import RideKit
         #expect(try await test.store.place(id: place.id, userID: bob.id) == nil)
         await #expect(throws: RideStoreError.self) { try await test.store.addNote(placeID: place.id, body: "x", userID: bob.id) }
     }
+
+    /// Text PostgreSQL cannot hold (a NUL) is refused alike by both stores, as a value error, never a store failure.
+    @Test(arguments: StoreKind.allCases) func aNULInANameOrASearchIsRefusedAlike(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let user = try await store.localUser()
+            let track = try await Self.save(store, userID: user.id, name: "Loop", start: 1)
+            await #expect(throws: RideStoreError.invalid(field: "name", reason: "must not contain a NUL character")) {
+                try await store.updateTrack(id: track.id, userID: user.id, TrackChanges(name: "Lo\u{0}op"))
+            }
+            await #expect(throws: RideStoreError.invalid(field: "search", reason: "must not contain a NUL character")) {
+                try await store.tracks(TrackQuery(search: "Lo\u{0}"), userID: user.id)
+            }
+            await #expect(throws: RideStoreError.self) {
+                try await store.startRecording(NewRecording(name: "\u{0}"), userID: user.id)
+            }
+            #expect(try await store.trackSummary(id: track.id, userID: user.id)?.name == "Loop")
+            // A user or device name with a NUL: refused (PostgreSQL: a value error from the server), never stored.
+            do {
+                _ = try await store.createDevice(NewDevice(name: "pho\u{0}ne", tokenHash: "t", protocolName: "owntracks"), userID: user.id)
+                #expect(kind == .sqlite, "PostgreSQL stored a NUL")
+            } catch let error as RideStoreError {
+                guard case .invalid = error else { Issue.record("\(error)"); return }
+            }
+        }
+    }
 }

@@ -71,6 +71,7 @@ extension PostgresRideStore {
         guard (1...TrackQuery.maximumLimit).contains(query.limit) else {
             throw RideStoreError.invalid(field: "limit", reason: "must be between 1 and \(TrackQuery.maximumLimit)")
         }
+        try SQLiteRideStore.validate(search: query.search)
         let after = try query.cursor.map { cursor in
             guard let parsed = SQLiteRideStore.parseCursor(cursor) else {
                 throw RideStoreError.invalid(field: "cursor", reason: "'\(cursor)' is not a cursor this store returned")

@@ -130,6 +130,10 @@ public final class PostgresRideStore: RideStore {
             if let state = error.serverInfo?[.sqlState], state.hasPrefix("23") {
                 return RideStoreError.conflict(error.serverInfo?[.message] ?? "a constraint of the database was violated")
             }
+            // Data exceptions (a NUL in text, a number out of range …): the value, not the database, is at fault.
+            if let state = error.serverInfo?[.sqlState], state.hasPrefix("22") {
+                return RideStoreError.invalid(field: "value", reason: error.serverInfo?[.message] ?? "cannot be stored")
+            }
             return RideStoreError.database(describe(error))
         case let error as PointBlockError: return RideStoreError.damaged(error.description)
         case let error as PostgresDecodingError:
