@@ -111,6 +111,31 @@ import RideKit
         }
     }
 
+    @Test func aDatabaseThatStopsAnsweringFailsCallsInTimeAndRecovers() async throws {
+        let server = try PostgresTestServer.requireURL()
+        try await PostgresTestServer.withDatabase { url in
+            let store = try await PostgresRideStore.open(.init(url: url, maximumConnections: 2, connectTimeoutSeconds: 1), logger: PostgresTestServer.logger)
+            let user = try await store.localUser()
+            // The database refuses new connections and loses the ones it had: what a restart looks like to the pool.
+            // (Its name is the hex one withDatabase made: no outside value in the SQL text.)
+            try await PostgresTestServer.administer(server, "ALTER DATABASE \(url.database) ALLOW_CONNECTIONS false")
+            try await PostgresTestServer.administer(
+                server, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(url.database)'")
+            let started = ContinuousClock.now
+            let error = await #expect(throws: RideStoreError.self) { try await store.user(id: user.id) }
+            #expect(ContinuousClock.now - started < .seconds(30))
+            if case .database(let message) = error {
+                #expect(message.contains("no connection to PostgreSQL") || message.contains("not currently accepting connections"))
+            } else {
+                Issue.record("expected a database error, got \(String(describing: error))")
+            }
+            // Back: the same store answers again, without a restart.
+            try await PostgresTestServer.administer(server, "ALTER DATABASE \(url.database) ALLOW_CONNECTIONS true")
+            #expect(try await store.user(id: user.id) == user)
+            await store.close()
+        }
+    }
+
     @Test func callsNotOnPostgreSQLYetSaySo() async throws {
         try await withStore(.postgres) { store in
             let user = try await store.localUser()

@@ -11,7 +11,7 @@ extension PostgresRideStore {
         try SQLiteRideStore.validate(name: request.name)
         if let clientID = request.clientID { try SQLiteRideStore.validate(clientID: clientID) }
         do {
-            return try await transaction { connection in
+            return try await transaction { [logger] connection in
                 try await Self.requireUser(connection, userID, logger: logger)
                 if let clientID = request.clientID,
                     let existing = try await Self.recording(connection, clientID: clientID, userID: userID, logger: logger)
@@ -67,17 +67,17 @@ extension PostgresRideStore {
     }
 
     public func recording(id: RecordingID, userID: UserID) async throws -> Recording? {
-        try await transaction(readOnly: true) { connection in try await Self.recording(connection, id: id, userID: userID, logger: logger) }
+        try await transaction(readOnly: true) { [logger] connection in try await Self.recording(connection, id: id, userID: userID, logger: logger) }
     }
 
     public func recording(clientID: String, userID: UserID) async throws -> Recording? {
-        try await transaction(readOnly: true) { connection in
+        try await transaction(readOnly: true) { [logger] connection in
             try await Self.recording(connection, clientID: clientID, userID: userID, logger: logger)
         }
     }
 
     public func activeRecordings(userID: UserID) async throws -> [Recording] {
-        try await transaction(readOnly: true) { connection in
+        try await transaction(readOnly: true) { [logger] connection in
             try await Self.recordings(
                 connection.query(
                     """
@@ -100,7 +100,7 @@ extension PostgresRideStore {
                 if let value, !value.isFinite { throw RideStoreError.invalid(field: "fix \(fix.sequence)", reason: "holds a value that is not a finite number") }
             }
         }
-        return try await transaction { connection in
+        return try await transaction { [logger] connection in
             // The row lock orders two batches of one recording (two instances, a retry racing its original): the
             // second reads the sequence number the first stored, so each fix is stored once.
             guard let recording = try await Self.recording(connection, id: recordingID, userID: userID, forUpdate: true, logger: logger) else {
@@ -131,7 +131,7 @@ extension PostgresRideStore {
     }
 
     public func pauseRecording(id: RecordingID, userID: UserID) async throws -> Recording {
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             let recording = try await Self.liveRecording(connection, id: id, userID: userID, logger: logger)
             if recording.state == .recording {
                 try await Self.setState(.paused, id: id, connection, logger: logger)
@@ -141,7 +141,7 @@ extension PostgresRideStore {
     }
 
     public func resumeRecording(id: RecordingID, userID: UserID) async throws -> Recording {
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             let recording = try await Self.liveRecording(connection, id: id, userID: userID, logger: logger)
             if recording.state == .paused {
                 // Pause starts a new segment (DESIGN 2.1); an empty one left by a pause without fixes is reused.
@@ -167,7 +167,7 @@ extension PostgresRideStore {
     }
 
     public func setRecordingRoute(id: RecordingID, routeTrackID: TrackID?, userID: UserID) async throws -> Recording {
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             let recording = try await Self.liveRecording(connection, id: id, userID: userID, logger: logger)
             if let route = routeTrackID, try await Self.optionalSummary(connection, id: route, userID: userID, logger: logger) == nil {
                 throw RideStoreError.notFound(kind: "track", id: route.rawValue)
@@ -184,7 +184,7 @@ extension PostgresRideStore {
     }
 
     public func stopRecording(id: RecordingID, userID: UserID, stats: TrackStats) async throws -> TrackSummary {
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             guard let recording = try await Self.recording(connection, id: id, userID: userID, forUpdate: true, logger: logger) else {
                 throw RideStoreError.notFound(kind: "recording", id: id.rawValue)
             }

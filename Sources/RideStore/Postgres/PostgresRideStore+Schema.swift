@@ -231,7 +231,7 @@ extension PostgresRideStore {
     /// Rows in one of the schema's tables.
     func rowCount(table: String) async throws -> Int {
         guard Self.tableNames.contains(table) else { throw RideStoreError.invalid(field: "table", reason: "'\(table)' is no table of the store") }
-        return try await transaction(readOnly: true) { connection in
+        return try await transaction(readOnly: true) { [logger] connection in
             var count: Int64 = -1
             // The name is one of `tableNames`, checked above: no value reaches the SQL text.
             for try await value in try await connection.query("SELECT count(*) FROM \(unescaped: table)", logger: logger).decode(Int64.self) {

@@ -10,7 +10,7 @@ extension PostgresRideStore {
         }
         for track in batch.tracks { try SQLiteRideStore.validate(name: track.name) }
         guard batch.places.isEmpty else { throw Self.unavailable("saving places with an import") }
-        return try await transaction { connection in
+        return try await transaction { [logger] connection in
             try await Self.requireUser(connection, userID, logger: logger)
             if batch.replacing == nil, !batch.allowsDuplicate {
                 let existing = try await Self.importedTracks(connection, contentHash: batch.source.contentHash, userID: userID, logger: logger)
@@ -50,7 +50,7 @@ extension PostgresRideStore {
     }
 
     public func importedTracks(contentHash: String, userID: UserID) async throws -> [TrackID] {
-        try await transaction(readOnly: true) { connection in
+        try await transaction(readOnly: true) { [logger] connection in
             try await Self.importedTracks(connection, contentHash: contentHash, userID: userID, logger: logger)
         }
     }
@@ -100,7 +100,7 @@ extension PostgresRideStore {
             ORDER BY sort_key DESC, id DESC LIMIT \(try parameter(Int64(query.limit + 1)))
             """
         let statement = PostgresQuery(unsafeSQL: sql, binds: binds)
-        return try await transaction(readOnly: true) { connection in
+        return try await transaction(readOnly: true) { [logger] connection in
             let rows = try await Self.summaryRows(connection.query(statement, logger: logger))
             let page = Array(rows.prefix(query.limit))
             let next = rows.count > query.limit ? page.last.map { "\($0.sortKey).\($0.id.rawValue)" } : nil
@@ -109,7 +109,7 @@ extension PostgresRideStore {
     }
 
     public func trackCount(userID: UserID) async throws -> Int {
-        try await transaction(readOnly: true) { connection in
+        try await transaction(readOnly: true) { [logger] connection in
             let rows = try await connection.query(
                 """
                 SELECT count(*) FROM tracks
@@ -122,13 +122,13 @@ extension PostgresRideStore {
     }
 
     public func trackSummary(id: TrackID, userID: UserID) async throws -> TrackSummary? {
-        try await transaction(readOnly: true) { connection in
+        try await transaction(readOnly: true) { [logger] connection in
             try await Self.optionalSummary(connection, id: id, userID: userID, logger: logger)
         }
     }
 
     public func track(id: TrackID, userID: UserID) async throws -> StoredTrack? {
-        try await transaction(readOnly: true) { connection in
+        try await transaction(readOnly: true) { [logger] connection in
             guard let record = try await Self.trackRecord(connection, id: id, userID: userID, logger: logger) else { return nil }
             var content = try TrackHeaderCodec.decode(record.gpxHeader, version: record.gpxVersion, creator: record.gpxCreator)
             try await Self.loadPoints(into: &content, trackID: id, connection, logger: logger)
@@ -139,7 +139,7 @@ extension PostgresRideStore {
 
     public func updateTrack(id: TrackID, userID: UserID, _ changes: TrackChanges) async throws -> TrackSummary {
         if let name = changes.name { try SQLiteRideStore.validate(name: name) }
-        return try await transaction { connection in
+        return try await transaction { [logger] connection in
             guard var record = try await Self.trackRecord(connection, id: id, userID: userID, forUpdate: true, logger: logger) else {
                 throw RideStoreError.notFound(kind: "track", id: id.rawValue)
             }
@@ -166,7 +166,7 @@ extension PostgresRideStore {
 
     public func deleteTracks(ids: [TrackID], userID: UserID) async throws -> [TrackID] {
         let keys = ids.map(\.rawValue)
-        return try await transaction { connection in
+        return try await transaction { [logger] connection in
             let rows = try await connection.query(
                 """
                 UPDATE tracks SET deleted_at = \(Self.milliseconds(Self.now()))
@@ -180,7 +180,7 @@ extension PostgresRideStore {
 
     public func restoreTracks(ids: [TrackID], userID: UserID) async throws -> [TrackID] {
         let keys = ids.map(\.rawValue)
-        return try await transaction { connection in
+        return try await transaction { [logger] connection in
             let rows = try await connection.query(
                 """
                 UPDATE tracks SET deleted_at = NULL
@@ -193,7 +193,7 @@ extension PostgresRideStore {
     }
 
     public func purgeDeletedTracks(deletedBefore date: Date) async throws -> [TrackSummary] {
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             let rows = try await Self.summaryRows(
                 connection.query(
                     """
@@ -207,7 +207,7 @@ extension PostgresRideStore {
 
     public func purgeTracks(ids: [TrackID], userID: UserID) async throws -> [TrackSummary] {
         let keys = ids.map(\.rawValue)
-        return try await transaction { connection in
+        return try await transaction { [logger] connection in
             let rows = try await Self.summaryRows(
                 connection.query(
                     """

@@ -101,20 +101,46 @@ public final class PostgresRideStore: RideStore {
 
     /// Runs `body` in one transaction on a pooled connection: committed when it returns, rolled back when it
     /// throws. `readOnly` reads take one snapshot for all their statements.
-    func transaction<T: Sendable>(readOnly: Bool = false, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+    ///
+    /// Waiting for a connection is bounded (`connectTimeoutSeconds`, at least 5 s): while the database is down,
+    /// postgres-nio's pool keeps trying to connect and would hold the call forever; here it fails instead, so
+    /// that the server answers (and the phone retries) rather than hanging. A call that has its connection is
+    /// never cut short.
+    func transaction<T: Sendable>(readOnly: Bool = false, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let logger = self.logger
+        let client = self.client
+        let acquired = AcquiredFlag()
+        let wait = max(5, configuration.connectTimeoutSeconds)
+        let url = configuration.url
         do {
-            return try await client.withConnection { connection in
-                try await connection.query(
-                    PostgresQuery(unsafeSQL: readOnly ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN"), logger: logger)
-                do {
-                    let value = try await body(connection)
-                    try await connection.query("COMMIT", logger: logger)
-                    return value
-                } catch {
-                    _ = try? await connection.query("ROLLBACK", logger: logger)
-                    throw error
+            return try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask {
+                    try await client.withConnection { connection in
+                        acquired.set()
+                        try await connection.query(
+                            PostgresQuery(unsafeSQL: readOnly ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN"), logger: logger)
+                        do {
+                            let value = try await body(connection)
+                            try await connection.query("COMMIT", logger: logger)
+                            return value
+                        } catch {
+                            _ = try? await connection.query("ROLLBACK", logger: logger)
+                            throw error
+                        }
+                    }
                 }
+                group.addTask {
+                    try await Task.sleep(for: .milliseconds(Int64(wait * 1000)))
+                    if acquired.isSet { return nil }
+                    throw RideStoreError.database("no connection to PostgreSQL at \(url) within \(Int(wait)) s (is the server up?)")
+                }
+                while let result = try await group.next() {
+                    if let value = result {
+                        group.cancelAll()
+                        return value
+                    }
+                }
+                throw RideStoreError.database("a transaction ended without a result")
             }
         } catch {
             throw Self.storeError(error)
@@ -184,7 +210,7 @@ public final class PostgresRideStore: RideStore {
     // MARK: Users
 
     public func localUser() async throws -> User {
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             let id = ShortID.random().rawValue
             let now = Self.milliseconds(Self.now())
             try await connection.query(
@@ -201,7 +227,7 @@ public final class PostgresRideStore: RideStore {
         let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty else { throw RideStoreError.invalid(field: "name", reason: "a user needs a name") }
         guard name.utf8.count <= 1000 else { throw RideStoreError.invalid(field: "name", reason: "is longer than 1,000 bytes") }
-        return try await transaction { connection in
+        return try await transaction { [logger] connection in
             let user = User(id: ShortID.random(), name: name, passwordHash: passwordHash, createdAt: Self.now())
             let rows = try await connection.query(
                 """
@@ -215,7 +241,7 @@ public final class PostgresRideStore: RideStore {
     }
 
     public func user(id: UserID) async throws -> User? {
-        try await transaction(readOnly: true) { connection in
+        try await transaction(readOnly: true) { [logger] connection in
             let rows = try await connection.query(
                 "SELECT id, name, password_hash, created_at FROM users WHERE id = \(id.rawValue)", logger: logger)
             return try await Self.users(rows).first
@@ -223,7 +249,7 @@ public final class PostgresRideStore: RideStore {
     }
 
     public func user(named name: String) async throws -> User? {
-        try await transaction(readOnly: true) { connection in try await Self.user(connection, named: name, logger: logger) }
+        try await transaction(readOnly: true) { [logger] connection in try await Self.user(connection, named: name, logger: logger) }
     }
 
     static func user(_ connection: PostgresConnection, named name: String, logger: Logger) async throws -> User? {
@@ -248,7 +274,7 @@ public final class PostgresRideStore: RideStore {
 
     public func createDevice(_ device: NewDevice, userID: UserID) async throws -> Device {
         guard !device.tokenHash.isEmpty else { throw RideStoreError.invalid(field: "tokenHash", reason: "must not be empty") }
-        return try await transaction { connection in
+        return try await transaction { [logger] connection in
             try await Self.requireUser(connection, userID, logger: logger)
             let stored = Device(
                 id: ShortID.random(), userID: userID, name: device.name, tokenHash: device.tokenHash, protocolName: device.protocolName,
@@ -266,7 +292,7 @@ public final class PostgresRideStore: RideStore {
     }
 
     public func devices(userID: UserID) async throws -> [Device] {
-        try await transaction(readOnly: true) { connection in
+        try await transaction(readOnly: true) { [logger] connection in
             try await Self.devices(
                 connection.query(
                     "SELECT \(unescaped: Self.deviceColumns) FROM devices WHERE user_id = \(userID.rawValue) ORDER BY created_at, id",
@@ -275,7 +301,7 @@ public final class PostgresRideStore: RideStore {
     }
 
     public func device(tokenHash: String) async throws -> Device? {
-        try await transaction(readOnly: true) { connection in
+        try await transaction(readOnly: true) { [logger] connection in
             try await Self.devices(
                 connection.query("SELECT \(unescaped: Self.deviceColumns) FROM devices WHERE token_hash = \(tokenHash)", logger: logger)
             ).first
@@ -283,14 +309,14 @@ public final class PostgresRideStore: RideStore {
     }
 
     public func markDeviceSeen(id: DeviceID, at date: Date) async throws {
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             _ = try await connection.query(
                 "UPDATE devices SET last_seen_at = \(Self.milliseconds(date)) WHERE id = \(id.rawValue)", logger: logger)
         }
     }
 
     public func deleteDevice(id: DeviceID, userID: UserID) async throws -> Bool {
-        try await transaction { connection in
+        try await transaction { [logger] connection in
             let rows = try await connection.query(
                 "DELETE FROM devices WHERE id = \(id.rawValue) AND user_id = \(userID.rawValue) RETURNING id", logger: logger)
             return try await rows.collect().count > 0
@@ -342,4 +368,13 @@ extension PostgresRideStore {
         guard let text = option ?? environment["BIKERIDE_DATABASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) else { return nil }
         return try PostgresDatabaseURL(parsing: text, environment: environment)
     }
+}
+
+/// Whether a call got its connection (set once, read by the timer that bounds the wait).
+final class AcquiredFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
 }
