@@ -24,6 +24,8 @@ let package = Package(
         // The PostgreSQL store (`--database postgres://…`): the wire protocol and a connection pool, on SwiftNIO,
         // which Hummingbird already brings; nothing else (no ORM, no SQL builder).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        // Already in the graph through Hummingbird; named for the live feed, which ends its streams on shutdown.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         // The domain: pure Swift + Foundation. The GPX reader is a purpose-built tokenizer (see DESIGN 4.1),
@@ -54,6 +56,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -78,6 +81,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 // The PostgreSQL implementation of the store (Sources/RideStore/Postgres).
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // scrypt for passwords (BoringSSL's), from the swift-crypto package already used: no new package.
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
         // A helper process for the store tests: imports a large file so that a test can kill it midway.

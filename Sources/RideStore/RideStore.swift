@@ -10,7 +10,7 @@ import RideKit
 /// track is "not found". Each call is one transaction: it happens whole or not at all.
 ///
 /// Errors are `RideStoreError`.
-public protocol RideStore: Sendable {
+public protocol RideStore: AccountStore {
     // MARK: Users and devices
 
     /// The one user of the embedded single-user setup, created on first call.
@@ -40,6 +40,9 @@ public protocol RideStore: Sendable {
     func tracks(_ query: TrackQuery, userID: UserID) async throws -> TrackPage
     /// How many complete, undeleted tracks the user has.
     func trackCount(userID: UserID) async throws -> Int
+    /// For each moment, the sums of the figures of the complete, not deleted, non-route tracks with times that
+    /// started since then.
+    func trackTotals(since starts: [Date], userID: UserID) async throws -> [TrackTotals]
     func trackSummary(id: TrackID, userID: UserID) async throws -> TrackSummary?
     /// A track whole, its points included (deleted tracks too, until purged).
     func track(id: TrackID, userID: UserID) async throws -> StoredTrack?

@@ -53,9 +53,22 @@ extension Bikeride {
                     for track in outcome.tracks {
                         print("\(track.id)  \(track.name)  \(UnitSystem.metric.formatDistance(meters: track.distanceMeters))  \(track.pointCount) points  (\(outcome.path))")
                     }
+                    // What --lenient left out: one line a kind, at the place of the first.
+                    let report = outcome.readReport
+                    for kind in GPXReadWarning.Kind.allCases {
+                        guard let count = report.counts[kind], count > 0 else { continue }
+                        let first = report.warnings.first { $0.kind == kind }
+                        let place = first.map { ":\($0.line):\($0.column)" } ?? ""
+                        let sentence = GPXReadWarning.sentence(kind: kind, count: count, firstDetail: first?.detail ?? "it is not valid GPX")
+                        printError("bikeride: \(outcome.path)\(place): warning: \(sentence)")
+                    }
                 }
             }
-            for failure in report.failures { printError("bikeride: \(failure.path): \(failure.reason)") }
+            for failure in report.failures {
+                // FILE:LINE:COLUMN: what is wrong, as compilers say it (editors jump there).
+                let separator = failure.reason.first?.isNumber == true ? ":" : ": "
+                printError("bikeride: \(failure.path)\(separator)\(failure.reason)")
+            }
             let rate = report.elapsedSeconds > 0 ? Double(report.pointCount) / report.elapsedSeconds : 0
             printError(
                 "imported \(report.importedTrackCount) tracks (\(report.pointCount) points, \(Int(rate)) points/s); \(report.duplicateCount) already there; \(report.failures.count) failed")

@@ -48,6 +48,12 @@ extension Bikeride {
         @Option(help: "The web app's folder (default: Web/ of this package).")
         var webRoot: String?
 
+        @Flag(inversion: .prefixedNo, help: "Require a login for every page and API (default: only when --host is not a loopback address).")
+        var accounts: Bool?
+
+        @Option(help: "Minutes without a position after which a device's next position starts a new track (default 30).")
+        var deviceGapMinutes: Double?
+
         @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (default info).")
         var logLevel: String?
 
@@ -61,6 +67,9 @@ extension Bikeride {
             if let port, !(0...65535).contains(port) { throw ValidationError("--port must be 0–65535") }
             if let databaseConnections, !(1...1000).contains(databaseConnections) {
                 throw ValidationError("--database-connections must be 1–1000")
+            }
+            if let deviceGapMinutes, !(deviceGapMinutes.isFinite && (1...10_080).contains(deviceGapMinutes)) {
+                throw ValidationError("--device-gap-minutes must be 1–10080")
             }
             if let logLevel, Logger.Level(rawValue: logLevel) == nil {
                 throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
@@ -76,6 +85,8 @@ extension Bikeride {
             if let tlsCert { configuration.tlsCertificatePath = tlsCert }
             if let tlsKey { configuration.tlsKeyPath = tlsKey }
             if let webRoot { configuration.webRoot = webRoot }
+            if let accounts { configuration.accounts = accounts }
+            if let deviceGapMinutes { configuration.deviceTrackGapSeconds = deviceGapMinutes * 60 }
             if let logLevel, let level = Logger.Level(rawValue: logLevel) { configuration.logLevel = level }
             if let geocoderUrl {
                 try configuration.setGeocoder(url: geocoderUrl, contact: geocoderContact ?? ProcessInfo.processInfo.environment["BIKERIDE_GEOCODER_CONTACT"])
@@ -117,6 +128,9 @@ extension Bikeride {
                     // Places deleted more than 30 days ago go for good (also at every delete).
                     _ = try await library.purgeExpiredPlaces()
                 }
+                if configuration.requiresAccounts, !(try await library.store.users()).contains(where: { $0.passwordHash != nil }) {
+                    printError("bikeride serve: accounts are on and no user has a password yet: bikeride users add NAME --password-stdin")
+                }
                 // Printed once the server listens: the real port (for --port 0), and SIGTERM is handled by then.
                 app = try buildApplication(
                     configuration: configuration, library: library) { port in
@@ -127,6 +141,7 @@ extension Bikeride {
                     if let databaseURL { say("database: \(databaseURL)") }
                     if let tiles = configuration.tilesPath { say("offline map: \(tiles)") }
                     if let geocoder = configuration.geocoder { say("address search: \(geocoder.baseURL)") }
+                    say(configuration.requiresAccounts ? "accounts: on (log in; bikeride users add NAME)" : "accounts: off (one local user, no login)")
                 }
             } catch {
                 printError("bikeride serve: \(error)")

@@ -39,13 +39,17 @@ import RideKit
             for try await result in group { all.append(result) }
             return all
         }
+        let importsElapsed = clock.now - started
         let outcomes: [FileImportOutcome] = results.compactMap { if case .imported(let outcome) = $0 { outcome } else { nil } }
         let latencies: [Duration] = results.flatMap { result -> [Duration] in if case .reads(let latencies) = result { latencies } else { [] } }
         #expect(outcomes.count == 4)
         #expect(outcomes.allSatisfy { $0.tracks.count == 1 })
         #expect(latencies.count >= 3, "the readers got \(latencies.count) turns while 4 imports ran")
-        // A reader waits for no writer (WAL): a read takes what it takes alone, not the length of an import.
-        #expect(latencies.max()! < .seconds(3), "slowest read \(latencies.max()!)")
+        // A reader waits for no writer (WAL): a read takes what it takes alone, not the length of an import (a quarter
+        // of the whole when the four are written one after another). On a loaded machine everything is slower: the
+        // bound is then a fifth of the imports' time, still under a read that waited for one import.
+        let bound = max(.seconds(3), importsElapsed / 5)
+        #expect(latencies.max()! < bound, "slowest read \(latencies.max()!), imports took \(importsElapsed)")
         for (outcome, index) in zip(outcomes.sorted { $0.path < $1.path }, 0...) {
             let track = try #require(try await test.store.track(id: outcome.tracks[0].id, userID: library.userID))
             #expect(try track.content.document().tracks[0].segments[0].points.count == 30_000 + index)

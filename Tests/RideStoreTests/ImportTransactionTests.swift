@@ -62,7 +62,10 @@ import RideKit
             Issue.record("not imported")
             return
         }
-        #expect(tracks.count == document.tracks.count + document.routes.count)
+        // An empty `trk` (this file's second) rides along with its neighbour rather than being a 0 m track.
+        let nonEmpty = document.tracks.filter { !$0.points.isEmpty }.count + document.routes.filter { !$0.points.isEmpty }.count
+        #expect(nonEmpty < document.tracks.count + document.routes.count)
+        #expect(tracks.count == nonEmpty)
         #expect(places.count == document.waypoints.count)
         #expect(tracks.filter { $0.kind == .route }.count == document.routes.count)
         let stored = try await test.store.places(PlaceQuery(order: .name), userID: library.userID)

@@ -78,6 +78,27 @@ import Testing
         #expect(try listed(["list", "--json"]).tracks.count == 1)
     }
 
+    /// Strict by default (a waypoint at latitude 95 refuses the file, at its line and column); `--lenient`
+    /// imports it and says what it left out, in words and with the place.
+    @Test func importIsStrictUnlessLenientWhichSaysWhatItSkipped() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appending(path: "north.gpx")
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1">
+            <wpt lat="95" lon="6.6"><name>Beyond the pole</name></wpt>
+            <trk><trkseg><trkpt lat="46.5" lon="6.6"/><trkpt lat="46.501" lon="6.6"/></trkseg></trk>
+            </gpx>
+            """.utf8).write(to: file)
+        let strict = try run(["import", file.path])
+        #expect(strict.status == 1)
+        #expect(strict.error.contains("north.gpx:3:1: invalid lat '95'"))
+        let lenient = try run(["import", "--lenient", file.path])
+        #expect(lenient.status == 0, "\(lenient.error)")
+        #expect(lenient.error.contains("north.gpx:3:1: warning: 1 waypoint skipped: latitude 95 is out of range"))
+        #expect(try listed(["list", "--json"]).tracks.count == 1)
+    }
+
     @Test func placesAddNoteListExportDelete() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let added = try run(["places", "add", "Bakery", "--at", "47.3769,8.5417", "--note", "Best croissants"])

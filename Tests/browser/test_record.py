@@ -5,7 +5,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from conftest import START, api_get, l_shaped_path, shot
+from conftest import START, VIEWPORTS, api_get, l_shaped_path, shot
 
 OUTBOX_SIZE = """() => new Promise((resolve, reject) => {
   const open = indexedDB.open('bikeride');
@@ -417,3 +417,35 @@ def test_a_fix_the_server_refuses_is_dropped_alone(context, server):
     stored = api_get(server, f"/api/recordings/{current['id']}")
     assert stored['lastSequence'] == taken
     assert stored['stats']['pointCount'] == taken - 1, f'all but fix {bad} stored'
+
+
+def test_a_recorded_ride_is_dated_in_the_riders_own_time_zone(browser, server):
+    """Fixes carry the device's UTC offset, so the track's start is the clock where it was ridden: a rider in
+    Auckland (UTC+13 in November) recording at Cupertino's emulated position gets Auckland's date and hour, not the
+    longitude's guess (UTC−8), which would put the ride on the previous day."""
+    context = browser.new_context(base_url=server, timezone_id='Pacific/Auckland', **VIEWPORTS['desktop'])
+    context.grant_permissions(['geolocation'], origin=server)
+    context.set_geolocation({'latitude': START[0], 'longitude': START[1], 'accuracy': 5})
+    try:
+        page = context.new_page()
+        expected_offset = page.evaluate('() => -new Date().getTimezoneOffset()')
+        assert expected_offset in (12 * 60, 13 * 60), expected_offset  # NZST or NZDT, whatever the day
+        open_record(page)
+        start_ride(page)
+        ride(context, page, l_shaped_path(60, 0, 10))
+        _poll_outbox_empty(page, 15000)
+        stop_and_save(page)
+        page.wait_for_url(re.compile(r'#/tracks/[\w-]+$'))
+        track_id = page.url.rsplit('/', 1)[1]
+        track = api_get(server, f'/api/tracks/{track_id}')
+        sign = '+'
+        written = f"{sign}{expected_offset // 60:02d}:{expected_offset % 60:02d}"
+        assert track['timeZoneSource'] == 'file', track
+        assert track['localStartTime'].endswith(written), track['localStartTime']
+        # The same instant as the start in UTC, read back on the browser's own clock.
+        same = page.evaluate('([a, b]) => Date.parse(a) === Date.parse(b)', [track['localStartTime'], track['startTime']])
+        assert same, (track['localStartTime'], track['startTime'])
+        local_hour = page.evaluate('(t) => new Date(Date.parse(t)).getHours()', track['startTime'])
+        assert int(track['localStartTime'][11:13]) == local_hour
+    finally:
+        context.close()

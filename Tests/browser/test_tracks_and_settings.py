@@ -104,7 +104,7 @@ def test_settings_change_the_units(context):
     expect(page.get_by_label('Drop a breadcrumb pin every 50 m')).to_be_checked()
     assert page.evaluate("() => localStorage.getItem('bikeride.units')") == 'imperial'
     shot(page, 'settings')
-    page.get_by_role('link', name='Record').click()
+    page.get_by_role('link', name='Record', exact=True).click()
     page.get_by_role('button', name='Start').click()
     page.wait_for_selector('body[data-recording-state="recording"]')
     expect(page.locator('#stat-distance')).to_have_text('0 ft')

@@ -103,7 +103,7 @@ def test_a_map_library_that_never_answers_does_not_hang_the_app(context_without_
     expect(page.get_by_role('heading', name='Tracks', level=2)).to_be_visible()
     assert len(waiting) == 1, 'Leaflet was asked for and is still not answered'
     # The Record tab gives up on it after its time limit (10 s) and says so.
-    page.get_by_role('link', name='Record').click()
+    page.get_by_role('link', name='Record', exact=True).click()
     expect(map_message(page, 'Map')).to_have_text(MESSAGE, timeout=20000)
     expect(page.get_by_role('button', name='Start')).to_be_visible()
     page.get_by_role('button', name='Start').click()

@@ -38,6 +38,10 @@ async function call(method, path, body, rawType) {
   if (text) {
     try { data = JSON.parse(text); } catch { data = null; }
   }
+  if (response.status === 401 && path !== '/api/login') {
+    // Accounts are on and the session ended: the login page, then back here.
+    location.assign('/login.html?next=' + encodeURIComponent(location.pathname + location.hash));
+  }
   if (!response.ok) {
     const detail = data && data.error ? data.error : {};
     throw new ApiError(response.status, detail.code || 'http_' + response.status, detail.message || response.statusText);
@@ -71,6 +75,8 @@ export const api = {
   updateTrack: (id, changes) => call('PATCH', `/api/tracks/${encodeURIComponent(id)}`, changes),
   deleteTrack: (id) => call('DELETE', `/api/tracks/${encodeURIComponent(id)}`),
   restoreTrack: (id) => call('POST', `/api/tracks/${encodeURIComponent(id)}/restore`),
+  /** This week, month and year; `offset` is the rider's zone in minutes east of UTC. */
+  trackTotals: (offset) => call('GET', '/api/tracks/totals' + query({ offset })),
   simulation: (speedKmh, trackId = null) => call('GET', `/api/simulation?speedKmh=${speedKmh}${trackId ? `&trackId=${encodeURIComponent(trackId)}` : ''}`),
   places: (params) => call('GET', '/api/places' + query(params)),
   place: (id) => call('GET', `/api/places/${encodeURIComponent(id)}`),
@@ -92,4 +98,13 @@ export const api = {
   sharePlace: (id) => call('POST', `/api/places/${encodeURIComponent(id)}/share`),
   labels: () => call('GET', '/api/labels'),
   createLabel: (name, colour) => call('POST', '/api/labels', { name, colour }),
+  session: () => call('GET', '/api/session'),
+  logout: () => call('POST', '/api/logout'),
+  devices: () => call('GET', '/api/devices'),
+  createDevice: (name) => call('POST', '/api/devices', { name }),
+  rotateDevice: (id) => call('POST', `/api/devices/${encodeURIComponent(id)}/token`),
+  deleteDevice: (id) => call('DELETE', `/api/devices/${encodeURIComponent(id)}`),
+  liveDevices: () => call('GET', '/api/live/devices'),
+  shareDevice: (id, options) => call('POST', `/api/devices/${encodeURIComponent(id)}/share`, options || {}),
+  revokeShare: (token) => call('DELETE', `/api/shares/${encodeURIComponent(token)}`),
 };

@@ -1,6 +1,8 @@
 // The app shell: hash routes (#/record, #/tracks, #/tracks/ID), the tabs, the service worker.
 
 import { api } from './api.js';
+import { DevicesView } from './devices.js';
+import { LiveView } from './live.js';
 import { loadLeaflet } from './map.js';
 import { PlacesView } from './places.js';
 import { RecordView } from './record.js';
@@ -35,12 +37,15 @@ async function main() {
   const tracks = new TracksView(config);
   const places = new PlacesView(config);
   const settings = new SettingsView(() => record.settingsChanged());
+  const live = new LiveView(config);
+  const devices = new DevicesView();
   const views = {
     record: document.getElementById('record-view'), tracks: document.getElementById('tracks-view'),
     track: document.getElementById('track-view'), settings: document.getElementById('settings-view'),
     places: document.getElementById('places-view'), place: document.getElementById('place-view'),
+    live: document.getElementById('live-view'),
   };
-  const titles = { record: 'Record', tracks: 'Tracks', track: 'Track', settings: 'Settings', places: 'Places', place: 'Place' };
+  const titles = { record: 'Record', tracks: 'Tracks', track: 'Track', settings: 'Settings', places: 'Places', place: 'Place', live: 'Live' };
   let recordMounted = null;
 
   async function route() {
@@ -56,12 +61,16 @@ async function main() {
       if (current) link.setAttribute('aria-current', 'page'); else link.removeAttribute('aria-current');
     }
     document.title = `${titles[name]} · bikeride`;
+    if (name !== 'live') live.hidden();
     if (name === 'record') {
       if (!recordMounted) recordMounted = record.mount();
       await recordMounted;
       record.shown();
     } else if (name === 'settings') {
       settings.show();
+      await devices.show();
+    } else if (name === 'live') {
+      await live.show();
     } else if (name === 'places') {
       await places.showList();
     } else if (name === 'place') {

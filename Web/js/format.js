@@ -39,8 +39,35 @@ export function duration(seconds) {
   return h > 0 ? `${h}:${mm}:${ss}` : `${m}:${ss}`;
 }
 
+/**
+ * An instant (milliseconds since 1970) as RFC 3339 with this device's UTC offset, "2024-05-01T09:00:00.000+02:00":
+ * a recorded fix keeps the rider's own time zone, so the track's date is the day it was ridden where it was ridden.
+ */
+export function timeWithOffset(milliseconds) {
+  const offsetMinutes = -new Date(milliseconds).getTimezoneOffset();
+  const clock = new Date(milliseconds + offsetMinutes * 60_000).toISOString().slice(0, 23);
+  const size = Math.abs(offsetMinutes);
+  const two = (value) => String(value).padStart(2, '0');
+  return `${clock}${offsetMinutes < 0 ? '-' : '+'}${two(Math.floor(size / 60))}:${two(size % 60)}`;
+}
+
 export function date(iso) {
   if (!iso) return '';
   const value = new Date(iso);
   return Number.isNaN(value.getTime()) ? iso : value.toLocaleString();
+}
+
+/**
+ * A time as written with its offset ("2024-05-01T09:00:00+01:00"), shown as the clock read there: the
+ * ride's own time of day, whatever the zone of the browser. `weekday` adds the day of the week.
+ */
+export function localDateTime(text, { weekday = false } = {}) {
+  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})/.exec(text || '');
+  if (!match) return date(text);
+  const [, y, mo, d, h, mi] = match.map(Number);
+  const wall = new Date(Date.UTC(y, mo - 1, d, h, mi));
+  if (Number.isNaN(wall.getTime())) return text;
+  const options = { timeZone: 'UTC', year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' };
+  if (weekday) options.weekday = 'short';
+  return wall.toLocaleString(undefined, options);
 }

@@ -936,6 +936,6 @@ function fixFrom(position) {
     altitudeAccuracy: finite(c.altitudeAccuracy),
     speed: finite(c.speed),
     heading: finite(c.heading),
-    time: new Date(position.timestamp).toISOString(),
+    time: format.timeWithOffset(position.timestamp),
   };
 }

@@ -8,11 +8,16 @@ import * as format from './format.js';
 import { makeSwipeable } from './swipe.js';  // a row pulled left deletes its track (rules in swipe.js)
 import { drawTrackMap, escapeHTML, loadLeaflet, setTrackLines } from './map.js';
 import { arrow } from './announce.js';
+import { renderChart } from './charts.js';
 
 const $ = (id) => document.getElementById(id);
 const PAGE_SIZE = 20;
 const LONG_CUE_SHEET = 8;      // more turns than this are collapsed under their heading
 const UNDO_MS = 5000;          // how long a deleted track can be brought back before the server is asked
+const SEARCH_DELAY_MS = 200;   // search as you type: asked once the typing pauses this long
+const IMPORT_ROW_MS = 4000;    // an import that went well leaves its row this long; one with warnings stays
+const CHARTS = ['elevation', 'speed', 'heartRate', 'cadence', 'power'];
+const PROFILE_KEYS = { elevation: 'elevationMeters', speed: 'speedMetersPerSecond', heartRate: 'heartRate', cadence: 'cadence', power: 'powerWatts' };
 
 function lastStopped() {
   try { return JSON.parse(sessionStorage.getItem('bikeride.lastStopped') || 'null'); } catch { return null; }
@@ -28,7 +33,22 @@ export class TracksView {
     this.config = config;
     this.cursor = null;
     this.trackMap = null;
-    $('track-search').addEventListener('submit', (event) => { event.preventDefault(); this.showList(); });
+    this.listRequest = 0;
+    $('track-search').addEventListener('submit', (event) => {
+      event.preventDefault();
+      clearTimeout(this.searchTimer);
+      this.showList();
+    });
+    // Search as you type: a pause in the typing asks (unless the list already shows that search); an older
+    // answer arriving late is dropped (listRequest).
+    $('track-query').addEventListener('input', () => {
+      clearTimeout(this.searchTimer);
+      this.searchTimer = setTimeout(() => {
+        if (this.shownSearch !== this.searchKey()) this.showList();
+      }, SEARCH_DELAY_MS);
+    });
+    $('track-kind-filter').addEventListener('change', () => this.showList());
+    $('track-delete').addEventListener('click', () => this.deleteShownTrack());
     $('tracks-more').addEventListener('click', () => this.loadPage(false));
     $('undo-button').addEventListener('click', () => this.undoDelete());
     $('track-edit').addEventListener('submit', (event) => { event.preventDefault(); this.saveTrack(); });
@@ -46,14 +66,21 @@ export class TracksView {
     });
   }
 
-  /** Uploads files one after the other, each with its progress and its own result. */
+  /**
+   * Uploads files one after the other, each with its progress and its own result: what the server says it
+   * made of the file ("8 tracks imported") and what it left out (its `warnings`, in plain words, with the line
+   * and column as detail). A row that went well clears itself; one with warnings or an error stays until
+   * dismissed.
+   */
   async importFiles(files) {
     let imported = 0;
     for (const file of files) {
       const item = document.createElement('li');
       const name = document.createElement('span');
+      name.className = 'import-name';
       name.textContent = file.name;
       const status = document.createElement('span');
+      status.className = 'import-status';
       status.textContent = 'waiting';
       const progress = document.createElement('progress');
       progress.max = 1;
@@ -61,16 +88,47 @@ export class TracksView {
       progress.setAttribute('aria-label', `Uploading ${file.name}`);
       item.append(name, status, progress);
       $('import-list').append(item);
+      const dismiss = () => {
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.className = 'dismiss';
+        button.textContent = 'Dismiss';
+        button.setAttribute('aria-label', `Dismiss ${file.name}`);
+        button.addEventListener('click', () => item.remove());
+        item.append(button);
+      };
       try {
         status.textContent = 'uploading';
         const answer = await upload(file, (fraction) => { progress.value = fraction; });
-        progress.value = 1;
-        status.textContent = answer && answer.duplicate ? 'already imported' : 'imported';
+        progress.remove();
+        status.textContent = (answer && answer.message) || 'imported';
+        const warnings = (answer && answer.warnings) || [];
+        if (warnings.length) {
+          const list = document.createElement('ul');
+          list.className = 'import-warnings';
+          for (const warning of warnings) {
+            const line = document.createElement('li');
+            line.textContent = warning.message;
+            if (warning.line) {
+              const detail = document.createElement('small');
+              detail.textContent = ` (line ${warning.line}, column ${warning.column})`;
+              line.append(detail);
+            }
+            list.append(line);
+          }
+          item.append(list);
+          item.classList.add('warned');
+          dismiss();
+        } else {
+          item.classList.add('done');
+          setTimeout(() => item.remove(), IMPORT_ROW_MS);
+        }
         imported += 1;
       } catch (error) {
         progress.remove();
         status.textContent = `not imported: ${error.message}`;
         status.classList.add('failed');
+        dismiss();
       }
     }
     if (imported) await this.showList();
@@ -78,29 +136,78 @@ export class TracksView {
 
   async showList() {
     this.cursor = null;
-    $('track-list').replaceChildren();
+    this.showTotals();
     await this.loadPage(true);
+  }
+
+  /** This week, this month, this year: the server's sums of the list's figures, in the rider's zone. */
+  async showTotals() {
+    let totals;
+    try {
+      totals = await api.trackTotals(-new Date().getTimezoneOffset());
+    } catch {
+      $('track-totals').hidden = true;
+      return;
+    }
+    const list = $('totals-list');
+    list.replaceChildren();
+    for (const [key, label] of [['week', 'This week'], ['month', 'This month'], ['year', 'This year']]) {
+      const period = totals[key];
+      if (!period) continue;
+      const wrapper = document.createElement('div');
+      wrapper.dataset.period = key;
+      const term = document.createElement('dt');
+      term.textContent = label;
+      const detail = document.createElement('dd');
+      const count = period.trackCount === 1 ? '1 track' : `${period.trackCount} tracks`;
+      const parts = [format.elevation(period.ascentMeters) + ' climb', count];
+      if (period.movingSeconds > 0) parts.unshift(format.duration(period.movingSeconds));
+      detail.innerHTML = `<strong>${escapeHTML(format.distance(period.distanceMeters))}</strong>
+        <span>${parts.map(escapeHTML).join(' · ')}</span>`;
+      wrapper.append(term, detail);
+      list.append(wrapper);
+    }
+    $('track-totals').hidden = false;
+  }
+
+  /** What the list is asked for: the search text and the kind. */
+  searchKey() {
+    return `${$('track-query').value.trim()}\n${$('track-kind-filter').value}`;
   }
 
   async loadPage(first) {
     const message = $('tracks-message');
-    message.textContent = '';
+    const request = ++this.listRequest;
+    if (first) this.shownSearch = this.searchKey();
     try {
-      const params = { limit: PAGE_SIZE, q: $('track-query').value.trim() };
-      if (this.cursor) params.cursor = this.cursor;
+      const q = $('track-query').value.trim();
+      const kind = $('track-kind-filter').value;
+      const params = { limit: PAGE_SIZE };
+      if (q) params.q = q;
+      if (kind) params.kind = kind;
+      if (this.cursor && !first) params.cursor = this.cursor;
       const page = await api.tracks(params);
+      if (request !== this.listRequest) return;  // a newer search was asked meanwhile
+      if (first) $('track-list').replaceChildren();
+      message.textContent = '';
       for (const track of page.tracks || []) $('track-list').append(this.row(track));
       this.cursor = page.nextCursor || null;
       $('tracks-more').hidden = !this.cursor;
-      if (first && !(page.tracks || []).length) message.textContent = 'No tracks yet. Record a ride, or import a GPX file.';
+      if (first && !(page.tracks || []).length) {
+        message.textContent = q || kind
+          ? `No track matches${q ? ` “${q}”` : ''}${kind ? ` among the ${$('track-kind-filter').selectedOptions[0].textContent.toLowerCase()}` : ''}.`
+          : 'No tracks yet. Record a ride, or import a GPX file.';
+      }
     } catch (error) {
+      if (request !== this.listRequest) return;
+      if (first) $('track-list').replaceChildren();
       message.textContent = explain(error);
       $('tracks-more').hidden = true;
       const recent = lastStopped();
       if (first && recent && recent.trackId) {
         message.textContent += ' The ride you just stopped is below.';
         $('track-list').append(this.row({
-          id: recent.trackId, name: recent.name, startedAt: recent.startedAt,
+          id: recent.trackId, name: recent.name, startedAt: recent.startedAt, startTime: recent.startedAt,
           distanceMeters: recent.stats.distanceMeters, ascentMeters: recent.stats.ascentMeters, elapsedSeconds: recent.stats.elapsedSeconds,
           shape: recent.path.flatMap((path) => path.points),
         }));
@@ -120,9 +227,15 @@ export class TracksView {
     const link = document.createElement('a');
     link.href = `#/tracks/${encodeURIComponent(track.id)}`;
     if (track.shape && track.shape.length > 1) content.append(shapeSVG(track.shape));
+    content.append(kindIcon(track.kind));
+    const timed = Boolean(track.startTime);
+    const when = !timed ? 'no time recorded' : track.localStartTime ? format.localDateTime(track.localStartTime) : format.date(track.startTime);
+    const parts = [when, format.distance(track.distanceMeters), `${format.elevation(track.ascentMeters)} climb`];
+    if (timed) parts.push(format.duration(track.elapsedSeconds));
     link.innerHTML = `<strong>${escapeHTML(track.name || 'Track')}</strong><br>
-      <span>${escapeHTML(format.date(track.startedAt))} · ${format.distance(track.distanceMeters)} ·
-      ${format.elevation(track.ascentMeters)} climb · ${format.duration(track.elapsedSeconds)}</span>`;
+      <span class="track-meta">${parts.map(escapeHTML).join(' · ')}</span>`;
+    link.setAttribute('aria-label', `${track.name || 'Track'}, ${KIND_NAMES[track.kind] || 'track'}, ${parts.join(', ')}`);
+    item.dataset.kind = track.kind || 'ride';
     content.append(link);
     const remove = document.createElement('button');
     remove.type = 'button';
@@ -151,7 +264,38 @@ export class TracksView {
     this.pendingDelete = { track, item, timer: setTimeout(() => this.commitDelete(), UNDO_MS) };
   }
 
+  /** The track page's Delete: deleted at once (the page is gone), brought back by Undo on the list. */
+  async deleteShownTrack() {
+    const id = this.trackId;
+    if (!id) return;
+    const name = $('track-heading').textContent;
+    try {
+      await api.deleteTrack(id);
+    } catch (error) {
+      $('track-message').textContent = `Could not delete: ${error.message}`;
+      return;
+    }
+    if (this.pendingDelete) this.commitDelete();
+    this.restorable = { id, name };
+    location.hash = '#/tracks';
+    $('undo-text').textContent = `Deleted ${name || 'track'}.`;
+    $('undo-bar').hidden = false;
+    clearTimeout(this.restoreTimer);
+    this.restoreTimer = setTimeout(() => { this.restorable = null; $('undo-bar').hidden = true; }, UNDO_MS);
+    $('undo-button').focus();
+  }
+
   undoDelete() {
+    if (this.restorable) {
+      const { id } = this.restorable;
+      this.restorable = null;
+      clearTimeout(this.restoreTimer);
+      $('undo-bar').hidden = true;
+      api.restoreTrack(id).then(() => this.showList()).catch((error) => {
+        $('tracks-message').textContent = `Could not bring it back: ${error.message}`;
+      });
+      return;
+    }
     const pending = this.pendingDelete;
     if (!pending) return;
     clearTimeout(pending.timer);
@@ -211,6 +355,10 @@ export class TracksView {
     }
     this.trackId = id;
     $('track-heading').textContent = track ? track.name : 'Track';
+    $('track-when').textContent = !track ? ''
+      : track.startTime ? `Started ${track.localStartTime ? format.localDateTime(track.localStartTime, { weekday: true }) : format.date(track.startTime)}${zoneNote(track)}`
+        : 'No time recorded';
+    $('track-delete').hidden = !track || !track.createdAt;
     const form = $('track-edit');
     form.elements.name.value = track ? track.name : '';
     form.elements.kind.value = (track && track.kind) || 'ride';
@@ -226,10 +374,11 @@ export class TracksView {
       location.hash = simulateLink.getAttribute('href');
       location.reload();
     };
-    this.renderStats(track ? track.stats : null);
+    this.renderStats(track ? track.stats : null, Boolean(track && (track.startTime || (track.stats && track.stats.startTime))));
+    this.renderSplits(track && track.splits, Boolean(track && track.startTime));
     this.showTurns(track ? id : null);
     await mapLibrary;
-    if (this.trackMap) { this.trackMap.remove(); this.trackMap = null; }
+    if (this.trackMap) { this.trackMap.remove(); this.trackMap = null; this.cursorMarker = null; }
     mapElement.replaceChildren();
     delete mapElement.dataset.lineZoom;
     if (track) {
@@ -237,13 +386,77 @@ export class TracksView {
       this.trackMap = drawTrackMap(mapElement, this.config, track.segments || []);
       if (this.trackMap && Number.isInteger(track.simplifiedForZoom)) this.detailOnZoom(id, this.trackMap, track.simplifiedForZoom);
     }
+    let profile = null;
     try {
-      const profile = track ? (track.profile || await profileRequest) : null;
-      renderProfile($('elevation-profile'), profile ? profile.distanceMeters : [], profile ? profile.elevationMeters : [], 'elevation');
-      renderProfile($('speed-profile'), profile ? profile.distanceMeters : [], profile ? profile.speedMetersPerSecond : [], 'speed');
+      profile = track ? (track.profile || await profileRequest) : null;
     } catch {
-      renderProfile($('elevation-profile'), [], [], 'elevation');
-      renderProfile($('speed-profile'), [], [], 'speed');
+      profile = null;
+    }
+    this.renderCharts(profile);
+  }
+
+  /** The charts the profile has values for; a cursor on one shows its place on the map. */
+  renderCharts(profile) {
+    const positions = (profile && profile.positions) || [];
+    const onCursor = (index) => this.showCursorOnMap(index == null ? null : positions[index]);
+    for (const kind of CHARTS) {
+      const container = $(`${kind}-profile`);
+      const values = profile ? profile[PROFILE_KEYS[kind]] : null;
+      const optional = !['elevation', 'speed'].includes(kind);
+      if (optional) $(`${kind}-figure`).hidden = !values;
+      if (optional && !values) { container.replaceChildren(); continue; }
+      renderChart(container, profile ? profile.distanceMeters : [], values || [], kind, {
+        onCursor,
+        emptyText: kind === 'speed' ? 'No speed: this track has no times.' : kind === 'elevation' ? 'No elevation in this track.' : undefined,
+      });
+    }
+  }
+
+  /** A marker on the track map where the chart's cursor is (removed when it leaves the chart). */
+  showCursorOnMap(position) {
+    const map = this.trackMap;
+    if (!map || !window.L) return;
+    if (!position) {
+      if (this.cursorMarker) { this.cursorMarker.remove(); this.cursorMarker = null; }
+      return;
+    }
+    if (!this.cursorMarker) {
+      this.cursorMarker = L.circleMarker(position, { radius: 8, color: '#fff', weight: 3, fillColor: '#1565c0', fillOpacity: 1, className: 'chart-cursor-marker' }).addTo(map);
+    } else {
+      this.cursorMarker.setLatLng(position);
+    }
+    map.getContainer().dataset.cursor = `${position[0]},${position[1]}`;
+    if (!map.getBounds().contains(position)) map.panTo(position);
+  }
+
+  /** Splits per km or per mile, by the units setting: time, pace (runs, walks) or speed (rides), climb. */
+  renderSplits(splits, timed) {
+    const section = $('track-splits-section');
+    const imperial = format.units() === 'imperial';
+    const rows = splits ? (imperial ? splits.mile : splits.kilometer) || [] : [];
+    section.hidden = rows.length === 0;
+    const body = $('track-splits').tBodies[0];
+    body.replaceChildren();
+    if (!rows.length) return;
+    const length = imperial ? 1609.344 : 1000;
+    $('split-unit').textContent = imperial ? 'Mile' : 'km';
+    const pace = ['run', 'walk'].includes($('track-kind').value);
+    $('split-rate').textContent = pace ? `Pace (/${imperial ? 'mi' : 'km'})` : 'Speed';
+    for (const split of rows) {
+      const row = document.createElement('tr');
+      const label = split.isPartial ? format.distance(split.distanceMeters) : String(split.index + 1);
+      const seconds = timed ? split.durationSeconds : null;
+      let rate = '–';
+      if (seconds > 0) rate = pace ? format.duration(seconds * length / split.distanceMeters) : format.speed(split.distanceMeters / seconds);
+      const climb = split.elevationChangeMeters == null ? '–'
+        : `${split.elevationChangeMeters > 0 ? '+' : split.elevationChangeMeters < 0 ? '−' : ''}${format.elevation(Math.abs(split.elevationChangeMeters))}`;
+      for (const [index, text] of [label, seconds == null ? '–' : format.duration(seconds), rate, climb].entries()) {
+        const cell = document.createElement(index === 0 ? 'th' : 'td');
+        if (index === 0) cell.scope = 'row';
+        cell.textContent = text;
+        row.append(cell);
+      }
+      body.append(row);
     }
   }
 
@@ -297,16 +510,18 @@ export class TracksView {
     section.hidden = false;
   }
 
-  renderStats(stats) {
+  renderStats(stats, timed = true) {
     const list = $('track-stats');
     list.replaceChildren();
     if (!stats) return;
+    // Without times there is no duration or speed to show: "–", not 0:00 and 0 km/h.
+    const untimed = 'no time recorded';
     const rows = [
       ['Distance', format.distance(stats.distanceMeters)],
-      ['Moving time', format.duration(stats.movingSeconds)],
-      ['Elapsed time', format.duration(stats.elapsedSeconds)],
-      ['Average speed', format.speed(stats.averageSpeedMetersPerSecond)],
-      ['Maximum speed', format.speed(stats.maxSpeedMetersPerSecond)],
+      ['Moving time', timed ? format.duration(stats.movingSeconds) : untimed],
+      ['Elapsed time', timed ? format.duration(stats.elapsedSeconds) : untimed],
+      ['Average speed', timed ? format.speed(stats.averageSpeedMetersPerSecond) : '–'],
+      ['Maximum speed', timed ? format.speed(stats.maxSpeedMetersPerSecond) : '–'],
       ['Climb', format.elevation(stats.ascentMeters)],
       ['Descent', format.elevation(stats.descentMeters)],
     ];
@@ -328,25 +543,32 @@ function fitParameters(element) {
   return width > 0 && height > 0 ? { fit: `${width}x${height}` } : undefined;
 }
 
-/** A line chart of `ys` against `xs` (metres), as SVG with a text alternative. */
-export function renderProfile(container, xs, ys, kind) {
-  container.replaceChildren();
-  const points = (xs || []).map((x, i) => [x, ys[i]]).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
-  if (points.length < 2) {
-    container.textContent = 'No data for this profile yet.';
-    return;
-  }
-  const width = 600, height = 120;
-  const [minX, maxX] = [points[0][0], points[points.length - 1][0]];
-  const minY = Math.min(...points.map((p) => p[1])), maxY = Math.max(...points.map((p) => p[1]));
-  const sx = (x) => ((x - minX) / Math.max(1, maxX - minX)) * width;
-  const sy = (y) => height - ((y - minY) / Math.max(1e-9, maxY - minY)) * (height - 10) - 5;
-  const d = points.map(([x, y], i) => `${i ? 'L' : 'M'}${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join('');
-  const label = kind === 'speed'
-    ? `Speed from ${format.speed(minY)} to ${format.speed(maxY)} over ${format.distance(maxX - minX)}`
-    : `Elevation from ${format.elevation(minY)} to ${format.elevation(maxY)} over ${format.distance(maxX - minX)}`;
-  container.innerHTML = `<svg viewBox="0 0 ${width} ${height}" preserveAspectRatio="none" role="img" aria-label="${escapeHTML(label)}">
-    <path d="${d}" fill="none" stroke="var(--colour-primary)" stroke-width="2" vector-effect="non-scaling-stroke"/></svg>`;
+/** "(time zone: UTC+01:00, from the start's longitude)" when the zone is a guess, nothing when the file said it. */
+function zoneNote(track) {
+  const local = track.localStartTime || '';
+  const offset = local.endsWith('Z') ? '+00:00' : local.slice(-6);
+  if (track.timeZoneSource === 'longitude') return ` (UTC${offset}, the time zone guessed from where it started)`;
+  if (track.timeZoneSource === 'utc') return ' (UTC)';
+  return '';
+}
+
+const KIND_NAMES = { ride: 'ride', run: 'run', walk: 'walk', route: 'route' };
+
+/** A small picture of the kind (a bicycle, a runner, a walker, a flag), named for a screen reader. */
+function kindIcon(kind) {
+  const paths = {
+    ride: '<circle cx="6" cy="16" r="4.5"/><circle cx="18" cy="16" r="4.5"/><path d="M6 16l4-8h6l2 8M10 8l4 8M14 5h3"/>',
+    run: '<circle cx="14" cy="4" r="2"/><path d="M8 21l3-6 3 2 1 4M11 15l1-6 4 3 3-1M12 9l-4 1-2 3"/>',
+    walk: '<circle cx="12" cy="4" r="2"/><path d="M9 21l2-6 3 3v3M11 15l1-6 3 4 2 1M12 9l-3 2-1 3"/>',
+    route: '<path d="M6 21V4M6 4h11l-3 4 3 4H6"/>',
+  };
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('class', `kind-icon kind-${kind in paths ? kind : 'ride'}`);
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', KIND_NAMES[kind] || 'ride');
+  svg.innerHTML = `<title>${KIND_NAMES[kind] || 'ride'}</title>${paths[kind] || paths.ride}`;
+  return svg;
 }
 
 const MEDIA_TYPES = { gpx: 'application/gpx+xml', gpx436: 'application/json', geojson: 'application/geo+json', json: 'application/json' };

@@ -26,6 +26,10 @@ public struct GPXReadReport: Sendable, Hashable {
     public var droppedValues = 0
     /// Elements GPX does not define, skipped.
     public var skippedElements = 0
+    /// How many of each kind were left out (undeclared prefixes included, which the counts above leave out).
+    public var counts: [GPXReadWarning.Kind: Int] = [:]
+    /// The first `maximumLocatedWarnings` of them, in file order, each with its reason and place.
+    public var warnings: [GPXReadWarning] = []
 
     public init() {}
 

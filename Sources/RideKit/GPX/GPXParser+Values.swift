@@ -38,6 +38,7 @@ extension GPXParser {
     mutating func unexpected(parent: StaticString) throws(GPXError) {
         guard lenient else { throw failure(.unexpectedElement(name: scanner.elementQName, parent: "\(parent)")) }
         report.skippedElements += 1
+        warn(.elementSkipped, at: scanner.currentTokenStart, detail: "<\(scanner.elementQName.prefix(80))> is not part of GPX (in <\(parent)>)")
         try skipElement()
     }
 
@@ -160,7 +161,18 @@ extension GPXParser {
             throw scanner.error(.invalidValue(element: "\(element)", value: value, expected: expected), at: start)
         }
         report.droppedValues += 1
+        let shown = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        warn(.valueDropped, at: start, detail: "<\(element)> '\(shown)' is not \(expected)")
         return nil
+    }
+
+    /// Counts what lenient reading left out, and keeps the first ones with their place in the file (finding
+    /// the line is a pass over the buffer: capped, so that a million bad points still read in linear time).
+    mutating func warn(_ kind: GPXReadWarning.Kind, at offset: Int, detail: String) {
+        report.counts[kind, default: 0] += 1
+        guard report.warnings.count < GPXReadReport.maximumLocatedWarnings else { return }
+        let (line, column) = scanner.location(of: offset)
+        report.warnings.append(GPXReadWarning(kind: kind, detail: detail, line: line, column: column))
     }
 
     /// A whole element kept as a tree (for extensions), built without recursion so depth cannot hurt.

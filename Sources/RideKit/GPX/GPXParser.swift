@@ -55,6 +55,7 @@ struct GPXParser<Handler: GPXContentHandler> {
         var version = attributeString("version") ?? "1.1"
         if version != "1.0" && version != "1.1" {
             guard lenient else { throw failure(.unsupportedVersion(version)) }
+            warn(.valueDropped, at: scanner.currentTokenStart, detail: "GPX version '\(version.prefix(20))' is not 1.0 or 1.1; read as 1.1")
             version = "1.1"
             report.droppedValues += 1
         }
@@ -69,6 +70,14 @@ struct GPXParser<Handler: GPXContentHandler> {
             case .endElement, .endOfDocument:
                 if let pendingURLName, metadata.links.isEmpty { metadata.links.append(GPXLink(href: "", text: pendingURLName)) }
                 handler.endDocument(metadata: metadata, extensions: extensions)
+                for note in scanner.undeclaredPrefixNotes {
+                    report.counts[.undeclaredPrefix, default: 0] += 1
+                    if report.warnings.count < GPXReadReport.maximumLocatedWarnings {
+                        report.warnings.append(GPXReadWarning(
+                            kind: .undeclaredPrefix, detail: "'\(note.prefix):' is used without being declared",
+                            line: note.line, column: note.column))
+                    }
+                }
                 // The epilog: only comments, processing instructions and white space may follow.
                 while try scanner.next() != .endOfDocument {}
                 return
@@ -191,6 +200,7 @@ struct GPXParser<Handler: GPXContentHandler> {
                 guard href != nil else {
                     guard lenient else { throw scanner.error(.missingAttribute(element: "link", attribute: "href"), at: start) }
                     report.droppedValues += 1
+                    warn(.valueDropped, at: start, detail: "a link has no address (href)")
                     return nil
                 }
                 return link
@@ -383,6 +393,8 @@ struct GPXParser<Handler: GPXContentHandler> {
         if let problem {
             guard lenient else { throw scanner.error(problem, at: start) }
             report.droppedPoints += 1
+            let kind: GPXReadWarning.Kind = "\(element)" == "wpt" ? .waypointSkipped : "\(element)" == "rtept" ? .routePointSkipped : .trackPointSkipped
+            warn(kind, at: start, detail: GPXReadWarning.positionDetail(problem))
             try skipElement()
             return nil
         }

@@ -223,7 +223,11 @@ final class SpeculativeReading: @unchecked Sendable {
         // points at once: the sequential reader reads such a part itself.
         guard to >= from, to - from <= 2 * partBytes + Self.window else { return nil }
         let source = FileRangeSource(descriptor: descriptor, range: from..<to)
-        var parser = GPXParser(scanner: template.partScanner(reading: source), handler: SpeculatedPartHandler(), lenient: false)
+        var handler = SpeculatedPartHandler()
+        // Room for a point every 256 bytes (a point with time and elevation takes 100 or more): the array grows
+        // once or not at all.
+        handler.part.steps.reserveCapacity((to - from) / 256)
+        var parser = GPXParser(scanner: template.partScanner(reading: source), handler: handler, lenient: false)
         guard let pointsInLastSegment = try? parser.parsePart(in: template) else { return nil }
         var part = parser.handler.part
         part.pointsInLastSegment = pointsInLastSegment

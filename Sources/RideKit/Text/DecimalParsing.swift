@@ -45,29 +45,49 @@ enum DecimalParser {
         var storedDigits = 0
         var droppedDigits = false
         var exponent = 0
-        while index < stop, case let digit = bytes[index] &- 48, digit < 10 {
-            if storedDigits < 19 {
+        if stop - index <= 19 {
+            // The common case (`37.3229572`): every digit fits, so the loops need not count what they store.
+            let integerStart = index
+            while index < stop, case let digit = bytes[index] &- 48, digit < 10 {
                 mantissa = mantissa &* 10 &+ UInt64(digit)
-                storedDigits += 1
-            } else {
-                exponent += 1
-                droppedDigits = droppedDigits || digit != 0
+                index += 1
             }
-            digitCount += 1
-            index += 1
-        }
-        if index < stop && bytes[index] == UInt8(ascii: ".") {
-            index += 1
+            digitCount = index - integerStart
+            if index < stop && bytes[index] == UInt8(ascii: ".") {
+                index += 1
+                let fractionStart = index
+                while index < stop, case let digit = bytes[index] &- 48, digit < 10 {
+                    mantissa = mantissa &* 10 &+ UInt64(digit)
+                    index += 1
+                }
+                exponent = fractionStart - index
+                digitCount += index - fractionStart
+            }
+        } else {
             while index < stop, case let digit = bytes[index] &- 48, digit < 10 {
                 if storedDigits < 19 {
                     mantissa = mantissa &* 10 &+ UInt64(digit)
                     storedDigits += 1
-                    exponent -= 1
                 } else {
+                    exponent += 1
                     droppedDigits = droppedDigits || digit != 0
                 }
                 digitCount += 1
                 index += 1
+            }
+            if index < stop && bytes[index] == UInt8(ascii: ".") {
+                index += 1
+                while index < stop, case let digit = bytes[index] &- 48, digit < 10 {
+                    if storedDigits < 19 {
+                        mantissa = mantissa &* 10 &+ UInt64(digit)
+                        storedDigits += 1
+                        exponent -= 1
+                    } else {
+                        droppedDigits = droppedDigits || digit != 0
+                    }
+                    digitCount += 1
+                    index += 1
+                }
             }
         }
         guard digitCount > 0 else { return nil }
@@ -89,7 +109,8 @@ enum DecimalParser {
             exponent += exponentNegative ? -written : written
         }
         guard index == stop else { return nil }
-        if mantissa == 0 { return negative ? -0.0 : 0.0 }
+        // Zero only if no digit was dropped: 0.00000000000000000001 keeps only zeros and goes to the slow path.
+        if mantissa == 0 && !droppedDigits { return negative ? -0.0 : 0.0 }
 
         // Clinger's fast path: both factors are exact, so one IEEE operation rounds correctly.
         if !droppedDigits && mantissa <= 1 << 53 && exponent >= -22 && exponent <= 22 {

@@ -71,9 +71,12 @@ struct PositionSmoother {
         guard reach > 0 else { return center }
         func neighbour(_ k: Int) -> StatsPoint { ring[(index + k) % Self.capacity] }
 
+        // The offsets of the nearest two on each side serve both the noise estimate and the mean: computed once.
+        let b1 = center.offset(of: neighbour(-1)), a1 = center.offset(of: neighbour(1))
+        var b2 = (east: 0.0, north: 0.0), a2 = b2
         if reach >= 2 {
-            let b2 = center.offset(of: neighbour(-2)), b1 = center.offset(of: neighbour(-1))
-            let a1 = center.offset(of: neighbour(1)), a2 = center.offset(of: neighbour(2))
+            b2 = center.offset(of: neighbour(-2))
+            a2 = center.offset(of: neighbour(2))
             updateNoise(east: (b2.east, b1.east, a1.east, a2.east), north: (b2.north, b1.north, a1.north, a2.north))
         }
 
@@ -81,7 +84,8 @@ struct PositionSmoother {
         var sumElevation = center.elevationMeters ?? 0, elevationCount: Double = center.elevationMeters == nil ? 0 : 1
         for k in 1...reach {
             let before = neighbour(-k), after = neighbour(k)
-            let b = center.offset(of: before), a = center.offset(of: after)
+            let b = k == 1 ? b1 : k == 2 ? b2 : center.offset(of: before)
+            let a = k == 1 ? a1 : k == 2 ? a2 : center.offset(of: after)
             let reachMeters = Self.maxSpacingMeters * Double(k)
             guard b.east * b.east + b.north * b.north <= reachMeters * reachMeters,
                 a.east * a.east + a.north * a.north <= reachMeters * reachMeters

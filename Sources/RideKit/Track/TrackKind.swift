@@ -40,3 +40,30 @@ public enum TrackKind: String, CaseIterable, Sendable, Codable {
         return nil
     }
 }
+
+extension TrackKind {
+    /// The GPX `type` of this kind, as Garmin Connect and Strava write it (`cycling`, `running`, `walking`);
+    /// nil for a route, which is no activity.
+    public var gpxType: String? {
+        switch self {
+        case .ride: return "cycling"
+        case .run: return "running"
+        case .walk: return "walking"
+        case .route: return nil
+        }
+    }
+}
+
+extension GPXDocument {
+    /// Each `trk` says `kind` in its `type`: a `type` that already names this kind ("Road biking" for a ride)
+    /// is kept as written, any other is replaced. A route changes nothing.
+    ///
+    ///     document.tracks[0].type = "running"; document.setActivityType(.ride)  // "cycling"
+    public mutating func setActivityType(_ kind: TrackKind) {
+        guard let type = kind.gpxType else { return }
+        for index in tracks.indices {
+            if let written = tracks[index].type, TrackKind(gpxType: written) == kind { continue }
+            tracks[index].type = type
+        }
+    }
+}

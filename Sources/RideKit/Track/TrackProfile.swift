@@ -14,12 +14,28 @@ public struct TrackProfile: Sendable, Hashable {
     public var elevationMeters: [Double?]
     /// Speed over each sample, metres per second; nil where its points have no times.
     public var speedMetersPerSecond: [Double?]
+    /// Mean heart rate (beats per minute), cadence (revolutions per minute) and power (watts) of each sample's
+    /// points; nil where none has one. All nil when the track has none: the page then shows no such chart.
+    public var heartRate: [Double?]
+    public var cadence: [Double?]
+    public var powerWatts: [Double?]
+    /// Where each sample ends (its last point): what a chart's cursor shows on the map.
+    public var positions: [Coordinate]
+
+    /// Whether any sample has a heart rate, a cadence, a power.
+    public var hasHeartRate: Bool { heartRate.contains { $0 != nil } }
+    public var hasCadence: Bool { cadence.contains { $0 != nil } }
+    public var hasPower: Bool { powerWatts.contains { $0 != nil } }
 
     /// Samples of `track`, at most `maximumSamples` (the last one may be shorter).
     public init(track: Track, maximumSamples: Int = 500) {
         distanceMeters = []
         elevationMeters = []
         speedMetersPerSecond = []
+        heartRate = []
+        cadence = []
+        powerWatts = []
+        positions = []
         let segments = track.segments.map { $0.points.filter { $0.coordinate.isValid } }.filter { !$0.isEmpty }
         guard !segments.isEmpty else { return }
         var total = 0.0
@@ -30,17 +46,27 @@ public struct TrackProfile: Sendable, Hashable {
 
         var along = 0.0
         var bucketMeters = 0.0, bucketSeconds = 0.0, elevationSum = 0.0, elevationCount = 0, bucketHasPoints = false
+        var heartRateMean = Mean(), cadenceMean = Mean(), powerMean = Mean()
+        var lastPosition = segments[0][0].coordinate
         func add(_ point: TrackPoint) {
             bucketHasPoints = true
+            lastPosition = point.coordinate
             if let elevation = point.elevation, elevation.isFinite {
                 elevationSum += elevation
                 elevationCount += 1
             }
+            heartRateMean.add(point.heartRate)
+            cadenceMean.add(point.cadence)
+            powerMean.add(point.powerWatts)
         }
         func emit() {
             distanceMeters.append(along)
             elevationMeters.append(elevationCount > 0 ? elevationSum / Double(elevationCount) : nil)
             speedMetersPerSecond.append(bucketSeconds > 0 ? bucketMeters / bucketSeconds : nil)
+            heartRate.append(heartRateMean.take())
+            cadence.append(cadenceMean.take())
+            powerWatts.append(powerMean.take())
+            positions.append(lastPosition)
             bucketMeters = 0
             bucketSeconds = 0
             elevationSum = 0
@@ -63,5 +89,23 @@ public struct TrackProfile: Sendable, Hashable {
             }
         }
         if bucketHasPoints || distanceMeters.isEmpty { emit() }
+    }
+}
+
+/// The mean of the finite values added since it was last taken.
+private struct Mean {
+    private var sum = 0.0
+    private var count = 0
+
+    mutating func add(_ value: Double?) {
+        guard let value, value.isFinite else { return }
+        sum += value
+        count += 1
+    }
+
+    /// The mean (nil when nothing was added), and a fresh start.
+    mutating func take() -> Double? {
+        defer { sum = 0; count = 0 }
+        return count > 0 ? sum / Double(count) : nil
     }
 }

@@ -215,6 +215,9 @@ public struct TrackStatsAccumulator: Sendable {
 
     private func isBadFix(_ point: StatsPoint, after previous: StatsPoint, before next: StatsPoint) -> Bool {
         guard let t0 = previous.time, let t1 = point.time, let t2 = next.time else { return false }
+        // The speed as a local: a nested function that reads `self` copies the whole accumulator (1.3 kB) at
+        // every point.
+        let plausibleSpeed = plausibleSpeed
         func implausible(_ a: StatsPoint, _ b: StatsPoint, _ seconds: Double) -> Bool {
             a.distanceMeters(to: b) > plausibleSpeed * max(0, seconds) + Self.outlierSlackMeters
         }

@@ -123,6 +123,10 @@ extension XMLScanner {
         }
         let id = intern(Array(uri.utf8))
         undeclaredPrefixes[prefix] = id
+        if undeclaredPrefixNotes.count < 16 {
+            let (line, column) = location(of: prefixStart)
+            undeclaredPrefixNotes.append((String(prefix.prefix(40)), line, column))
+        }
         return id
     }
 

@@ -25,24 +25,23 @@ extension XMLScanner {
     /// so this path never has to be right about anything but the plain case.
     mutating func peekSimpleElement() -> Bool {
         guard !pendingEnd, !openElements.isEmpty, openElements.count < XMLScanner.maxDepth else { return false }
-        var p = position
         let begin = position
+        var p = afterIndentation(position)
         defer { workSteps += p - begin }
-        while true {
-            while p + 8 <= end && UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020 { p += 8 }
-            guard p < end, case let byte = base[p], byte == 32 || byte == 10 || byte == 9 else { break }
-            p += 1
-        }
         position = p
         guard p + 1 < end, base[p] == UInt8(ascii: "<"), classes[Int(base[p + 1])] & XMLScanner.nameStartClass != 0 else { return false }
         let nameStart = p + 1
         var colon = -1
         p = nameStart
-        while p < end, case let byte = base[p], byte < 0x80, classes[Int(byte)] & XMLScanner.nameClass != 0 {
-            if byte == UInt8(ascii: ":") {
-                guard colon < 0 else { return false }
-                colon = p
+        while p < end {
+            let byte = base[p]
+            if classes[Int(byte)] & XMLScanner.plainNameClass != 0 {
+                p += 1
+                continue
             }
+            guard byte == UInt8(ascii: ":") else { break }
+            guard colon < 0 else { return false }
+            colon = p
             p += 1
         }
         guard p < end, base[p] == UInt8(ascii: ">") else { return false }
@@ -50,6 +49,10 @@ extension XMLScanner {
         if colon >= 0 {
             guard colon > nameStart, colon < p - 1, classes[Int(base[colon + 1])] & XMLScanner.nameStartClass != 0 else { return false }
         }
+        // The name is one `scanName` accepts, ending at '>': kept for `scanStartTag` should the element turn out
+        // not to be simple.
+        let prefixLength = colon < 0 ? 0 : colon - nameStart
+        peekedTagName = (bufferOffset + nameStart, nameLength, prefixLength)
         p += 1
         let valueStart = p
         while p < end, classes[Int(base[p])] & XMLScanner.textSpecialClass == 0 { p += 1 }
@@ -57,7 +60,6 @@ extension XMLScanner {
         guard closeEnd < end, base[p] == UInt8(ascii: "<"), base[p + 1] == UInt8(ascii: "/"), base[closeEnd] == UInt8(ascii: ">"),
             sameBytes(base + p + 2, base + nameStart, nameLength)
         else { return false }
-        let prefixLength = colon < 0 ? 0 : colon - nameStart
         if prefixLength == 0 {
             elementNamespace = defaultNamespace
         } else {

@@ -109,6 +109,8 @@ struct XMLScanner {
     var bindingsGeneration = 0
     /// Lenient mode only: prefixes used without a declaration, bound for the rest of the document.
     var undeclaredPrefixes: [String: Int32] = [:]
+    /// Where each prefix used without a declaration was first seen (lenient reading), for its warning.
+    var undeclaredPrefixNotes: [(prefix: String, line: Int, column: Int)] = []
 
     // The current token.
     var elementNamespace: Int32 = 0
@@ -167,6 +169,11 @@ struct XMLScanner {
     /// Where a simple element found by `peekSimpleElement()` ends.
     var simpleElementEnd = -1
 
+    /// The start tag name `peekSimpleElement()` read when the element was not simple after all (`<extensions>`):
+    /// where it starts (from the start of the input, which stays valid when the buffer moves), its length and
+    /// its prefix's, so that `scanStartTag()` does not read it again.
+    var peekedTagName = (inputStart: -1, length: 0, prefixLength: 0)
+
     // MARK: Character classes
 
     static let nameStartClass: UInt8 = 1
@@ -174,6 +181,8 @@ struct XMLScanner {
     static let textSpecialClass: UInt8 = 4
     static let attributeSpecialClass: UInt8 = 8
     static let whitespaceClass: UInt8 = 16
+    /// Name characters other than ':' (ASCII letters, digits, '-', '.', '_'): the name loops' one test a byte.
+    static let plainNameClass: UInt8 = 32
 
     /// Byte classes for the hot loops; a raw pointer so that the loops pay no bounds or lazy-init checks.
     nonisolated(unsafe) static let classTable: UnsafeMutablePointer<UInt8> = makeClassTable()
@@ -186,6 +195,7 @@ struct XMLScanner {
             let isLetter = (65...90).contains(byte) || (97...122).contains(byte)
             if isLetter || byte == 95 || byte == 58 { value |= nameStartClass | nameClass }
             if (48...57).contains(byte) || byte == 45 || byte == 46 { value |= nameClass }
+            if value & nameClass != 0 && byte != 58 { value |= plainNameClass }
             if byte < 0x20 || byte >= 0x80 || byte == 60 || byte == 38 || byte == 93 {
                 value |= textSpecialClass
             }
@@ -194,6 +204,22 @@ struct XMLScanner {
             table[byte] = value
         }
         return table
+    }
+
+    /// The first byte from `start` on that is not a space, line feed or tab. Indentation is a line end, then a
+    /// run of spaces: eight bytes are looked at together, and the spaces at their start skipped at once.
+    @inline(__always) func afterIndentation(_ start: Int) -> Int {
+        var p = start
+        while true {
+            while p + 8 <= end {
+                let notSpaces = UInt64(littleEndian: UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self)) ^ 0x2020_2020_2020_2020
+                // A space is a zero byte here: the zero bits below the first set one cover the leading spaces.
+                p += notSpaces.trailingZeroBitCount >> 3
+                if notSpaces != 0 { break }
+            }
+            guard p < end, case let byte = base[p], byte == 32 || byte == 10 || byte == 9 else { return p }
+            p += 1
+        }
     }
 
     @inline(__always) func isWhitespace(_ byte: UInt8) -> Bool {
@@ -305,12 +331,7 @@ struct XMLScanner {
     mutating func scanText(skippingWhitespace: Bool) throws(GPXError) -> Step {
         var p = position
         if skippingWhitespace {
-            // Indentation: a line end, then runs of spaces, skipped eight at a time.
-            while true {
-                while p + 8 <= end && UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self) == 0x2020_2020_2020_2020 { p += 8 }
-                guard p < end, case let byte = base[p], byte == 32 || byte == 10 || byte == 9 else { break }
-                p += 1
-            }
+            p = afterIndentation(p)
             if p < end && base[p] == UInt8(ascii: "<") {
                 position = p
                 return .skipped
@@ -394,16 +415,17 @@ struct XMLScanner {
         var colon = -1
         while p < end {
             let byte = base[p]
-            if byte < 0x80 {
-                guard classes[Int(byte)] & XMLScanner.nameClass != 0 else { break }
-                if byte == UInt8(ascii: ":") {
-                    guard colon < 0 else { throw malformed("a name has more than one ':'", at: p) }
-                    colon = p
-                }
+            if classes[Int(byte)] & XMLScanner.plainNameClass != 0 {
                 p += 1
-            } else {
+            } else if byte == UInt8(ascii: ":") {
+                guard colon < 0 else { throw malformed("a name has more than one ':'", at: p) }
+                colon = p
+                p += 1
+            } else if byte >= 0x80 {
                 guard let length = try scanUTF8(at: p, inName: true) else { return nil }
                 p += length
+            } else {
+                break
             }
         }
         if p >= end { return atEndOfInput ? (p, colon < 0 ? 0 : colon - start) : nil }
@@ -420,7 +442,13 @@ struct XMLScanner {
     mutating func scanStartTag() throws(GPXError) -> Step {
         if rootClosed { throw malformed("a second root element (junk after the document element)", at: position) }
         let nameStart = position + 1
-        guard let (nameEnd, prefixLength) = try scanName(at: nameStart, what: "a tag") else { return .needMore }
+        let nameEnd: Int, prefixLength: Int
+        if peekedTagName.inputStart == bufferOffset + nameStart {
+            (nameEnd, prefixLength) = (nameStart + peekedTagName.length, peekedTagName.prefixLength)
+        } else {
+            guard let name = try scanName(at: nameStart, what: "a tag") else { return .needMore }
+            (nameEnd, prefixLength) = name
+        }
         var p = nameEnd
         attributeCount = 0
         var selfClosing = false

@@ -5,13 +5,16 @@ import RideStore
 
 /// `/api/labels`: the names and colours that organise places (issue 10). A label's colour is `#RRGGBB`
 /// (answered in upper case); deleting a label takes it off every place that carried it.
-struct LabelsController<Context: RequestContext>: Sendable {
+struct LabelsController<Context: UserRequestContext>: Sendable {
     let library: TrackLibrary
 
     static var maximumNameLength: Int { 100 }
 
     func addRoutes(to group: RouterGroup<Context>) {
-        group.get { _, _ in LabelListPayload(labels: try await library.store.labels(userID: library.userID).map(LabelPayload.init)) }
+        group.get { _, context in
+            let library = try library.scoped(to: context)
+            return LabelListPayload(labels: try await library.store.labels(userID: library.userID).map(LabelPayload.init))
+        }
         group.post { request, context in try await create(request, context) }
         group.patch("{id}") { request, context in try await update(request, context) }
         group.delete("{id}") { request, context in try await delete(request, context) }
@@ -19,6 +22,7 @@ struct LabelsController<Context: RequestContext>: Sendable {
 
     /// `POST /api/labels` `{name, colour}` → 201 with the label; 409 when the name is taken.
     func create(_ request: Request, _ context: Context) async throws -> EditedResponse<LabelPayload> {
+        let library = try self.library.scoped(to: context)
         let body = try await PlacesController<Context>.decode(NewLabelRequest.self, request)
         let label = try await library.store.createLabel(name: try Self.name(body.name), color: try Self.colour(body.colour), userID: library.userID)
         return EditedResponse(status: .created, response: LabelPayload(label))
@@ -26,6 +30,7 @@ struct LabelsController<Context: RequestContext>: Sendable {
 
     /// `PATCH /api/labels/{id}` `{name?, colour?}`.
     func update(_ request: Request, _ context: Context) async throws -> LabelPayload {
+        let library = try self.library.scoped(to: context)
         let id = try Self.labelID(try context.parameters.require("id"))
         let body = try await PlacesController<Context>.decode(LabelChangesRequest.self, request)
         let name = try body.name.map(Self.name)
@@ -35,6 +40,7 @@ struct LabelsController<Context: RequestContext>: Sendable {
 
     /// `DELETE /api/labels/{id}`.
     func delete(_ request: Request, _ context: Context) async throws -> Response {
+        let library = try self.library.scoped(to: context)
         let id = try Self.labelID(try context.parameters.require("id"))
         guard try await library.store.deleteLabel(id: id, userID: library.userID) else { throw APIError.notFound("no label with id \(id)") }
         return Response(status: .noContent)

@@ -13,7 +13,7 @@ import RideStore
 /// Only JPEG, PNG, WebP and HEIC are taken, and the bytes must begin as an image of the declared type does (its
 /// "magic" signature): anything else, SVG included (it can carry script), is refused with 415. They are
 /// served back with their type, `nosniff` and a download name, so a browser never takes them for a page.
-struct PhotosController<Context: RequestContext>: Sendable {
+struct PhotosController<Context: UserRequestContext>: Sendable {
     let library: TrackLibrary
 
     /// The largest photo taken: a phone's full-size picture fits.
@@ -32,6 +32,7 @@ struct PhotosController<Context: RequestContext>: Sendable {
 
     /// → 201 `{id, url, thumbnailUrl, mediaType, byteCount, hasThumbnail, createdAt}`.
     func add(_ request: Request, _ context: Context) async throws -> EditedResponse<PhotoPayload> {
+        let library = try self.library.scoped(to: context)
         let (placeID, noteID) = try await note(context)
         let (mediaType, bytes) = try await Self.image(request, limit: Self.maximumByteCount, what: "photo")
         let info = try await library.store.addPhoto(noteID: noteID, mediaType: mediaType, bytes: bytes, userID: library.userID)
@@ -44,6 +45,7 @@ struct PhotosController<Context: RequestContext>: Sendable {
     /// `PUT …/photos/{photoId}/thumbnail`: a small image the browser made (a canvas) for a photo without an EXIF
     /// thumbnail → the photo's JSON.
     func setThumbnail(_ request: Request, _ context: Context) async throws -> PhotoPayload {
+        let library = try self.library.scoped(to: context)
         let (placeID, noteID) = try await note(context)
         let id = try await photoID(context, noteID: noteID)
         let (mediaType, bytes) = try await Self.image(request, limit: Self.maximumThumbnailByteCount, what: "thumbnail")
@@ -86,6 +88,7 @@ struct PhotosController<Context: RequestContext>: Sendable {
 
     /// The photo's bytes, with its type.
     func get(_ request: Request, _ context: Context) async throws -> Response {
+        let library = try self.library.scoped(to: context)
         let (_, noteID) = try await note(context)
         let id = try await photoID(context, noteID: noteID)
         guard let photo = try await library.store.photo(id: id, userID: library.userID) else { throw APIError.notFound("no photo with id \(id)") }
@@ -94,6 +97,7 @@ struct PhotosController<Context: RequestContext>: Sendable {
 
     /// The photo's thumbnail, or the photo itself while it has none.
     func thumbnail(_ request: Request, _ context: Context) async throws -> Response {
+        let library = try self.library.scoped(to: context)
         let (_, noteID) = try await note(context)
         let id = try await photoID(context, noteID: noteID)
         if let thumbnail = try await library.store.photoThumbnail(id: id, userID: library.userID) {
@@ -122,6 +126,7 @@ struct PhotosController<Context: RequestContext>: Sendable {
 
     /// The photo `{photoId}` of the note, or a 404.
     func photoID(_ context: Context, noteID: NoteID) async throws -> PhotoID {
+        let library = try self.library.scoped(to: context)
         let text = try context.parameters.require("photoId")
         guard let id = PhotoID(text), let photo = try await library.store.notes(placeID: try placeID(context), userID: library.userID)
             .first(where: { $0.id == noteID })?.photos.first(where: { $0.id == id })
@@ -137,6 +142,7 @@ struct PhotosController<Context: RequestContext>: Sendable {
 
     /// `DELETE …/photos/{photoId}`: the photo, its file and its thumbnail's.
     func delete(_ request: Request, _ context: Context) async throws -> Response {
+        let library = try self.library.scoped(to: context)
         let (_, noteID) = try await note(context)
         let id = try await photoID(context, noteID: noteID)
         guard try await library.store.deletePhoto(id: id, userID: library.userID) else { throw APIError.notFound("no photo with id \(id)") }
@@ -145,6 +151,7 @@ struct PhotosController<Context: RequestContext>: Sendable {
 
     /// The place `{id}` and its note `{noteId}`, or a 404.
     func note(_ context: Context) async throws -> (PlaceID, NoteID) {
+        let library = try self.library.scoped(to: context)
         let placeText = try context.parameters.require("id")
         let noteText = try context.parameters.require("noteId")
         guard let placeID = PlaceID(placeText), let noteID = NoteID(noteText) else { throw APIError.notFound("no note with id \(noteText) on this place") }

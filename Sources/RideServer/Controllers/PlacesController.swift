@@ -9,7 +9,7 @@ import RideStore
 ///
 /// `DELETE` hides a place (with its notes and photos) and `POST /api/places/{id}/restore` brings it back, for 30
 /// days (`TrackLibrary.deletedPlaceRetentionSeconds`); places deleted longer ago are purged at the next delete.
-struct PlacesController<Context: RequestContext>: Sendable {
+struct PlacesController<Context: UserRequestContext>: Sendable {
     let library: TrackLibrary
 
     static var bodyLimitBytes: Int { 64 << 10 }
@@ -47,6 +47,7 @@ struct PlacesController<Context: RequestContext>: Sendable {
     /// `sort` is `distance` by default when `near` is given (then required), else `created` (newest first).
     /// The cursor is opaque to clients (the offset of the next page).
     func list(_ request: Request, _ context: Context) async throws -> PlacePagePayload {
+        let library = try self.library.scoped(to: context)
         let parameters = request.uri.queryParameters
         var limit = Self.defaultPageSize
         if let text = parameters["limit"] {
@@ -87,11 +88,12 @@ struct PlacesController<Context: RequestContext>: Sendable {
 
     /// `POST /api/places` `{name, latitude, longitude, address?, labels?}` → 201 with the place.
     func create(_ request: Request, _ context: Context) async throws -> EditedResponse<PlacePayload> {
+        let library = try self.library.scoped(to: context)
         let body = try await Self.decode(NewPlaceRequest.self, request)
         let name = try Self.name(body.name)
         try Self.checkPosition(latitude: body.latitude, longitude: body.longitude)
         let address = try Self.address(body.address)
-        let labels = try await labelIDs(body.labels ?? [])
+        let labels = try await labelIDs(body.labels ?? [], library)
         let place = try await library.store.createPlace(
             NewPlace(latitude: body.latitude, longitude: body.longitude, name: name, address: address, labelIDs: labels),
             userID: library.userID)
@@ -102,25 +104,27 @@ struct PlacesController<Context: RequestContext>: Sendable {
 
     /// `GET /api/places/{id}`: the place with its notes (each with its photos) and labels.
     func get(_ request: Request, _ context: Context) async throws -> PlacePayload {
-        try await get(id: try context.parameters.require("id"))
+        let library = try self.library.scoped(to: context)
+        return try await get(id: try context.parameters.require("id"), library)
     }
 
-    func get(id text: String) async throws -> PlacePayload {
-        let place = try await place(text)
+    func get(id text: String, _ library: TrackLibrary) async throws -> PlacePayload {
+        let place = try await place(text, library)
         return PlacePayload(place, notes: try await library.store.notes(placeID: place.id, userID: library.userID))
     }
 
     /// `PATCH /api/places/{id}`: any of the fields of `POST`; checked whole (labels included) before anything
     /// changes, then stored in one transaction.
     func update(_ request: Request, _ context: Context) async throws -> PlacePayload {
-        let current = try await place(try context.parameters.require("id"))
+        let library = try self.library.scoped(to: context)
+        let current = try await place(try context.parameters.require("id"), library)
         let body = try await Self.decode(PlaceChangesRequest.self, request)
         let name = try body.name.map(Self.name)
         try Self.checkPosition(latitude: body.latitude ?? current.latitude, longitude: body.longitude ?? current.longitude)
         // An empty address clears it (the store's `PlaceChanges`).
         let address = try body.address.map { try Self.address($0) ?? "" }
         var labels: [LabelID]?
-        if let texts = body.labels { labels = try await labelIDs(texts) }
+        if let texts = body.labels { labels = try await labelIDs(texts, library) }
         // Fields and labels in one transaction: all of the change or none of it.
         let place = try await library.store.updatePlace(
             id: current.id, userID: library.userID,
@@ -130,6 +134,7 @@ struct PlacesController<Context: RequestContext>: Sendable {
 
     /// `DELETE /api/places/{id}`: hides the place, its notes and their photos until restored (or purged).
     func delete(_ request: Request, _ context: Context) async throws -> Response {
+        let library = try self.library.scoped(to: context)
         let text = try context.parameters.require("id")
         let id = try Self.placeID(text)
         guard try await library.deletePlaces([id]) == [id] else {
@@ -141,6 +146,7 @@ struct PlacesController<Context: RequestContext>: Sendable {
     /// `POST /api/places/{id}/restore`: undoes a delete → the place with its notes. A place that is not deleted is
     /// 409 `not_deleted`; one never known, or purged, 404.
     func restore(_ request: Request, _ context: Context) async throws -> PlacePayload {
+        let library = try self.library.scoped(to: context)
         let text = try context.parameters.require("id")
         let id = try Self.placeID(text)
         guard try await library.store.restorePlaces(ids: [id], userID: library.userID) == [id] else {
@@ -149,14 +155,15 @@ struct PlacesController<Context: RequestContext>: Sendable {
             }
             throw APIError.notFound("no deleted place with id \(text) (never known, or purged 30 days after its delete)")
         }
-        return try await get(id: text)
+        return try await get(id: text, library)
     }
 
     // MARK: Notes
 
     /// `POST /api/places/{id}/notes` `{body}` → 201 with the note.
     func addNote(_ request: Request, _ context: Context) async throws -> EditedResponse<NotePayload> {
-        let place = try await place(try context.parameters.require("id"))
+        let library = try self.library.scoped(to: context)
+        let place = try await place(try context.parameters.require("id"), library)
         let body = try Self.noteBody(try await Self.decode(NoteRequest.self, request).body)
         let note = try await library.store.addNote(placeID: place.id, body: body, userID: library.userID)
         return EditedResponse(status: .created, response: NotePayload(note))
@@ -164,6 +171,7 @@ struct PlacesController<Context: RequestContext>: Sendable {
 
     /// `PATCH /api/places/{id}/notes/{noteId}` `{body}`.
     func updateNote(_ request: Request, _ context: Context) async throws -> NotePayload {
+        let library = try self.library.scoped(to: context)
         let id = try await noteID(context)
         let body = try Self.noteBody(try await Self.decode(NoteRequest.self, request).body)
         return NotePayload(try await library.store.updateNote(id: id, body: body, userID: library.userID))
@@ -171,6 +179,7 @@ struct PlacesController<Context: RequestContext>: Sendable {
 
     /// `DELETE /api/places/{id}/notes/{noteId}`: the note and its photos.
     func deleteNote(_ request: Request, _ context: Context) async throws -> Response {
+        let library = try self.library.scoped(to: context)
         let id = try await noteID(context)
         guard try await library.store.deleteNote(id: id, userID: library.userID) else { throw APIError.notFound("no note with id \(id)") }
         return Response(status: .noContent)
@@ -181,6 +190,7 @@ struct PlacesController<Context: RequestContext>: Sendable {
     /// `GET /api/places.gpx?label=ID`: every place (or those with the label) as a GPX 1.1 waypoint, its notes
     /// in `desc`, the address in `cmt`.
     func exportGPX(_ request: Request, _ context: Context) async throws -> Response {
+        let library = try self.library.scoped(to: context)
         var ids: [PlaceID]?
         if let text = request.uri.formQueryValue("label") {
             guard let id = LabelID(text) else { throw APIError.badRequest("invalid_value", "label '\(text)' is not a label id") }
@@ -197,6 +207,7 @@ struct PlacesController<Context: RequestContext>: Sendable {
     /// `POST /api/places/import`: the body is a GPX file; each waypoint becomes a place (name, `cmt` as the
     /// address, `desc` as a note). All of them or none: they are stored in one transaction.
     func importGPX(_ request: Request, _ context: Context) async throws -> EditedResponse<PlaceImportPayload> {
+        let library = try self.library.scoped(to: context)
         // Over the limit, `collect` throws a 413 (`APIError(from:)` words it).
         let buffer = try await request.body.collect(upTo: Self.importLimitBytes)
         guard buffer.readableBytes > 0 else { throw APIError.badRequest("empty_body", "the body is empty; it must be a GPX file") }
@@ -232,7 +243,7 @@ struct PlacesController<Context: RequestContext>: Sendable {
     }
 
     /// The place, or a 404.
-    func place(_ text: String) async throws -> Place {
+    func place(_ text: String, _ library: TrackLibrary) async throws -> Place {
         guard let place = try await library.store.place(id: try Self.placeID(text), userID: library.userID) else {
             throw APIError.notFound("no place with id \(text)")
         }
@@ -241,7 +252,8 @@ struct PlacesController<Context: RequestContext>: Sendable {
 
     /// The note `{noteId}` of the place `{id}`, or a 404 (a note of another place too).
     func noteID(_ context: Context) async throws -> NoteID {
-        let place = try await place(try context.parameters.require("id"))
+        let library = try self.library.scoped(to: context)
+        let place = try await place(try context.parameters.require("id"), library)
         let text = try context.parameters.require("noteId")
         guard let id = NoteID(text),
               try await library.store.notes(placeID: place.id, userID: library.userID).contains(where: { $0.id == id })
@@ -250,7 +262,7 @@ struct PlacesController<Context: RequestContext>: Sendable {
     }
 
     /// The labels as ids of the user's labels; an unknown one refuses the request.
-    func labelIDs(_ texts: [String]) async throws -> [LabelID] {
+    func labelIDs(_ texts: [String], _ library: TrackLibrary) async throws -> [LabelID] {
         guard texts.count <= Self.maximumLabelsPerPlace else {
             throw APIError.badRequest("invalid_value", "a place carries at most \(Self.maximumLabelsPerPlace) labels")
         }

@@ -6,12 +6,12 @@ import RideKit
 ///
 /// The logic is RideKit's `Recorder`, run by the `RecordingService`, which keeps each recording in the store.
 /// Every request is validated whole before anything changes.
-struct RecordingsController<Context: RequestContext> {
+struct RecordingsController<Context: UserRequestContext> {
     /// Limits on request bodies: a batch of `Recorder.maximumBatchSize` fixes of about 200 bytes fits in 1 MiB.
     static var fixesBodyLimitBytes: Int { 1 << 20 }
     static var commandBodyLimitBytes: Int { 16 << 10 }
 
-    let service: RecordingService
+    let services: RecordingServices
 
     func addRoutes(to group: RouterGroup<Context>) {
         group.post(use: start)
@@ -25,6 +25,7 @@ struct RecordingsController<Context: RequestContext> {
     }
 
     @Sendable func start(_ request: Request, context: Context) async throws -> EditedResponse<RecordingResponse> {
+        let service = try await services.service(for: context)
         let new = try await Self.newRecording(request)
         let (info, recorder) = try await service.start(new)
         context.logger.info("recording started", metadata: ["recording": "\(info.id)"])
@@ -36,6 +37,7 @@ struct RecordingsController<Context: RequestContext> {
     /// ride offline, queue the start with its fixes, and send it when the network is back. Sent again, it
     /// changes nothing and answers the recording as it is (200 instead of 201); the first start's body counts.
     @Sendable func startWithClientID(_ request: Request, context: Context) async throws -> EditedResponse<RecordingResponse> {
+        let service = try await services.service(for: context)
         let given = try context.parameters.require("id")
         guard let clientID = RecordingService.clientID(given) else {
             throw APIError.badRequest("invalid_value", "a recording started by the client is named by a UUID, such as 3f2b6c1e-8d4a-4f3e-9c2a-1b2c3d4e5f60, not \"\(given.prefix(64))\"")
@@ -70,12 +72,14 @@ struct RecordingsController<Context: RequestContext> {
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> RecordingResponse {
+        let service = try await services.service(for: context)
         let (info, recorder, navigation) = try await service.current(try context.parameters.require("id"))
         return RecordingResponse(info: info, recorder: recorder, navigation: navigation)
     }
 
     /// `PATCH /api/recordings/{id}` `{"routeTrackId": "…" | null}`: chooses, changes or drops the route mid-ride.
     @Sendable func update(_ request: Request, context: Context) async throws -> RecordingResponse {
+        let service = try await services.service(for: context)
         let id = try context.parameters.require("id")
         guard let body = try await request.decodeJSON(RecordingChangesRequest.self, limit: Self.commandBodyLimitBytes),
               let routeTrackID = body.routeTrackId
@@ -88,6 +92,7 @@ struct RecordingsController<Context: RequestContext> {
     }
 
     @Sendable func appendFixes(_ request: Request, context: Context) async throws -> FixBatchResponse {
+        let service = try await services.service(for: context)
         let id = try context.parameters.require("id")
         guard let body = try await request.decodeJSON(FixBatchRequest.self, limit: Self.fixesBodyLimitBytes) else {
             throw APIError.badRequest("bad_json", "the body must be {\"fixes\": [...]}")
@@ -98,12 +103,14 @@ struct RecordingsController<Context: RequestContext> {
     }
 
     func change(_ command: RecorderCommand, _ request: Request, _ context: Context) async throws -> RecordingResponse {
+        let service = try await services.service(for: context)
         let (info, recorder) = try await service.change(try context.parameters.require("id"), to: command)
         context.logger.info("recording \(command.rawValue)d", metadata: ["recording": "\(info.id)"])
         return RecordingResponse(info: info, recorder: recorder)
     }
 
     @Sendable func stop(_ request: Request, context: Context) async throws -> RecordingResponse {
+        let service = try await services.service(for: context)
         let (info, recorder) = try await service.stop(try context.parameters.require("id"))
         context.logger.info("recording stopped", metadata: ["recording": "\(info.id)", "track": "\(info.trackID ?? "")"])
         return RecordingResponse(info: info, recorder: recorder)

@@ -9,7 +9,7 @@ import RideStore
 /// The token is the only secret: 256 bits from `SystemRandomNumberGenerator` (the operating system's
 /// cryptographic generator), written base64url. The page holds no script, escapes everything the user wrote,
 /// and asks browsers not to send the link on (`Referrer-Policy`), not to cache it and not to index it.
-struct SharesController<Context: RequestContext>: Sendable {
+struct SharesController<Context: UserRequestContext>: Sendable {
     let library: TrackLibrary
 
     /// Random bytes in a token: 256 bits, far beyond guessing.
@@ -41,6 +41,7 @@ struct SharesController<Context: RequestContext>: Sendable {
     /// `POST /api/places/{id}/share` → 201 `{token, url}`; `url` is the page's path (`/share/{token}`), which
     /// the web app joins to its own origin.
     func create(_ request: Request, _ context: Context) async throws -> EditedResponse<SharePayload> {
+        let library = try self.library.scoped(to: context)
         let text = try context.parameters.require("id")
         guard let placeID = PlaceID(text) else { throw APIError.notFound("no place with id \(text)") }
         let link = try await library.store.createShareLink(token: Self.makeToken(), placeID: placeID, userID: library.userID)
@@ -52,6 +53,7 @@ struct SharesController<Context: RequestContext>: Sendable {
 
     /// `DELETE /api/shares/{token}`: the link shows nothing from now on.
     func revoke(_ request: Request, _ context: Context) async throws -> Response {
+        let library = try self.library.scoped(to: context)
         let token = try context.parameters.require("token")
         guard try await library.store.revokeShareLink(token: token, userID: library.userID) else {
             throw APIError.notFound("no share link with this token")

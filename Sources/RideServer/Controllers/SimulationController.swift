@@ -6,7 +6,7 @@ import RideStore
 /// `GET /api/simulation?speedKmh=18&intervalSeconds=1[&trackId=ID]`: a ride as fixes — the built-in loop
 /// around Cupertino, or any saved track of the user's (its routes when it has no track points, as when it is
 /// followed) — for the web app's demo mode and for tests without a GPS (DESIGN 2.1, "Simulated ride").
-struct SimulationController<Context: RequestContext> {
+struct SimulationController<Context: UserRequestContext> {
     let library: TrackLibrary
     /// The most fixes one simulation answers with.
     static var maximumFixCount: Double { 100_000 }
@@ -29,7 +29,8 @@ struct SimulationController<Context: RequestContext> {
     }
 
     func addRoutes(to router: Router<Context>) {
-        router.get("api/simulation") { request, _ -> Simulation in
+        router.get("api/simulation") { request, context -> Simulation in
+            let library = try library.scoped(to: context)
             func number(_ name: String, default value: Double) throws -> Double {
                 guard let text = request.uri.queryParameters[name[...]] else { return value }
                 guard let number = Double(String(text)), number.isFinite else {

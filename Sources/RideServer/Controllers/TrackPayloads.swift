@@ -18,10 +18,58 @@ struct TrackChangesRequest: Decodable {
 extension TrackSummary: ResponseEncodable {}
 extension TrackPage: ResponseEncodable {}
 
-/// The answer to an upload: the new tracks, or (`duplicate`) those of the earlier import of the same file.
+/// The answer to an upload: the new tracks, or (`duplicate`) those of the earlier import of the same file;
+/// `message` says it in a sentence ("8 tracks imported"), `warnings` what lenient reading left out.
 struct UploadPayload: ResponseEncodable {
+    /// A kind of thing left out, as a sentence ("1 waypoint skipped: latitude 95 is out of range"), with the
+    /// place of the first (and up to `GPXReadReport.maximumLocatedWarnings` in all, each with its own detail).
+    struct WarningPayload: Encodable {
+        var kind: GPXReadWarning.Kind
+        var count: Int
+        var message: String
+        var line: Int?
+        var column: Int?
+        var places: [PlacePayload]
+    }
+    struct PlacePayload: Encodable {
+        var line: Int
+        var column: Int
+        var detail: String
+    }
     var duplicate: Bool
+    var message: String
     var tracks: [TrackSummary]
+    var warnings: [WarningPayload]
+
+    init(duplicate: Bool, tracks: [TrackSummary], report: GPXReadReport) {
+        self.duplicate = duplicate
+        self.tracks = tracks
+        message = Self.message(duplicate: duplicate, tracks: tracks)
+        warnings = GPXReadWarning.Kind.allCases.compactMap { kind in
+            guard let count = report.counts[kind], count > 0 else { return nil }
+            let located = report.warnings.filter { $0.kind == kind }
+            let first = located.first
+            return WarningPayload(
+                kind: kind, count: count,
+                message: GPXReadWarning.sentence(kind: kind, count: count, firstDetail: first?.detail ?? "it is not valid GPX"),
+                line: first?.line, column: first?.column,
+                places: located.map { PlacePayload(line: $0.line, column: $0.column, detail: $0.detail) })
+        }
+    }
+
+    /// "1 track imported", "8 tracks imported", "2 tracks and 1 route imported", "already imported".
+    static func message(duplicate: Bool, tracks: [TrackSummary]) -> String {
+        if duplicate { return tracks.count == 1 ? "already imported" : "already imported (\(tracks.count) tracks)" }
+        let routes = tracks.filter { $0.kind == .route }.count
+        let rides = tracks.count - routes
+        func counted(_ count: Int, _ one: String, _ many: String) -> String { "\(count) \(count == 1 ? one : many)" }
+        switch (rides, routes) {
+        case (0, 0): return "nothing imported"
+        case (_, 0): return counted(rides, "track", "tracks") + " imported"
+        case (0, _): return counted(routes, "route", "routes") + " imported"
+        default: return counted(rides, "track", "tracks") + " and " + counted(routes, "route", "routes") + " imported"
+        }
+    }
 }
 
 /// A waypoint on the track page's map.
@@ -41,9 +89,17 @@ struct TrackDetailPayload: ResponseEncodable {
     /// The zoom `segments` is simplified for; nil when it holds every point.
     var simplifiedForZoom: Int?
     var waypoints: [WaypointPayload]
+    /// Splits per kilometre and per mile (`Split`: index, distanceMeters, durationSeconds, elevationChangeMeters,
+    /// isPartial), as computed on import: the page shows those of the rider's units.
+    var splits: SplitsPayload
+
+    struct SplitsPayload: Encodable {
+        var kilometer: [Split]
+        var mile: [Split]
+    }
 
     private enum CodingKeys: String, CodingKey {
-        case stats, segments, simplifiedForZoom, waypoints
+        case stats, segments, simplifiedForZoom, waypoints, splits
     }
 
     init(_ track: StoredTrack, simplifiedForZoom zoom: Int? = nil) throws {
@@ -56,6 +112,7 @@ struct TrackDetailPayload: ResponseEncodable {
         }
         simplifiedForZoom = zoom
         waypoints = try track.content.waypoints.points().map { WaypointPayload(name: $0.name, latitude: $0.latitude, longitude: $0.longitude) }
+        splits = SplitsPayload(kilometer: track.stats.kilometerSplits, mile: track.stats.mileSplits)
     }
 
     /// The summary's keys, then the page's own in the same object.
@@ -66,10 +123,46 @@ struct TrackDetailPayload: ResponseEncodable {
         try container.encode(segments, forKey: .segments)
         try container.encodeIfPresent(simplifiedForZoom, forKey: .simplifiedForZoom)
         try container.encode(waypoints, forKey: .waypoints)
+        try container.encode(splits, forKey: .splits)
     }
 }
 
 extension ProfilePayload: ResponseEncodable {}
+
+/// `GET /api/tracks/totals`: `{"offsetMinutes", "week": {…}, "month": {…}, "year": {…}}`, each `{since,
+/// trackCount, distanceMeters, movingSeconds, elapsedSeconds, ascentMeters}`.
+struct TotalsPayload: ResponseEncodable {
+    struct PeriodPayload: Encodable {
+        var since: String
+        var trackCount: Int
+        var distanceMeters: Double
+        var movingSeconds: Double
+        var elapsedSeconds: Double
+        var ascentMeters: Double
+    }
+    var offsetMinutes: Int
+    var periods: [(CalendarPeriod, TrackTotals)]
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(offsetMinutes, forKey: Key(stringValue: "offsetMinutes"))
+        for (period, totals) in periods {
+            let since = GPXTime(date: totals.since, offset: .minutes(offsetMinutes)).rfc3339
+            try container.encode(
+                PeriodPayload(
+                    since: since, trackCount: totals.trackCount, distanceMeters: totals.distanceMeters,
+                    movingSeconds: totals.movingSeconds, elapsedSeconds: totals.elapsedSeconds, ascentMeters: totals.ascentMeters),
+                forKey: Key(stringValue: period.rawValue))
+        }
+    }
+}
 
 /// `GET /api/tracks/{id}/cues`: the track's turns in order along it.
 struct CueSheetPayload: ResponseEncodable {

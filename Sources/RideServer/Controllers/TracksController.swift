@@ -6,7 +6,7 @@ import RideStore
 /// `/api/tracks`: the saved tracks of the store (DESIGN 6), through `TrackLibrary` and the `RideStore`
 /// protocol. Answers are the store's model (`TrackSummary`, in its one JSON form) or the server's own shapes
 /// (`TrackDetailPayload` …), never the store's records, and they are what `Web/js/tracks.js` reads.
-struct TracksController<Context: RequestContext>: Sendable {
+struct TracksController<Context: UserRequestContext>: Sendable {
     let library: TrackLibrary
 
     /// The largest file `POST /api/tracks` takes.
@@ -16,14 +16,15 @@ struct TracksController<Context: RequestContext>: Sendable {
     static var defaultPageSize: Int { 50 }
 
     func addRoutes(to group: RouterGroup<Context>) {
-        group.get { request, context in try await list(library, request, context) }
-        group.post { request, context in try await upload(library, request, context) }
-        group.get("{id}") { request, context in try await get(library, request, context) }
-        group.patch("{id}") { request, context in try await update(library, request, context) }
-        group.delete("{id}") { request, context in try await delete(library, request, context) }
-        group.post("{id}/restore") { request, context in try await restore(library, request, context) }
-        group.get("{id}/profile") { request, context in try await profile(library, request, context) }
-        group.get("{id}/cues") { request, context in try await cues(library, request, context) }
+        group.get { request, context in try await list(library.scoped(to: context), request, context) }
+        group.get("totals") { request, context in try await totals(library.scoped(to: context), request, context) }
+        group.post { request, context in try await upload(library.scoped(to: context), request, context) }
+        group.get("{id}") { request, context in try await get(library.scoped(to: context), request, context) }
+        group.patch("{id}") { request, context in try await update(library.scoped(to: context), request, context) }
+        group.delete("{id}") { request, context in try await delete(library.scoped(to: context), request, context) }
+        group.post("{id}/restore") { request, context in try await restore(library.scoped(to: context), request, context) }
+        group.get("{id}/profile") { request, context in try await profile(library.scoped(to: context), request, context) }
+        group.get("{id}/cues") { request, context in try await cues(library.scoped(to: context), request, context) }
     }
 
     // MARK: Handlers
@@ -39,14 +40,47 @@ struct TracksController<Context: RequestContext>: Sendable {
             limit = value
         }
         let search = request.uri.formQueryValue("q").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+        if let search, search.count > TrackQuery.maximumSearchLength {
+            throw APIError.badRequest("invalid_value", "q is longer than \(TrackQuery.maximumSearchLength) characters")
+        }
         let cursor = parameters["cursor"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+        var kinds: Set<TrackKind>?
+        if let text = parameters["kind"], !text.isEmpty {
+            var chosen = Set<TrackKind>()
+            for name in text.split(separator: ",").prefix(8) {
+                guard let kind = TrackKind(rawValue: String(name)) else {
+                    let allowed = TrackKind.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw APIError.badRequest("invalid_value", "kind must be one of \(allowed) (several with commas), not \"\(name.prefix(32))\"")
+                }
+                chosen.insert(kind)
+            }
+            kinds = chosen
+        }
         let page: TrackPage
         do {
-            page = try await library.store.tracks(TrackQuery(search: search, limit: limit, cursor: cursor), userID: library.userID)
+            page = try await library.store.tracks(TrackQuery(search: search, limit: limit, cursor: cursor, kinds: kinds), userID: library.userID)
         } catch RideStoreError.invalid(let field, let reason) {
             throw APIError.badRequest("invalid_value", "\(field): \(reason)")
         }
         return page
+    }
+
+    /// `GET /api/tracks/totals?offset=MINUTES`: the sums of the list's figures for this week (from Monday),
+    /// this month and this year, counted in the rider's zone (`offset`: minutes east of UTC, as the browser says;
+    /// default UTC). Routes are left out.
+    func totals(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> TotalsPayload {
+        var offset = 0
+        if let text = request.uri.queryParameters["offset"] {
+            guard let value = Int(String(text)), (-14 * 60...14 * 60).contains(value) else {
+                throw APIError.badRequest("invalid_value", "offset must be minutes east of UTC, from -840 to 840")
+            }
+            offset = value
+        }
+        let now = Date()
+        let periods = CalendarPeriod.allCases
+        let totals = try await library.store.trackTotals(
+            since: periods.map { $0.start(containing: now, utcOffsetMinutes: offset) }, userID: library.userID)
+        return TotalsPayload(offsetMinutes: offset, periods: Array(zip(periods, totals)))
     }
 
     /// `POST /api/tracks?name=FILE`: the body is a GPX, `.gpx436` or GeoJSON file, imported in one transaction.
@@ -83,6 +117,9 @@ struct TracksController<Context: RequestContext>: Sendable {
         // A `.gpx.gz` may inflate to 8 times what a plain upload may be, no more: a few MiB of gzip can hold GiB.
         var options = ImportOptions()
         options.maximumInflatedBytes = 8 * Self.uploadLimitBytes
+        // Forgiving, as gpx.studio, Strava and Garmin Connect are: a bad point or an unknown element is left out
+        // and said in the answer's `warnings`, not a refused file. XML that is not well-formed is refused still.
+        options.lenient = true
         let outcome = try await library.importUpload(
             upload, fileName: fileName ?? "upload.\(format.rawValue)", format: format, options: options)
         switch outcome.result {
@@ -92,13 +129,13 @@ struct TracksController<Context: RequestContext>: Sendable {
             if let first = tracks.first { headers[.location] = "/api/tracks/\(first.id.rawValue)" }
             return EditedResponse(
                 status: .created, headers: headers,
-                response: UploadPayload(duplicate: false, tracks: tracks))
+                response: UploadPayload(duplicate: false, tracks: tracks, report: outcome.readReport))
         case .duplicate(let ids):
             var tracks: [TrackSummary] = []
             for id in ids {
                 if let summary = try await library.store.trackSummary(id: id, userID: library.userID) { tracks.append(summary) }
             }
-            return EditedResponse(status: .ok, response: UploadPayload(duplicate: true, tracks: tracks))
+            return EditedResponse(status: .ok, response: UploadPayload(duplicate: true, tracks: tracks, report: GPXReadReport()))
         }
     }
 
@@ -120,6 +157,8 @@ struct TracksController<Context: RequestContext>: Sendable {
             throw APIError.notFound("no download of type .\(fileExtension); there are .gpx, .gpx436 and .geojson")
         }
         var document = try track.content.document()
+        // The kind the rider set travels with the file, as Strava and Garmin write it (`<type>` of each `trk`).
+        document.setActivityType(track.summary.kind)
         if let text = request.uri.queryParameters["cues"] {
             guard ["1", "true"].contains(text) || ["0", "false"].contains(text) else {
                 throw APIError.badRequest("invalid_value", "cues must be 1 or 0")

@@ -11,7 +11,7 @@ public struct APIError: Error, Sendable, Hashable {
     public var status: HTTPResponse.Status
     public var code: String
     public var message: String
-    /// Sent as `Retry-After` (a 429 or 503 that knows when to come back).
+    /// Sent as `Retry-After` (a 429 or 503 that knows when to come back: login attempts, the geocoder's queue).
     public var retryAfterSeconds: Int?
 
     public init(_ status: HTTPResponse.Status, code: String, message: String, retryAfterSeconds: Int? = nil) {

@@ -222,16 +222,27 @@ struct RecordingResponse: ResponseEncodable {
     }
 }
 
-/// `TrackProfile` as JSON: three arrays of the same length, null where a sample has no value.
+/// `TrackProfile` as JSON: arrays of the same length, null where a sample has no value. `heartRate`,
+/// `cadence` and `powerWatts` are there only when the track has such values; `positions` (`[latitude,
+/// longitude]` where each sample ends) lets a chart's cursor show its place on the map.
 struct ProfilePayload: Encodable {
     var distanceMeters: [Double]
     var elevationMeters: [Double?]
     var speedMetersPerSecond: [Double?]
+    var heartRate: [Double?]?
+    var cadence: [Double?]?
+    var powerWatts: [Double?]?
+    var positions: [[Double]]
 
     init(_ profile: TrackProfile) {
         distanceMeters = profile.distanceMeters
         elevationMeters = profile.elevationMeters
         speedMetersPerSecond = profile.speedMetersPerSecond
+        heartRate = profile.hasHeartRate ? profile.heartRate : nil
+        cadence = profile.hasCadence ? profile.cadence : nil
+        powerWatts = profile.hasPower ? profile.powerWatts : nil
+        // Six decimals: 0.1 m, plenty for a marker.
+        positions = profile.positions.map { [($0.latitude * 1e6).rounded() / 1e6, ($0.longitude * 1e6).rounded() / 1e6] }
     }
 }
 

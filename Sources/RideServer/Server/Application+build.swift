@@ -49,12 +49,17 @@ public func buildRouter(
     library: TrackLibrary,
     tiles: MBTilesReader? = nil,
     metrics: ServerMetrics = ServerMetrics(),
+    liveFeed: LiveFeed = LiveFeed(),
+    passwordWork: PasswordWork = PasswordWork(),
     logger: Logger = Logger(label: "bikeride")
 ) -> Router<RideRequestContext> {
     let router = Router(context: RideRequestContext.self)
 
     router.add(middleware: ErrorMiddleware(metrics: metrics))
     router.add(middleware: LogRequestsMiddleware(.debug))
+    // Whose request it is, before anything (the web app's files too) is answered.
+    let sessions = SessionAuthority(store: library.store, usesTLS: configuration.usesTLS)
+    router.add(middleware: AuthenticationMiddleware(sessions: sessions, localUserID: library.userID, accountsRequired: configuration.requiresAccounts))
     // The web app and Leaflet: only for requests no route answered (FileMiddleware acts on 404).
     router.add(middleware: FileMiddleware(configuration.webRoot, cacheControl: .init([(MediaType(type: .any), [.noCache])]), searchForIndexHtml: true, logger: logger)
         .withAdditionalMediaType(.init(type: .application, subType: "manifest+json"), mappedToFileExtension: "webmanifest"))
@@ -73,7 +78,7 @@ public func buildRouter(
     HealthController<RideRequestContext>(metrics: metrics, storage: "store", version: "0.1.0").addRoutes(to: router)
     AppConfigController<RideRequestContext>(configuration: configuration, tiles: tiles).addRoutes(to: router)
     SimulationController<RideRequestContext>(library: library).addRoutes(to: router)
-    RecordingsController<RideRequestContext>(service: RecordingService(library: library, metrics: metrics))
+    RecordingsController<RideRequestContext>(services: RecordingServices(library: library, metrics: metrics))
         .addRoutes(to: router.group("api/recordings"))
     TracksController<RideRequestContext>(library: library).addRoutes(to: router.group("api/tracks"))
     PlacesController<RideRequestContext>(library: library).addRoutes(to: router)
@@ -81,6 +86,17 @@ public func buildRouter(
     SharesController<RideRequestContext>(library: library).addRoutes(to: router)
     PhotosController<RideRequestContext>(library: library).addRoutes(to: router)
     GeocodeController<RideRequestContext>(geocoder: configuration.geocoder.map { Geocoder(configuration: $0) }).addRoutes(to: router)
+    AccountsController<RideRequestContext>(
+        store: library.store, sessions: sessions, limiter: LoginRateLimiter(), work: passwordWork,
+        accountsRequired: configuration.requiresAccounts, hasher: configuration.passwordHasher
+    ).addRoutes(to: router)
+    DevicesController<RideRequestContext>(library: library).addRoutes(to: router)
+    IngestController<RideRequestContext>(
+        store: library.store, feed: liveFeed, metrics: metrics,
+        committer: IngestCommitter(store: library.store, gapSeconds: configuration.deviceTrackGapSeconds)
+    ).addRoutes(to: router)
+    LiveController<RideRequestContext>(library: library, feed: liveFeed).addRoutes(to: router)
+    LiveShareController<RideRequestContext>(library: library).addRoutes(to: router)
     if let tiles {
         TilesController<RideRequestContext>(tiles: tiles, metrics: metrics).addRoutes(to: router.group("tiles"))
     }

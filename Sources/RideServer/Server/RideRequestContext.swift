@@ -1,14 +1,21 @@
 import Foundation
 import Hummingbird
+import NIOCore
+import RideStore
 
 /// The request context of every route: JSON answers without escaped slashes (URL templates in
 /// `/api/config` stay readable), and a small default body limit; endpoints that take more read their body
 /// with their own limit (`Request.decodeJSON(_:limit:)`).
-public struct RideRequestContext: RequestContext {
+public struct RideRequestContext: UserRequestContext {
     public var coreContext: CoreRequestContextStorage
+    /// Whose request this is: set by `AuthenticationMiddleware` (the local user when accounts are off).
+    public var userID: UserID?
+    /// The peer's IP address (login rate limits), when known.
+    public var remoteIPAddress: String?
 
     public init(source: Source) {
         coreContext = .init(source: source)
+        remoteIPAddress = source.channel.remoteAddress?.ipAddress
     }
 
     /// 64 KiB: no endpoint that uses the default decoding needs more.

@@ -32,8 +32,6 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// Address search (`/api/geocode`) through a Nominatim-compatible service; off when nil (`--geocoder-url`).
     public var geocoder: Geocoder.Configuration?
 
-    public init() {}
-
     /// Turns address search on with the service at `url` (http or https), naming `contact` in the User-Agent.
     public mutating func setGeocoder(url: String, contact: String?) throws(ConfigurationError) {
         guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host?.isEmpty == false,
@@ -44,9 +42,30 @@ public struct ServerConfiguration: Sendable, Hashable {
         geocoder = Geocoder.Configuration(baseURL: url, userAgent: Geocoder.Configuration.userAgent(contact: contact))
     }
 
+    /// Accounts (login, sessions, per-user data): nil decides by the address — off on a loopback address
+    /// (the embedded single-user default), on for any other; true or false forces it (`--accounts`).
+    public var accounts: Bool?
+    /// A device that posts nothing for longer than this ends its live track; its next fix starts a new one.
+    public var deviceTrackGapSeconds: Double = 30 * 60
+    /// The cost of password hashes made by this server (tests use `PasswordHasher.forTesting`).
+    public var passwordHasher = PasswordHasher()
+
+    public init() {}
+
+    /// True when every API and page needs a session (or, for ingestion, a device token).
+    public var requiresAccounts: Bool {
+        accounts ?? !Self.isLoopback(host)
+    }
+
+    /// 127.0.0.0/8, ::1 and localhost: reachable from this machine only.
+    public static func isLoopback(_ host: String) -> Bool {
+        let host = host.lowercased()
+        return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
+
     /// The defaults with the `BIKERIDE_*` environment variables applied: `BIKERIDE_HOST`, `_PORT`, `_DATA_DIR`,
     /// `_TILES`, `_TLS_CERT`, `_TLS_KEY`, `_WEB_ROOT`, `_LEAFLET_DIR`, `_STANDARD_TILES_URL`, `_SATELLITE_TILES_URL`,
-    /// `_LABEL_TILES_URL`, `_GEOCODER_URL`, `_GEOCODER_CONTACT`, `_LOG_LEVEL`.
+    /// `_LABEL_TILES_URL`, `_GEOCODER_URL`, `_GEOCODER_CONTACT`, `_LOG_LEVEL`, `_ACCOUNTS`, `_DEVICE_GAP_MINUTES`.
     public init(environment: [String: String]) throws(ConfigurationError) {
         self.init()
         func value(_ name: String) -> String? {
@@ -68,6 +87,19 @@ public struct ServerConfiguration: Sendable, Hashable {
         if let url = value("SATELLITE_TILES_URL") { satelliteTilesURL = url }
         if let url = value("LABEL_TILES_URL") { labelTilesURL = url }
         if let url = value("GEOCODER_URL") { try setGeocoder(url: url, contact: value("GEOCODER_CONTACT")) }
+        if let text = value("ACCOUNTS") {
+            switch text.lowercased() {
+            case "1", "true", "yes", "on": accounts = true
+            case "0", "false", "no", "off": accounts = false
+            default: throw .invalid(name: "BIKERIDE_ACCOUNTS", value: text, expected: "true or false")
+            }
+        }
+        if let text = value("DEVICE_GAP_MINUTES") {
+            guard let minutes = Double(text), minutes.isFinite, (1...10_080).contains(minutes) else {
+                throw .invalid(name: "BIKERIDE_DEVICE_GAP_MINUTES", value: text, expected: "minutes from 1 to 10080")
+            }
+            deviceTrackGapSeconds = minutes * 60
+        }
         if let text = value("LOG_LEVEL") {
             guard let level = Logger.Level(rawValue: text.lowercased()) else {
                 throw .invalid(name: "BIKERIDE_LOG_LEVEL", value: text, expected: "trace, debug, info, notice, warning, error or critical")

@@ -13,6 +13,9 @@ public final class ServerMetrics: @unchecked Sendable {
         case fixesDuplicate = "bikeride_fixes_duplicate_total"
         case fixesSkipped = "bikeride_fixes_skipped_total"
         case tilesServed = "bikeride_tiles_served_total"
+        case ingestFixesStored = "bikeride_ingest_fixes_stored_total"
+        case ingestFixesDuplicate = "bikeride_ingest_fixes_duplicate_total"
+        case ingestFixesRefused = "bikeride_ingest_fixes_refused_total"
 
         var help: String {
             switch self {
@@ -22,6 +25,9 @@ public final class ServerMetrics: @unchecked Sendable {
             case .fixesDuplicate: return "Fixes received again (already stored) and not stored twice."
             case .fixesSkipped: return "Fixes acknowledged but not stored (paused, or too inaccurate)."
             case .tilesServed: return "Map tiles served from the MBTiles file."
+            case .ingestFixesStored: return "Positions from phone apps stored."
+            case .ingestFixesDuplicate: return "Positions from phone apps received again and not stored twice."
+            case .ingestFixesRefused: return "Positions or posts from phone apps refused (bad values, wrong format), with a logged reason."
             }
         }
     }

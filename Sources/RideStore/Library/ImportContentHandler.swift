@@ -20,6 +20,8 @@ struct ImportContentHandler: GPXContentHandler, Sendable {
     private var segmentExtensions: [[[XMLElementNode]]] = []
     private var chunk: [TrackPoint] = []
     private let worker: ImportWorker
+    /// What lenient reading left out (set by the reader's caller).
+    var readReport = GPXReadReport()
     /// Points seen in track segments.
     private(set) var pointCount = 0
 

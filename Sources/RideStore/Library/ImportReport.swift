@@ -1,4 +1,5 @@
 import Foundation
+import RideKit
 
 /// What importing one file did.
 public struct FileImportOutcome: Sendable, Hashable {
@@ -7,6 +8,8 @@ public struct FileImportOutcome: Sendable, Hashable {
     /// Points in the file's track segments (route points when it has no tracks).
     public var pointCount: Int
     public var byteCount: Int
+    /// What lenient reading left out of the file (nothing when read strictly, or not GPX).
+    public var readReport = GPXReadReport()
 
     /// The tracks saved (empty for a duplicate).
     public var tracks: [TrackSummary] {

@@ -35,6 +35,10 @@ extension TrackLibrary {
                 let outcome = try await importFile(at: file, options: options)
                 report.outcomes.append(outcome)
                 state.pointsDone += outcome.tracks.isEmpty ? 0 : outcome.pointCount
+            } catch RideStoreError.invalidFile(_, let reason), RideStoreError.io(_, let reason) {
+                // The path is the failure's own: the reason alone, not "path: path: 3:1: …".
+                report.failures.append((file.path, reason))
+                state.failures += 1
             } catch {
                 report.failures.append((file.path, Self.describe(error)))
                 state.failures += 1

@@ -31,7 +31,8 @@ extension TrackLibrary {
         }
         var streaming = ImportContentHandler(oneTrack: options.oneTrackPerFile, activity: options.kind?.activity ?? .ride)
         do throws(GPXError) {
-            _ = try GPXReader.parse(contentsOf: url, into: &streaming, options: options.readOptions)
+            let report = try GPXReader.parse(contentsOf: url, into: &streaming, options: options.readOptions)
+            streaming.readReport = report
         } catch {
             streaming.discard()
             throw RideStoreError.invalidFile(path: path, reason: Self.located(error))
@@ -45,7 +46,8 @@ extension TrackLibrary {
         do {
             switch format {
             case .gpx:
-                _ = try GPXReader.parse(bytes: [UInt8](data), into: &handler, options: options.readOptions)
+                let report = try GPXReader.parse(bytes: [UInt8](data), into: &handler, options: options.readOptions)
+                handler.readReport = report
             case .gpx436:
                 try JSONTrackFormat.decode(data).replay(into: &handler)
             case .geojson:

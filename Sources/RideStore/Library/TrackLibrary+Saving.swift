@@ -40,39 +40,55 @@ extension TrackLibrary {
                     name: Self.usableName(name, fallback: baseName), kind: kind, content: content, stats: stats,
                     documentName: documentName, preview: read.previews.first))
         } else {
-            for (index, track) in read.tracks.enumerated() {
+            // An empty `trk` or `rte` (no points at all) is not a ride of 0 m: it goes along with its nearest
+            // neighbour that has points, so that the list shows only what was ridden or planned and exporting
+            // the file's tracks still gives the whole file back, in its order.
+            let trackGroups = Self.groupsAroundNonEmpty(read.tracks.map { $0.segments.contains { $0.points.count > 0 } })
+            let routeGroups = Self.groupsAroundNonEmpty(handler.routes.map { $0.points.count > 0 })
+            for (position, group) in trackGroups.enumerated() {
+                let track = read.tracks[group.owner]
                 var content = shared
-                content.tracks = [track]
-                if index == 0 { content.waypoints = handler.waypoints }
+                content.tracks = group.members.map { read.tracks[$0] }
+                if position == 0 { content.waypoints = handler.waypoints }
+                if position == 0, routeGroups.isEmpty { content.routes = handler.routes }
                 let kind = options.kind ?? Self.guessKind(content)
-                var stats = read.stats[index]
+                var stats = read.stats[group.owner]
                 if stats.activity != kind.activity { stats = try Self.stats(of: content, kind: kind) }
-                let fallback = read.tracks.count > 1 ? "\(baseName) \(index + 1)" : baseName
+                let fallback = trackGroups.count > 1 ? "\(baseName) \(position + 1)" : baseName
                 tracks.append(
                     NewTrack(
                         name: Self.usableName(
-                            TrackFileFormat.trackName(firstTrack: track.header.name, metadata: index == 0 ? handler.metadata.name : nil, firstRoute: nil),
+                            TrackFileFormat.trackName(firstTrack: track.header.name, metadata: position == 0 ? handler.metadata.name : nil, firstRoute: nil),
                             fallback: fallback),
-                        kind: kind, content: content, stats: stats, preview: read.previews[index]))
+                        kind: kind, content: content, stats: stats, preview: read.previews[group.owner]))
             }
-            for (index, route) in handler.routes.enumerated() {
+            for (position, group) in routeGroups.enumerated() {
+                let route = handler.routes[group.owner]
                 var content = shared
-                content.routes = [route]
-                if read.tracks.isEmpty, index == 0 { content.waypoints = handler.waypoints }
-                let fallback = handler.routes.count > 1 ? "\(baseName) route \(index + 1)" : baseName
+                content.routes = group.members.map { handler.routes[$0] }
+                if trackGroups.isEmpty, position == 0 {
+                    content.waypoints = handler.waypoints
+                    content.tracks = read.tracks
+                }
+                let fallback = routeGroups.count > 1 ? "\(baseName) route \(position + 1)" : baseName
                 tracks.append(
                     NewTrack(
                         name: Self.usableName(route.header.name, fallback: fallback), kind: options.kind ?? .route,
-                        content: content, stats: handler.routeStats[index]))
+                        content: content, stats: handler.routeStats[group.owner]))
             }
             if tracks.isEmpty {
-                // Only waypoints (or nothing but metadata): kept as one entry, so that exporting gives the file back.
+                // No point in any track or route (only waypoints, empty elements, metadata): kept as one entry,
+                // so that exporting gives the file back.
                 var content = shared
                 content.waypoints = handler.waypoints
+                content.tracks = read.tracks
+                content.routes = handler.routes
+                let kind = options.kind ?? .route
                 tracks.append(
                     NewTrack(
-                        name: Self.usableName(handler.metadata.name, fallback: baseName), kind: options.kind ?? .route,
-                        content: content, stats: TrackStats(activity: (options.kind ?? .route).activity), preview: []))
+                        name: Self.usableName(
+                            handler.metadata.name ?? read.tracks.first?.header.name ?? handler.routes.first?.header.name, fallback: baseName),
+                        kind: kind, content: content, stats: try Self.stats(of: content, kind: kind), preview: []))
             }
         }
 
@@ -83,12 +99,32 @@ extension TrackLibrary {
         let result = try await store.saveImport(
             TrackImport(source: source, tracks: tracks, places: places, allowsDuplicate: options.allowsDuplicates, replacing: replacing),
             userID: userID)
-        let outcome = FileImportOutcome(path: path, result: result, pointCount: pointCount, byteCount: source.byteCount)
+        var outcome = FileImportOutcome(path: path, result: result, pointCount: pointCount, byteCount: source.byteCount)
+        outcome.readReport = handler.readReport
         if documentName == nil, replacing == nil, case .imported(_, let saved, _) = result {
             // The documents folder gets a copy now; a failure here loses nothing (the next sync writes it).
             _ = try? await writeDocuments(for: saved)
         }
         return outcome
+    }
+
+    /// Indices grouped so that each group has exactly one `true` (its owner) and the `false`s before it (after
+    /// it, for the last group); no group at all when there is no `true`.
+    ///
+    ///     groupsAroundNonEmpty([false, true, false, true, false])  // [(1, [0, 1]), (3, [2, 3, 4])]
+    static func groupsAroundNonEmpty(_ flags: [Bool]) -> [(owner: Int, members: [Int])] {
+        var groups: [(owner: Int, members: [Int])] = []
+        var pending: [Int] = []
+        for (index, flag) in flags.enumerated() {
+            if flag {
+                groups.append((index, pending + [index]))
+                pending = []
+            } else {
+                pending.append(index)
+            }
+        }
+        if !pending.isEmpty, !groups.isEmpty { groups[groups.count - 1].members += pending }
+        return groups
     }
 
     /// The kind a file's GPX `type` names, else ride (a route when it has only routes).

@@ -100,7 +100,8 @@ public struct TrackChanges: Sendable {
 
 /// Which tracks to list: newest first, a page at a time.
 public struct TrackQuery: Sendable, Hashable {
-    /// Tracks whose name contains this text (case-insensitive for ASCII letters).
+    /// Tracks that match every word of this text (case-insensitive for ASCII letters) in their name, the name
+    /// of the file they came from, their start time as written ("2024-05-01"), or their kind ("run", "rides").
     public var search: String?
     /// At most this many (1…1000).
     public var limit: Int
@@ -126,6 +127,40 @@ public struct TrackQuery: Sendable, Hashable {
 
     /// The largest page.
     public static let maximumLimit = 1000
+    /// The longest search text, in characters, and the most words that count.
+    public static let maximumSearchLength = 200
+    public static let maximumSearchWords = 8
+
+    /// The words of a search: split on white space, at most `maximumSearchWords`.
+    public static func words(of search: String) -> [String] {
+        Array(search.prefix(maximumSearchLength).split(whereSeparator: \.isWhitespace).prefix(maximumSearchWords).map(String.init))
+    }
+
+    /// The kind a search word names, in the singular or the plural ("ride", "Runs").
+    public static func kind(named word: String) -> TrackKind? {
+        let lowered = word.lowercased()
+        if let kind = TrackKind(rawValue: lowered) { return kind }
+        return lowered.hasSuffix("s") ? TrackKind(rawValue: String(lowered.dropLast())) : nil
+    }
+}
+
+/// The sums of the list's figures over the tracks that started since a moment (routes left out).
+public struct TrackTotals: Sendable, Hashable {
+    public var since: Date
+    public var trackCount: Int
+    public var distanceMeters: Double
+    public var movingSeconds: Double
+    public var elapsedSeconds: Double
+    public var ascentMeters: Double
+
+    public init(since: Date, trackCount: Int, distanceMeters: Double, movingSeconds: Double, elapsedSeconds: Double, ascentMeters: Double) {
+        self.since = since
+        self.trackCount = trackCount
+        self.distanceMeters = distanceMeters
+        self.movingSeconds = movingSeconds
+        self.elapsedSeconds = elapsedSeconds
+        self.ascentMeters = ascentMeters
+    }
 }
 
 /// One page of the Tracks list.

@@ -10,12 +10,14 @@ import RideKit
 ///
 /// Times are RFC 3339 text: `startTime` and `endTime` as the file wrote them (offset and digits kept),
 /// `startedAt` the moment the list sorts by (the first time, else when it was saved) in UTC, and the save,
-/// change and delete times in UTC with milliseconds. Positions are `[latitude, longitude]` pairs, the order
+/// change and delete times in UTC with milliseconds. `localStartTime` is the start where it was ridden
+/// (`LocalStartTime`: the file's offset, else the time as written, else the mean solar time of the start's
+/// longitude, which `timeZoneSource` says); a track without times has no `startTime` and no `localStartTime`. Positions are `[latitude, longitude]` pairs, the order
 /// Leaflet takes. Keys without a value are left out.
 extension TrackSummary: Codable {
     public enum CodingKeys: String, CodingKey {
         case id, name, kind, source, state
-        case startedAt, startTime, endTime, createdAt, updatedAt, deletedAt
+        case startedAt, startTime, endTime, localStartTime, timeZoneSource, createdAt, updatedAt, deletedAt
         case distanceMeters, ascentMeters, descentMeters, movingSeconds, elapsedSeconds
         case averageSpeedMetersPerSecond, maxSpeedMetersPerSecond
         case pointCount, segmentCount, waypointCount, routeCount
@@ -36,6 +38,10 @@ extension TrackSummary: Codable {
         try container.encode(startTime.map { $0.inUTC.rfc3339 } ?? Self.text(createdAt), forKey: .startedAt)
         try container.encodeIfPresent(startTime?.rfc3339, forKey: .startTime)
         try container.encodeIfPresent(endTime?.rfc3339, forKey: .endTime)
+        if let local = localStart {
+            try container.encode(local.time.rfc3339, forKey: .localStartTime)
+            try container.encode(local.source, forKey: .timeZoneSource)
+        }
         try container.encode(Self.text(createdAt), forKey: .createdAt)
         try container.encode(Self.text(updatedAt), forKey: .updatedAt)
         try container.encodeIfPresent(deletedAt.map(Self.text), forKey: .deletedAt)

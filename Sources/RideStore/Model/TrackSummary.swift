@@ -73,6 +73,14 @@ public struct TrackSummary: Sendable, Hashable, Identifiable {
         self.deletedAt = deletedAt
     }
 
+    /// The start where it was ridden (`LocalStartTime`, from the start's longitude when the file wrote UTC);
+    /// nil without times.
+    public var localStart: LocalStartTime? {
+        guard let startTime else { return nil }
+        let longitude = preview.first?.longitude ?? bounds.map { ($0.minLongitude + $0.maxLongitude) / 2 }
+        return LocalStartTime(start: startTime, longitude: longitude)
+    }
+
     /// When the activity happened: its first time, else when it was saved. The list is sorted by it.
     public var date: Date { startTime?.date ?? createdAt }
 }

@@ -171,6 +171,7 @@ extension SQLiteRideStore {
         }
         SQLiteRideStore.registerShareLinkMigration(&migrator)
         SQLiteRideStore.registerPlaceRestoreAndPhotoFilesMigration(&migrator)
+        SQLiteRideStore.registerAccountsMigration(&migrator)
         return migrator
     }()
 }

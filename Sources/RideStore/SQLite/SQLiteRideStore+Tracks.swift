@@ -80,7 +80,8 @@ extension SQLiteRideStore {
             var conditions = ["userId = ?", query.deletedOnly ? "deletedAt IS NOT NULL" : "deletedAt IS NULL"]
             var arguments: StatementArguments = [userID]
             if !query.includesRecordings {
-                conditions.append("state = ?")
+                // A device's live track is listed as it grows (issue 12); a ride being recorded is not.
+                conditions.append("(state = ? OR source = 'device')")
                 _ = arguments.append(contentsOf: [TrackState.complete])
             }
             if let kinds = query.kinds {
@@ -88,9 +89,23 @@ extension SQLiteRideStore {
                 conditions.append("kind IN (\(sorted.map { _ in "?" }.joined(separator: ", ")))")
                 _ = arguments.append(contentsOf: StatementArguments(sorted))
             }
-            if let search = query.search?.trimmingCharacters(in: .whitespacesAndNewlines), !search.isEmpty {
-                conditions.append("name LIKE ? ESCAPE '\\'")
-                _ = arguments.append(contentsOf: ["%" + Self.escapeLike(search) + "%"])
+            if let search = query.search {
+                // Each word must match something: the name, the file it came from, the start time as written
+                // ("2024-05" finds May 2024) or the kind ("run", "rides"). A scan of the user's rows in list order
+                // that stops once a page is full: linear in the tracks, never more.
+                for word in TrackQuery.words(of: search) {
+                    let pattern = "%" + Self.escapeLike(word) + "%"
+                    var alternatives = [
+                        "name LIKE ? ESCAPE '\\'", "startTime LIKE ? ESCAPE '\\'",
+                        "EXISTS (SELECT 1 FROM trackImport WHERE trackImport.id = track.importId AND trackImport.fileName LIKE ? ESCAPE '\\')",
+                    ]
+                    _ = arguments.append(contentsOf: [pattern, pattern, pattern])
+                    if let kind = TrackQuery.kind(named: word) {
+                        alternatives.append("kind = ?")
+                        _ = arguments.append(contentsOf: [kind])
+                    }
+                    conditions.append("(" + alternatives.joined(separator: " OR ") + ")")
+                }
             }
             if let after {
                 conditions.append("(sortKey, id) < (?, ?)")
@@ -105,6 +120,32 @@ extension SQLiteRideStore {
             let page = Array(rows.prefix(query.limit))
             let next = rows.count > query.limit ? page.last.map { "\($0.sortKey).\($0.id.rawValue)" } : nil
             return TrackPage(tracks: page.map(\.summary), nextCursor: next)
+        }
+    }
+
+    public func trackTotals(since starts: [Date], userID: UserID) async throws -> [TrackTotals] {
+        try await read { db in
+            try starts.map { start in
+                // The list's own columns, summed: the totals are the figures the rows show. Routes are plans, not
+                // rides; a track without times has no day it was ridden (its import day is not it); tracks
+                // still being recorded count once they are saved.
+                guard let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT COUNT(*), TOTAL(distanceMeters), TOTAL(movingSeconds), TOTAL(elapsedSeconds), TOTAL(ascentMeters)
+                        FROM track INDEXED BY track_list
+                        WHERE userId = ? AND sortKey >= ? AND deletedAt IS NULL AND state = ? AND kind != ? AND startTime IS NOT NULL
+                        """,
+                    arguments: [userID, TrackRecord.sortKey(start: nil, createdAt: start), TrackState.complete, TrackKind.route])
+                else {
+                    return TrackTotals(since: start, trackCount: 0, distanceMeters: 0, movingSeconds: 0, elapsedSeconds: 0, ascentMeters: 0)
+                }
+                let count: Int = row[0]
+                let distance: Double = row[1], moving: Double = row[2], elapsed: Double = row[3], ascent: Double = row[4]
+                return TrackTotals(
+                    since: start, trackCount: count, distanceMeters: distance, movingSeconds: moving, elapsedSeconds: elapsed,
+                    ascentMeters: ascent)
+            }
         }
     }
 

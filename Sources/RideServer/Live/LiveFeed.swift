@@ -1,0 +1,72 @@
+import Foundation
+import RideKit
+import RideStore
+
+/// Wakes the live views of a user when their devices' fixes are stored. It carries no data: a woken view
+/// reads the store from its last event id, so nothing is missed between a wake and a read, and a reconnect
+/// (`Last-Event-ID`) resumes exactly where it stopped.
+public actor LiveFeed {
+    private var waiters: [UserID: [UUID: CheckedContinuation<Void, Never>]] = [:]
+    /// Counts each user's notifications: a view reads it before it reads the store, and waits only while it is
+    /// unchanged, so a notify between the read and the wait is never lost.
+    private var versions: [UserID: UInt64] = [:]
+
+    public init() {}
+
+    /// The user's notification count.
+    public func version(_ userID: UserID) -> UInt64 { versions[userID, default: 0] }
+
+    /// Wakes every view of the user.
+    public func notify(_ userID: UserID) {
+        versions[userID, default: 0] &+= 1
+        guard let list = waiters.removeValue(forKey: userID) else { return }
+        for continuation in list.values { continuation.resume() }
+    }
+
+    /// Returns when the user's version differs from `version` or after `seconds`, whichever is first. The check
+    /// and the parking happen in one turn of the actor, so a notify cannot fall between them.
+    func wait(_ userID: UserID, after version: UInt64, seconds: Double) async {
+        guard versions[userID, default: 0] == version else { return }
+        let id = UUID()
+        // Runs on the actor only after this turn, when the waiter is parked.
+        let timer = Task { [weak self] in
+            try? await Task.sleep(nanoseconds: UInt64(max(0.01, seconds) * 1e9))
+            await self?.wake(userID, id)
+        }
+        await withCheckedContinuation { continuation in waiters[userID, default: [:]][id] = continuation }
+        timer.cancel()
+    }
+
+    private func wake(_ userID: UserID, _ id: UUID) {
+        waiters[userID]?.removeValue(forKey: id)?.resume()
+    }
+}
+
+/// A device fix as the live feed and the devices list show it.
+struct LiveFixPayload: Codable, Sendable {
+    var sequence: Int64
+    var deviceId: String
+    var trackId: String?
+    var time: String
+    var latitude: Double
+    var longitude: Double
+    var elevationMeters: Double?
+    var speedMetersPerSecond: Double?
+    var courseDegrees: Double?
+    var accuracyMeters: Double?
+    var batteryPercent: Double?
+
+    init(_ stored: StoredDeviceFix) {
+        sequence = stored.sequence
+        deviceId = stored.deviceID.rawValue
+        trackId = stored.trackID?.rawValue
+        time = GPXTime(date: stored.fix.time).rfc3339
+        latitude = stored.fix.latitude
+        longitude = stored.fix.longitude
+        elevationMeters = stored.fix.elevationMeters
+        speedMetersPerSecond = stored.fix.speedMetersPerSecond
+        courseDegrees = stored.fix.courseDegrees
+        accuracyMeters = stored.fix.accuracyMeters
+        batteryPercent = stored.fix.batteryPercent
+    }
+}

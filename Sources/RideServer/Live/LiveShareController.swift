@@ -1,0 +1,136 @@
+import Foundation
+import Hummingbird
+import RideKit
+import RideStore
+
+/// Live share links (what Strava Beacon and Garmin LiveTrack do): `POST /api/devices/{id}/share`
+/// `{"hours": 1–168, "untilRideEnds": false}` → 201 `{token, url, expiresAt}`; `GET /live/{token}` is a read-only
+/// page with the device's position, its path so far and the last update time, for whoever holds the link (no
+/// session), refreshed every 15 s by the browser (no script); `GET /live/{token}.json` the same as JSON.
+/// `DELETE /api/shares/{token}` revokes it. After `expiresAt`, or once the ride ends with `untilRideEnds`, the
+/// link shows nothing (404).
+struct LiveShareController<Context: UserRequestContext>: Sendable {
+    let library: TrackLibrary
+
+    static var maximumHours: Double { 168 }
+    /// The most points of a path a page draws (thinned evenly beyond).
+    static var maximumPathPoints: Int { 2_000 }
+
+    struct NewLiveShareRequest: Decodable {
+        var hours: Double?
+        var untilRideEnds: Bool?
+    }
+
+    struct LiveSharePayload: ResponseEncodable {
+        var token: String
+        var url: String
+        var expiresAt: String
+        var untilRideEnds: Bool
+    }
+
+    struct LiveShareViewPayload: ResponseEncodable {
+        var name: String
+        var expiresAt: String
+        var lastFix: LiveFixPayload?
+        var path: [[Double]]
+    }
+
+    func addRoutes(to router: Router<Context>) {
+        router.post("api/devices/{id}/share") { request, context in try await create(request, context) }
+        router.get("live/{token}") { request, context in try await view(request, context) }
+    }
+
+    func create(_ request: Request, _ context: Context) async throws -> EditedResponse<LiveSharePayload> {
+        let library = try self.library.scoped(to: context)
+        let text = try context.parameters.require("id")
+        guard let deviceID = DeviceID(text) else { throw APIError.notFound("no device with id \(text)") }
+        let body = try await request.decodeJSON(NewLiveShareRequest.self, limit: 16 << 10, allowEmpty: true)
+        let hours = body?.hours ?? 4
+        guard hours.isFinite, hours > 0, hours <= Self.maximumHours else {
+            throw APIError.badRequest("invalid_value", "hours must be more than 0 and at most \(Int(Self.maximumHours))")
+        }
+        let untilRideEnds = body?.untilRideEnds ?? false
+        let share = try await library.store.createLiveShare(
+            token: SecretToken.make(), deviceID: deviceID, userID: library.userID, expiresAt: Date().addingTimeInterval(hours * 3600),
+            untilRideEnds: untilRideEnds)
+        let url = "/live/\(share.token)"
+        return EditedResponse(
+            status: .created, headers: [.location: url],
+            response: LiveSharePayload(token: share.token, url: url, expiresAt: GPXTime(secondsSince1970: Int64(share.expiresAt.timeIntervalSince1970.rounded())).rfc3339, untilRideEnds: untilRideEnds))
+    }
+
+    func view(_ request: Request, _ context: Context) async throws -> Response {
+        var token = try context.parameters.require("token")
+        let json = token.hasSuffix(".json")
+        if json { token.removeLast(5) }
+        let store = library.store
+        guard let share = try await store.liveShare(token: token, now: Date()) else {
+            if json { throw APIError.notFound("this link does not exist, was revoked, or has expired") }
+            return SharesController<Context>.html(
+                status: .notFound, title: "Link not found",
+                body: "<h1>Link not found</h1>\n<p>This link does not exist, was revoked, or has expired.</p>")
+        }
+        let fixes = try await store.deviceFixes(deviceID: share.deviceID, userID: share.userID, since: share.createdAt.addingTimeInterval(-24 * 3600), limit: 100_000)
+            .filter { share.trackID == nil ? $0.fix.time >= share.createdAt.addingTimeInterval(-24 * 3600) : $0.trackID == share.trackID }
+        let path = Self.thinned(fixes.map { [$0.fix.latitude, $0.fix.longitude] })
+        let payload = LiveShareViewPayload(
+            name: share.deviceName, expiresAt: GPXTime(secondsSince1970: Int64(share.expiresAt.timeIntervalSince1970.rounded())).rfc3339, lastFix: fixes.last.map(LiveFixPayload.init), path: path)
+        if json {
+            var response = try payload.response(from: request, context: context)
+            response.headers[.cacheControl] = "no-store"
+            return response
+        }
+        var response = SharesController<Context>.html(status: .ok, title: share.deviceName, body: Self.body(payload))
+        response.headers[.refresh] = "15"
+        return response
+    }
+
+    /// At most `maximumPathPoints`, evenly, the last one kept.
+    static func thinned(_ points: [[Double]]) -> [[Double]] {
+        guard points.count > maximumPathPoints else { return points }
+        let step = Double(points.count - 1) / Double(maximumPathPoints - 1)
+        return (0..<maximumPathPoints).map { points[Int((Double($0) * step).rounded())] }
+    }
+
+    static func body(_ payload: LiveShareViewPayload) -> String {
+        let name = SharesController<Context>.escaped(payload.name)
+        var lines = ["<h1>\(name)</h1>"]
+        guard let fix = payload.lastFix else {
+            lines.append("<p>No position yet. This page refreshes by itself.</p>")
+            return lines.joined(separator: "\n")
+        }
+        let latitude = String(fix.latitude), longitude = String(fix.longitude)
+        lines.append("<p class=\"updated\">Last update: <time datetime=\"\(fix.time)\">\(fix.time)</time> (UTC)</p>")
+        lines.append("<p class=\"position\">\(latitude), \(longitude)"
+            + (fix.batteryPercent.map { " · battery \(Int($0.rounded())) %" } ?? "")
+            + (fix.speedMetersPerSecond.map { " · \(String(format: "%.1f", $0 * 3.6)) km/h" } ?? "") + "</p>")
+        lines.append(svg(payload.path))
+        lines.append("<ul class=\"links\">")
+        lines.append(
+            "<li><a href=\"https://www.openstreetmap.org/?mlat=\(latitude)&amp;mlon=\(longitude)#map=16/\(latitude)/\(longitude)\">Show on OpenStreetMap</a></li>")
+        lines.append("<li><a href=\"geo:\(latitude),\(longitude)\">Open in a map app</a></li>")
+        lines.append("</ul>")
+        lines.append("<p class=\"expires\">This link works until \(payload.expiresAt) (UTC). The page refreshes every 15 seconds.</p>")
+        return lines.joined(separator: "\n")
+    }
+
+    /// The path as an SVG line (north up, metres to scale), the last position as a dot.
+    static func svg(_ path: [[Double]]) -> String {
+        guard let last = path.last else { return "" }
+        let width = 320.0, height = 220.0, margin = 10.0
+        let cosine = cos(last[0] * .pi / 180)
+        let xs = path.map { $0[1] * cosine }, ys = path.map { -$0[0] }
+        let minX = xs.min()!, maxX = xs.max()!, minY = ys.min()!, maxY = ys.max()!
+        let scale = min((width - 2 * margin) / max(maxX - minX, 1e-6), (height - 2 * margin) / max(maxY - minY, 1e-6))
+        func point(_ index: Int) -> String {
+            String(format: "%.1f,%.1f", margin + (xs[index] - minX) * scale, margin + (ys[index] - minY) * scale)
+        }
+        let line = path.indices.map(point).joined(separator: " ")
+        let end = point(path.count - 1).split(separator: ",")
+        return """
+            <svg role="img" aria-label="Path so far" viewBox="0 0 \(Int(width)) \(Int(height))" width="100%" style="max-width:\(Int(width))px;background:#f3f5f7;border-radius:8px">\
+            <polyline points="\(line)" fill="none" stroke="#c62828" stroke-width="3" stroke-linejoin="round"/>\
+            <circle cx="\(end[0])" cy="\(end[1])" r="6" fill="#c62828" stroke="#fff" stroke-width="2"/></svg>
+            """
+    }
+}

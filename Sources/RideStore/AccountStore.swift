@@ -1,0 +1,130 @@
+import Foundation
+import RideKit
+
+/// The part of the store that a server shared by several people needs (issue 12): users' passwords,
+/// sessions, device tokens, and the positions phone apps post. `RideStore` includes it.
+///
+/// Every method that touches someone's data takes their `UserID` and sees only their rows.
+public protocol AccountStore: Sendable {
+    // MARK: Users
+
+    /// Every user, by name.
+    func users() async throws -> [User]
+    /// Sets (or, with nil, removes) a user's password hash; their sessions end.
+    func setPasswordHash(_ hash: String?, userID: UserID) async throws
+    /// Deletes a user with everything of theirs; false when there was no such user.
+    func deleteUser(id: UserID) async throws -> Bool
+
+    // MARK: Sessions
+
+    /// Keeps a session (by the hash of its cookie's token) until `expiresAt`.
+    func createSession(tokenHash: String, userID: UserID, expiresAt: Date) async throws
+    /// The user of a live session, or nil when unknown or expired.
+    func sessionUser(tokenHash: String, now: Date) async throws -> User?
+    func deleteSession(tokenHash: String) async throws
+    /// Ends every session of a user (password changed, user deleted).
+    func deleteSessions(userID: UserID) async throws
+
+    // MARK: Devices
+
+    func device(id: DeviceID, userID: UserID) async throws -> Device?
+    /// Gives a device a new token (the old one stops working at once).
+    func replaceDeviceToken(id: DeviceID, userID: UserID, tokenHash: String) async throws -> Device
+
+    // MARK: Positions from devices
+
+    /// Stores the fixes a device posted, in one transaction: each (device, time) once — a replay stores
+    /// nothing — and each new fix joins the device's live track in time order; a gap longer than
+    /// `gapSeconds` finishes the live track (saved with its figures) and starts a new one.
+    func ingest(_ fixes: [TrackerFix], deviceID: DeviceID, userID: UserID, gapSeconds: Double) async throws -> IngestResult
+    /// Several devices' posts in one transaction (group commit: one flush to the disk for all of them), each as
+    /// `ingest` would store it, each with its own outcome.
+    func ingest(_ posts: [DevicePost], gapSeconds: Double) async throws -> [Result<IngestResult, RideStoreError>]
+    /// The user's device fixes stored after `sequence` (the live feed's event ids), oldest first.
+    func deviceFixes(userID: UserID, after sequence: Int64, limit: Int) async throws -> [StoredDeviceFix]
+    /// One device's fixes since a time, oldest first (a day's line on the live map).
+    func deviceFixes(deviceID: DeviceID, userID: UserID, since: Date, limit: Int) async throws -> [StoredDeviceFix]
+    /// Each device's latest fix.
+    func latestDeviceFixes(userID: UserID) async throws -> [StoredDeviceFix]
+    /// The highest sequence number of the user's device fixes (0 for none).
+    func lastDeviceFixSequence(userID: UserID) async throws -> Int64
+
+    // MARK: Live share links
+
+    /// A read-only link to a device's position and path, for whoever holds `token` (made by the caller, see
+    /// `ShareLink.isWellFormed`), until `expiresAt`; with `untilRideEnds`, also only while the device's live
+    /// track at this moment is in progress (there must be one). Revoked with `revokeShareLink`.
+    func createLiveShare(token: String, deviceID: DeviceID, userID: UserID, expiresAt: Date, untilRideEnds: Bool) async throws -> LiveShare
+    /// The live link with this token, whoever its user; nil when unknown, revoked, expired, its device gone,
+    /// or the ride it was made for has ended.
+    func liveShare(token: String, now: Date) async throws -> LiveShare?
+}
+
+/// A live share link (issue 12): what it shows and until when.
+public struct LiveShare: Sendable, Hashable {
+    public var token: String
+    public var userID: UserID
+    public var deviceID: DeviceID
+    public var deviceName: String
+    /// The ride it is limited to, if any.
+    public var trackID: TrackID?
+    public var createdAt: Date
+    public var expiresAt: Date
+
+    public init(token: String, userID: UserID, deviceID: DeviceID, deviceName: String, trackID: TrackID?, createdAt: Date, expiresAt: Date) {
+        self.token = token
+        self.userID = userID
+        self.deviceID = deviceID
+        self.deviceName = deviceName
+        self.trackID = trackID
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}
+
+/// What one device posted, for `ingest(_:gapSeconds:)`.
+public struct DevicePost: Sendable, Hashable {
+    public var fixes: [TrackerFix]
+    public var deviceID: DeviceID
+    public var userID: UserID
+
+    public init(fixes: [TrackerFix], deviceID: DeviceID, userID: UserID) {
+        self.fixes = fixes
+        self.deviceID = deviceID
+        self.userID = userID
+    }
+}
+
+/// A device's fix as stored, with its place in the user's feed.
+public struct StoredDeviceFix: Sendable, Hashable {
+    /// Increases with every fix stored (any user's): the live feed's event id.
+    public var sequence: Int64
+    public var deviceID: DeviceID
+    public var trackID: TrackID?
+    public var fix: TrackerFix
+    public var receivedAt: Date
+
+    public init(sequence: Int64, deviceID: DeviceID, trackID: TrackID?, fix: TrackerFix, receivedAt: Date) {
+        self.sequence = sequence
+        self.deviceID = deviceID
+        self.trackID = trackID
+        self.fix = fix
+        self.receivedAt = receivedAt
+    }
+}
+
+/// What storing a device's post did.
+public struct IngestResult: Sendable, Hashable {
+    /// Fixes stored for the first time.
+    public var storedCount: Int = 0
+    /// Fixes the store had already (a replay, or the same time twice).
+    public var duplicateCount: Int = 0
+    /// Fixes stored but older than the live track by more than the gap (kept, in no track).
+    public var lateCount: Int = 0
+    /// The live track the fixes joined (nil when none did).
+    public var liveTrackID: TrackID?
+    /// Tracks finished by a gap in this post.
+    public var finishedTrackIDs: [TrackID] = []
+
+    public init() {}
+}

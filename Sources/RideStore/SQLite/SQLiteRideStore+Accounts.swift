@@ -1,0 +1,381 @@
+import Foundation
+import GRDB
+import RideKit
+
+extension SQLiteRideStore {
+    /// Migration "v6 accounts, sessions, devices, ingestion" (issue 12):
+    /// - `session`: the hash of a session cookie's token, its user, when it expires;
+    /// - `shareLink` gains `expiresAt` and `trackId` (live share links, kind `device`);
+    /// - `deviceFix`: every position a device posted, once per (device, time) — the unique key is what makes
+    ///   a replayed post store nothing — with the track it joined; its `id` orders the live feed.
+    static func registerAccountsMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v6 accounts, sessions, devices, ingestion") { db in
+            try db.create(table: "session") { t in
+                t.primaryKey("tokenHash", .text)
+                t.belongsTo("user", onDelete: .cascade).notNull()
+                t.column("createdAt", .integer).notNull()
+                t.column("expiresAt", .integer).notNull()
+            }
+            try db.create(table: "deviceFix") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.belongsTo("device", onDelete: .cascade, indexed: false).notNull()
+                t.belongsTo("user", onDelete: .cascade, indexed: false).notNull()
+                t.column("time", .integer).notNull()
+                t.column("latitude", .double).notNull()
+                t.column("longitude", .double).notNull()
+                t.column("elevation", .double)
+                t.column("speed", .double)
+                t.column("course", .double)
+                t.column("accuracy", .double)
+                t.column("battery", .double)
+                t.column("trackId", .text).references("track", onDelete: .setNull).indexed()
+                t.column("receivedAt", .integer).notNull()
+                t.uniqueKey(["deviceId", "time"])
+            }
+            try db.create(index: "deviceFix_feed", on: "deviceFix", columns: ["userId", "id"])
+            // Live share links are share links of kind `device`: until a time, and optionally a ride (its track).
+            try db.alter(table: "shareLink") { t in
+                t.add(column: "expiresAt", .integer)
+                t.add(column: "trackId", .text)
+            }
+        }
+    }
+
+    // MARK: Users
+
+    public func users() async throws -> [User] {
+        try await read { db in try UserRecord.order(UserRecord.Columns.name).fetchAll(db).map(\.user) }
+    }
+
+    public func setPasswordHash(_ hash: String?, userID: UserID) async throws {
+        try await write { db in
+            try Self.requireUser(db, userID)
+            try db.execute(sql: "UPDATE user SET passwordHash = ? WHERE id = ?", arguments: [hash, userID])
+            try db.execute(sql: "DELETE FROM session WHERE userId = ?", arguments: [userID])
+        }
+    }
+
+    public func deleteUser(id: UserID) async throws -> Bool {
+        try await write { db in try UserRecord.deleteOne(db, key: id) }
+    }
+
+    // MARK: Sessions
+
+    public func createSession(tokenHash: String, userID: UserID, expiresAt: Date) async throws {
+        try await write { db in
+            try Self.requireUser(db, userID)
+            let now = Self.milliseconds(Self.now())
+            // Expired sessions go as new ones come: the table holds only live ones (and a few hours' worth).
+            try db.execute(sql: "DELETE FROM session WHERE expiresAt < ?", arguments: [now])
+            try db.execute(
+                sql: "INSERT INTO session (tokenHash, userId, createdAt, expiresAt) VALUES (?, ?, ?, ?)",
+                arguments: [tokenHash, userID, now, Self.milliseconds(expiresAt)])
+        }
+    }
+
+    public func sessionUser(tokenHash: String, now: Date) async throws -> User? {
+        try await read { db in
+            try UserRecord.fetchOne(
+                db, sql: "SELECT user.* FROM session JOIN user ON user.id = session.userId WHERE session.tokenHash = ? AND session.expiresAt > ?",
+                arguments: [tokenHash, Self.milliseconds(now)])?.user
+        }
+    }
+
+    public func deleteSession(tokenHash: String) async throws {
+        try await write { db in try db.execute(sql: "DELETE FROM session WHERE tokenHash = ?", arguments: [tokenHash]) }
+    }
+
+    public func deleteSessions(userID: UserID) async throws {
+        try await write { db in try db.execute(sql: "DELETE FROM session WHERE userId = ?", arguments: [userID]) }
+    }
+
+    // MARK: Devices
+
+    public func device(id: DeviceID, userID: UserID) async throws -> Device? {
+        try await read { db in
+            try DeviceRecord.filter(key: id).filter(DeviceRecord.Columns.userId == userID).fetchOne(db)?.device
+        }
+    }
+
+    public func replaceDeviceToken(id: DeviceID, userID: UserID, tokenHash: String) async throws -> Device {
+        guard !tokenHash.isEmpty else { throw RideStoreError.invalid(field: "tokenHash", reason: "must not be empty") }
+        return try await write { db in
+            try db.execute(sql: "UPDATE device SET tokenHash = ? WHERE id = ? AND userId = ?", arguments: [tokenHash, id, userID])
+            guard db.changesCount > 0, let record = try DeviceRecord.fetchOne(db, key: id) else {
+                throw RideStoreError.notFound(kind: "device", id: id.rawValue)
+            }
+            return record.device
+        }
+    }
+
+    // MARK: Positions from devices
+
+    public func ingest(_ fixes: [TrackerFix], deviceID: DeviceID, userID: UserID, gapSeconds: Double) async throws -> IngestResult {
+        try await write { db in try Self.ingest(fixes, deviceID: deviceID, userID: userID, gapSeconds: gapSeconds, db) }
+    }
+
+    public func ingest(_ posts: [DevicePost], gapSeconds: Double) async throws -> [Result<IngestResult, RideStoreError>] {
+        try await write { db in
+            try posts.map { post in
+                // Each post in its own savepoint: one that fails (its device just revoked) leaves the others whole.
+                var result: Result<IngestResult, RideStoreError> = .failure(.database("not run"))
+                try db.inSavepoint {
+                    do {
+                        result = .success(try Self.ingest(post.fixes, deviceID: post.deviceID, userID: post.userID, gapSeconds: gapSeconds, db))
+                        return .commit
+                    } catch let error as RideStoreError {
+                        result = .failure(error)
+                        return .rollback
+                    }
+                }
+                return result
+            }
+        }
+    }
+
+    /// One device's post, inside the caller's transaction.
+    static func ingest(_ fixes: [TrackerFix], deviceID: DeviceID, userID: UserID, gapSeconds: Double, _ db: Database) throws -> IngestResult {
+        let gap = Int64(max(60, gapSeconds) * 1000)
+        do {
+            guard let device = try DeviceRecord.filter(key: deviceID).filter(DeviceRecord.Columns.userId == userID).fetchOne(db) else {
+                throw RideStoreError.notFound(kind: "device", id: deviceID.rawValue)
+            }
+            var result = IngestResult()
+            let now = Self.now()
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO deviceFix (deviceId, userId, time, latitude, longitude, elevation, speed, course, accuracy, battery, receivedAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (deviceId, time) DO NOTHING
+                """)
+            var fresh: [TrackerFix] = []
+            for fix in fixes.sorted(by: { $0.time < $1.time }) {
+                try insert.execute(arguments: [
+                    deviceID, userID, fix.milliseconds, fix.latitude, fix.longitude, fix.elevationMeters, fix.speedMetersPerSecond,
+                    fix.courseDegrees, fix.accuracyMeters, fix.batteryPercent, Self.milliseconds(now),
+                ])
+                if db.changesCount > 0 { fresh.append(fix) } else { result.duplicateCount += 1 }
+            }
+            result.storedCount = fresh.count
+            try db.execute(sql: "UPDATE device SET lastSeenAt = ? WHERE id = ?", arguments: [Self.milliseconds(now), deviceID])
+            guard !fresh.isEmpty else { return result }
+
+            var live = try RecordingRecord.filter(Column("deviceId") == deviceID && RecordingRecord.Columns.state != RecordingState.stopped)
+                .order(RecordingRecord.Columns.startedAt.desc).fetchOne(db)
+            var bounds = try live.map { try Self.fixTimeBounds(db, trackID: $0.trackId) } ?? nil
+            var pending: [TrackerFix] = []
+            var rebuild = false
+            let assign = try db.cachedStatement(sql: "UPDATE deviceFix SET trackId = ? WHERE deviceId = ? AND time = ?")
+            func flush() throws {
+                guard let record = live else { return }
+                if rebuild {
+                    try Self.rebuildPoints(trackID: record.trackId, db)
+                } else if !pending.isEmpty {
+                    try Self.appendPoints(pending.map(Self.trackPoint), trackID: record.trackId, db)
+                }
+                pending = []
+                rebuild = false
+            }
+            for fix in fresh {
+                let time = fix.milliseconds
+                if let record = live, let (first, last) = bounds {
+                    if time > last + gap {
+                        try flush()
+                        try Self.finishDeviceTrack(record, db)
+                        result.finishedTrackIDs.append(record.trackId)
+                        live = nil
+                        bounds = nil
+                    } else if time < first - gap {
+                        result.lateCount += 1
+                        continue
+                    }
+                }
+                if live == nil {
+                    live = try Self.startDeviceTrack(device: device, at: fix.time, now: now, db)
+                    bounds = nil
+                }
+                guard let record = live else { continue }
+                try assign.execute(arguments: [record.trackId, deviceID, time])
+                if let (first, last) = bounds {
+                    if time > last { pending.append(fix) } else { rebuild = true }
+                    bounds = (min(first, time), max(last, time))
+                } else {
+                    pending.append(fix)
+                    bounds = (time, time)
+                }
+            }
+            try flush()
+            if var record = live {
+                record.updatedAt = now
+                try record.update(db)
+                result.liveTrackID = record.trackId
+            }
+            return result
+        }
+    }
+
+    public func deviceFixes(userID: UserID, after sequence: Int64, limit: Int) async throws -> [StoredDeviceFix] {
+        try await read { db in
+            try Self.fetchFixes(db, where: "userId = ? AND id > ? ORDER BY id LIMIT ?", [userID, sequence, max(1, min(limit, 10_000))])
+        }
+    }
+
+    public func deviceFixes(deviceID: DeviceID, userID: UserID, since: Date, limit: Int) async throws -> [StoredDeviceFix] {
+        try await read { db in
+            try Self.fetchFixes(
+                db, where: "deviceId = ? AND userId = ? AND time >= ? ORDER BY time LIMIT ?",
+                [deviceID, userID, Self.milliseconds(since), max(1, min(limit, 100_000))])
+        }
+    }
+
+    public func latestDeviceFixes(userID: UserID) async throws -> [StoredDeviceFix] {
+        try await read { db in
+            let devices = try DeviceRecord.filter(DeviceRecord.Columns.userId == userID).fetchAll(db)
+            return try devices.flatMap { device in
+                try Self.fetchFixes(db, where: "deviceId = ? ORDER BY time DESC LIMIT 1", [device.id])
+            }
+        }
+    }
+
+    public func lastDeviceFixSequence(userID: UserID) async throws -> Int64 {
+        try await read { db in try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM deviceFix WHERE userId = ?", arguments: [userID]) ?? 0 }
+    }
+
+    // MARK: Live share links
+
+    public func createLiveShare(token: String, deviceID: DeviceID, userID: UserID, expiresAt: Date, untilRideEnds: Bool) async throws -> LiveShare {
+        guard ShareLink.isWellFormed(token: token) else {
+            throw RideStoreError.invalid(field: "token", reason: "must be 16 to 128 characters of A-Z, a-z, 0-9, - and _")
+        }
+        return try await write { db in
+            guard let device = try DeviceRecord.filter(key: deviceID).filter(DeviceRecord.Columns.userId == userID).fetchOne(db) else {
+                throw RideStoreError.notFound(kind: "device", id: deviceID.rawValue)
+            }
+            var trackID: TrackID?
+            if untilRideEnds {
+                guard let live = try RecordingRecord.filter(Column("deviceId") == deviceID && RecordingRecord.Columns.state != RecordingState.stopped)
+                    .order(RecordingRecord.Columns.startedAt.desc).fetchOne(db)
+                else { throw RideStoreError.conflict("the device has no ride in progress") }
+                trackID = live.trackId
+            }
+            let now = Self.now()
+            try db.execute(
+                sql: "INSERT INTO shareLink (token, userId, targetKind, targetId, createdAt, expiresAt, trackId) VALUES (?, ?, 'device', ?, ?, ?, ?)",
+                arguments: [token, userID, deviceID, Self.milliseconds(now), Self.milliseconds(expiresAt), trackID])
+            return LiveShare(token: token, userID: userID, deviceID: deviceID, deviceName: device.name, trackID: trackID, createdAt: now,
+                             expiresAt: Self.rounded(expiresAt))
+        }
+    }
+
+    public func liveShare(token: String, now: Date) async throws -> LiveShare? {
+        guard ShareLink.isWellFormed(token: token) else { return nil }
+        return try await read { db in
+            guard let row = try Row.fetchOne(
+                db, sql: """
+                    SELECT shareLink.userId, shareLink.targetId, shareLink.trackId, shareLink.createdAt, shareLink.expiresAt, device.name
+                    FROM shareLink JOIN device ON device.id = shareLink.targetId AND device.userId = shareLink.userId
+                    WHERE shareLink.token = ? AND shareLink.targetKind = 'device' AND shareLink.revokedAt IS NULL AND shareLink.expiresAt > ?
+                    """, arguments: [token, Self.milliseconds(now)]),
+                  let userID = UserID.fromDatabaseValue(row[0]), let deviceID = DeviceID.fromDatabaseValue(row[1])
+            else { return nil }
+            let trackID = TrackID.fromDatabaseValue(row[2])
+            if let trackID {
+                // The ride it was made for has ended: the link shows nothing more.
+                let live = try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS (SELECT 1 FROM recording WHERE trackId = ? AND state != 'stopped')", arguments: [trackID]) ?? false
+                guard live else { return nil }
+            }
+            return LiveShare(
+                token: token, userID: userID, deviceID: deviceID, deviceName: row[5], trackID: trackID,
+                createdAt: Date(timeIntervalSince1970: Double(row[3] as Int64) / 1000), expiresAt: Date(timeIntervalSince1970: Double(row[4] as Int64) / 1000))
+        }
+    }
+
+    // MARK: Helpers
+
+    static func fetchFixes(_ db: Database, where condition: String, _ arguments: StatementArguments) throws -> [StoredDeviceFix] {
+        try Row.fetchAll(
+            db, sql: """
+                SELECT id, deviceId, trackId, time, latitude, longitude, elevation, speed, course, accuracy, battery, receivedAt
+                FROM deviceFix WHERE \(condition)
+                """, arguments: arguments
+        ).compactMap { row in
+            guard let deviceID = DeviceID.fromDatabaseValue(row[1]) else { return nil }
+            let fix = TrackerFix(
+                time: Date(timeIntervalSince1970: Double(row[3] as Int64) / 1000), latitude: row[4], longitude: row[5],
+                elevationMeters: row[6], speedMetersPerSecond: row[7], courseDegrees: row[8], accuracyMeters: row[9], batteryPercent: row[10])
+            return StoredDeviceFix(
+                sequence: row[0], deviceID: deviceID, trackID: TrackID.fromDatabaseValue(row[2]), fix: fix,
+                receivedAt: Date(timeIntervalSince1970: Double(row[11] as Int64) / 1000))
+        }
+    }
+
+    static func trackPoint(_ fix: TrackerFix) -> TrackPoint {
+        TrackPoint(
+            latitude: fix.latitude, longitude: fix.longitude, elevation: fix.elevationMeters, time: GPXTime(date: fix.time),
+            speedMetersPerSecond: fix.speedMetersPerSecond, courseDegrees: fix.courseDegrees)
+    }
+
+    /// The first and last fix times (ms) in a device track, nil when it has none.
+    static func fixTimeBounds(_ db: Database, trackID: TrackID) throws -> (Int64, Int64)? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT MIN(time), MAX(time) FROM deviceFix WHERE trackId = ?", arguments: [trackID]),
+              let first = row[0] as Int64?, let last = row[1] as Int64?
+        else { return nil }
+        return (first, last)
+    }
+
+    /// A device's new live track: a recording with the device, its track's source `device`, named after the
+    /// device and the first fix's day.
+    static func startDeviceTrack(device: DeviceRecord, at time: Date, now: Date, _ db: Database) throws -> RecordingRecord {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate]
+        let name = "\(device.name) \(formatter.string(from: time))"
+        let trackID = try freshID(db, table: "track")
+        var record = emptyRecord(id: trackID, userID: device.userId, name: name, kind: .ride, source: .device, now: now)
+        let content = TrackContent(
+            creator: GPXWriter.defaultCreator, tracks: [PackedTrack(header: Track(name: TrackSummary.cleanedName(name)), segments: [PackedSegment()])])
+        try fill(&record, with: NewTrack(name: name, kind: .ride, content: content, stats: TrackStats(activity: TrackKind.ride.activity), preview: []),
+                 importID: nil, position: 0, now: now)
+        record.state = .recording
+        try record.insert(db)
+        try insertContent(content, trackID: trackID, db)
+        let recording = RecordingRecord(
+            id: try freshID(db, table: "recording"), userId: device.userId, trackId: trackID, deviceId: device.id, state: .recording,
+            routeTrackId: nil, lastClientSequence: nil, startedAt: now, updatedAt: now, options: nil, clientId: nil)
+        try recording.insert(db)
+        return recording
+    }
+
+    /// Writes a device track's points again from its fixes in time order (a fix arrived out of order).
+    static func rebuildPoints(trackID: TrackID, _ db: Database) throws {
+        guard let segmentID = try Int64.fetchOne(
+            db, sql: "SELECT id FROM segment WHERE trackId = ? AND role = 0 AND part = 0 ORDER BY position DESC LIMIT 1", arguments: [trackID])
+        else { throw RideStoreError.damaged("device track \(trackID) has no segment") }
+        let points = try fetchFixes(db, where: "trackId = ? ORDER BY time", [trackID]).map { trackPoint($0.fix) }
+        try db.execute(sql: "DELETE FROM pointBlock WHERE segmentId = ?", arguments: [segmentID])
+        try insertBlocks(PackedPoints(points[...]).packedBlocks, segmentID: segmentID, firstPosition: 0, db)
+        try db.execute(sql: "UPDATE segment SET pointCount = ? WHERE id = ?", arguments: [points.count, segmentID])
+        try db.execute(
+            sql: "UPDATE track SET pointCount = ?, updatedAt = ? WHERE id = ?",
+            arguments: [points.count, milliseconds(now()), trackID])
+    }
+
+    /// Stops a device's live track and saves it with its figures (as `stopRecording` does for a ride).
+    static func finishDeviceTrack(_ recording: RecordingRecord, _ db: Database) throws {
+        var recording = recording
+        let now = now()
+        recording.state = .stopped
+        recording.stoppedAt = now
+        recording.updatedAt = now
+        try recording.update(db)
+        guard var track = try TrackRecord.fetchOne(db, key: recording.trackId) else { return }
+        var content = try TrackHeaderCodec.decode(track.gpxHeader, version: track.gpxVersion, creator: track.gpxCreator)
+        try loadPoints(into: &content, trackID: track.id, db)
+        try track.apply(try TrackLibrary.stats(of: content, kind: track.kind))
+        track.state = .complete
+        track.updatedAt = now
+        track.segmentCount = content.segmentCount
+        track.pointCount = content.trackPointCount
+        track.preview = PreviewCodec.encode(PreviewCodec.preview(of: content))
+        track.gpxHeader = TrackHeaderCodec.encode(content)
+        try track.update(db)
+    }
+}

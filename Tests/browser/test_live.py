@@ -1,0 +1,112 @@
+"""Accounts and the Live tab (issue 12): a server with accounts on, a user made with `bikeride users add`,
+the login page, a device added in Settings, positions posted with curl as OwnTracks does, seen on the Live tab
+within a second, and logout."""
+import json
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, VIEWPORTS, shot, start_server, stop_server
+
+PASSWORD = 'correct horse battery'
+
+
+@pytest.fixture
+def accounts_server():
+    """A server of its own per test (per viewport): its devices are this test's only."""
+    work = Path(tempfile.mkdtemp(prefix='bikeride-browser-accounts-'))
+    binary = ROOT / '.build' / 'debug' / 'bikeride'
+    subprocess.run([str(binary), 'users', 'add', 'anna', '--password-stdin', '--data-dir', str(work / 'data')],
+                   input=PASSWORD + '\n', text=True, check=True, capture_output=True)
+    base, process = start_server(work, ['--accounts'])
+    yield base
+    stop_server(process, work)
+
+
+def curl_owntracks(base, token, lat, lon, tst, battery):
+    body = json.dumps({'_type': 'location', 'lat': lat, 'lon': lon, 'tst': tst, 'batt': battery, 'tid': 'ap'})
+    result = subprocess.run(
+        ['curl', '-s', '-u', f'anna:{token}', '-H', 'Content-Type: application/json', '-H', 'X-Limit-U: anna',
+         '-H', 'X-Limit-D: phone', '-d', body, base + '/ingest/owntracks'],
+        capture_output=True, text=True, check=True)
+    return result.stdout
+
+
+def test_login_device_live_positions_and_logout(browser, accounts_server, viewport):
+    base = accounts_server
+    context = browser.new_context(base_url=base, **VIEWPORTS[viewport])
+    context.route('**/*', lambda route: route.continue_() if route.request.url.startswith(base) else route.abort())
+    context.viewport_name = viewport
+    page = context.new_page()
+    try:
+        # Without a session the app sends the browser to the login page.
+        page.goto('/')
+        page.wait_for_url('**/login.html*')
+        page.get_by_label('Name').fill('anna')
+        page.get_by_label('Password').fill('wrong password')
+        page.get_by_role('button', name='Log in').click()
+        page.get_by_role('alert').filter(has_text='Wrong name or password').wait_for()
+        shot(page, 'login-refused')
+        page.get_by_label('Password').fill(PASSWORD)
+        page.get_by_role('button', name='Log in').click()
+        page.wait_for_url(base + '/')
+        page.wait_for_selector('body[data-ready="true"]')
+
+        # Settings → Devices: add a device; its token and each app's settings are shown once.
+        page.goto('/#/settings')
+        page.get_by_label('New device').fill("Anna's phone")
+        page.get_by_role('button', name='Add device').click()
+        token = page.locator('#device-token').inner_text()
+        assert len(token) == 43
+        setup = page.get_by_role('region', name='Device setup')
+        assert f'{base}/ingest/overland?token={token}' in setup.inner_text()
+        assert 'OwnTracks' in setup.inner_text() and 'GPSLogger' in setup.inner_text()
+        shot(page, 'devices')
+
+        # Live: positions posted with curl (as OwnTracks sends them) appear within a second.
+        page.goto('/#/live')
+        page.wait_for_selector('#live-devices')
+        now = int(time.time())
+        assert curl_owntracks(base, token, 46.5197, 6.6323, now - 30, 81) == '[]'
+        device = page.locator('.live-device')
+        device.filter(has_text='Battery: 81 %').wait_for(timeout=3000)
+        page.wait_for_function("document.getElementById('live-status').textContent.startsWith('Connected')", timeout=3000)
+        started = time.monotonic()
+        assert curl_owntracks(base, token, 46.5210, 6.6340, now, 80) == '[]'
+        device.filter(has_text='46.52100, 6.63400').wait_for(timeout=3000)
+        elapsed = time.monotonic() - started
+        assert elapsed < 1.0, f'the Live tab showed the position after {elapsed:.2f} s'
+        assert 'Battery: 80 %' in device.inner_text()
+        shot(page, 'live')
+        # Five tabs fit a phone's header: Settings is not scrolled out of sight.
+        assert page.evaluate("(() => { const t = document.querySelector('.tabs'); return t.scrollWidth <= t.clientWidth + 1; })()")
+
+        # A live link for family: opens without a session, shows the position; revoked, it shows nothing.
+        page.goto('/#/settings')
+        page.get_by_role('button', name='Share live (4 h)').click()
+        link = page.locator('#live-share-link').get_attribute('href')
+        viewer = browser.new_context(base_url=base, **VIEWPORTS[viewport])
+        try:
+            other = viewer.new_page()
+            other.goto(link)
+            assert '46.521, 6.634' in other.content() and 'Last update' in other.content()
+            other.context.viewport_name = viewport
+            shot(other, 'live-share')
+            page.get_by_role('button', name='Stop sharing').click()
+            page.locator('#device-setup').wait_for(state='hidden')
+            assert other.goto(link).status == 404
+        finally:
+            viewer.close()
+
+        # Log out: the session ends, the app asks to log in again.
+        page.goto('/#/settings')
+        page.get_by_role('button', name='Log out').click()
+        page.wait_for_url('**/login.html*')
+        assert page.request.get(base + '/api/tracks').status == 401
+        shot(page, 'logged-out')
+    finally:
+        context.close()

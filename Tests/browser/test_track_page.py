@@ -1,0 +1,198 @@
+"""Issue 11, the Tracks half: charts that tell the truth, search as you type, a forgiving import that says what
+it left out, totals above the list, the track page's start, Delete and splits."""
+import json
+import math
+import re
+import urllib.request
+import uuid
+
+from playwright.sync_api import expect
+
+from conftest import api_get, shot
+
+GPX_HEAD = ('<?xml version="1.0" encoding="UTF-8"?>\n'
+            '<gpx version="1.1" creator="browser test" xmlns="http://www.topografix.com/GPX/1/1" '
+            'xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1">\n')
+
+
+def steady_ride(name, count=301, dip=True, start_minute=0):
+    """On 4 May 2019 (older than the other tests' tracks, so that they stay on the list's first page), due north from Zurich at a constant 18 km/h (10 m every 2 s), 3 km, heart rate 140 throughout; the
+    elevation is 410 m with a 0.5 m dip in the middle (GPS noise, not a descent)."""
+    points = []
+    for i in range(count):
+        lat = 47.37 + i * 10 / 111_180
+        seconds = start_minute * 60 + i * 2
+        time = f'2019-05-04T06:{seconds // 60 % 60:02d}:{seconds % 60:02d}Z' if seconds < 3600 else None
+        ele = 409.5 if dip and count // 2 - 5 <= i <= count // 2 + 5 else 410
+        points.append(f'<trkpt lat="{lat:.7f}" lon="8.54"><ele>{ele}</ele><time>{time}</time>'
+                      '<extensions><gpxtpx:TrackPointExtension><gpxtpx:hr>140</gpxtpx:hr></gpxtpx:TrackPointExtension></extensions></trkpt>')
+    return GPX_HEAD + f'<trk><name>{name}</name><trkseg>\n' + '\n'.join(points) + '\n</trkseg></trk></gpx>\n'
+
+
+def upload(server, text, file_name):
+    request = urllib.request.Request(
+        f'{server}/api/tracks?name={urllib.request.quote(file_name)}', data=text.encode(), method='POST',
+        headers={'Content-Type': 'application/gpx+xml'})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def open_track(page, track_id):
+    page.goto(f'/#/tracks/{track_id}')
+    page.wait_for_selector('body[data-ready="true"]')
+    expect(page.locator('#speed-profile svg')).to_be_visible()
+
+
+def test_charts_have_axes_with_units_and_tell_the_truth(context, server):
+    name = f'Steady {uuid.uuid4().hex[:6]}'
+    track_id = upload(server, steady_ride(name), f'{name}.gpx')['tracks'][0]['id']
+    page = context.new_page()
+    open_track(page, track_id)
+    speed = page.locator('#speed-profile svg')
+    expect(speed.locator('.y-unit')).to_have_text('km/h')
+    expect(speed.locator('.x-unit')).to_have_text('km')
+    expect(speed.locator('.y-tick').first).to_be_visible()
+    # A constant 18 km/h: the data is 18 everywhere, the axis spans from 0 and the line is flat (under a pixel).
+    assert abs(float(speed.get_attribute('data-data-min')) - 18) < 0.05
+    assert abs(float(speed.get_attribute('data-data-max')) - 18) < 0.05
+    assert float(speed.get_attribute('data-y-min')) == 0 and float(speed.get_attribute('data-y-max')) >= 18
+    assert speed.locator('.chart-line').evaluate('line => line.getBBox().height') < 1
+    # A 0.5 m dip at 410 m: the elevation axis spans at least 30 m, so the dip is a few pixels, not the chart.
+    elevation = page.locator('#elevation-profile svg')
+    expect(elevation.locator('.y-unit')).to_have_text('m')
+    span = float(elevation.get_attribute('data-y-max')) - float(elevation.get_attribute('data-y-min'))
+    assert span >= 30
+    plot = elevation.locator('.chart-grid .axis').nth(1).evaluate('axis => axis.getBBox().height')
+    assert elevation.locator('.chart-line').evaluate('line => line.getBBox().height') < plot * 0.05
+    # Heart rate is in the file: its chart is there, in bpm; cadence and power are not.
+    expect(page.locator('#heartRate-profile svg .y-unit')).to_have_text('bpm')
+    expect(page.locator('#cadence-figure')).to_be_hidden()
+    expect(page.locator('#power-figure')).to_be_hidden()
+    # Splits per km: 3 of them, 3:20 each (1 km at 18 km/h).
+    rows = page.locator('#track-splits tbody tr')
+    expect(rows).to_have_count(3)
+    expect(rows.first).to_contain_text('3:20')
+    expect(rows.first).to_contain_text('18.0 km/h')
+    # The start where it was ridden: 06:00 UTC at 8.54° E is 07:00 in the zone of the sun there (UTC+1).
+    expect(page.locator('#track-when')).to_contain_text(re.compile(r'Started .*07:00'))
+    # Pointing at the chart puts a marker on the map, at that place along the track.
+    speed.scroll_into_view_if_needed()
+    box = speed.bounding_box()
+    page.mouse.move(box['x'] + box['width'] * 0.75, box['y'] + box['height'] / 2)
+    expect(page.locator('#track-map')).to_have_attribute('data-cursor', re.compile(r'^47\.\d+,8\.54'))
+    expect(page.locator('.chart-cursor-marker')).to_have_count(1)
+    lat = float(page.locator('#track-map').get_attribute('data-cursor').split(',')[0])
+    along = (lat - 47.37) * 111_180
+    assert 1800 < along < 2700, f'the marker is {along:.0f} m along, the cursor at about 3/4 of 3 km'
+    # The keyboard moves the cursor too (arrow keys on the focused chart), and it stays while the map is looked at.
+    page.mouse.move(0, 0)  # the pointer leaves the chart (its cursor goes), the keyboard takes over
+    speed.focus()
+    page.keyboard.press('Home')
+    for _ in range(9):
+        page.keyboard.press('ArrowRight')
+    lat = float(page.locator('#track-map').get_attribute('data-cursor').split(',')[0])
+    assert (lat - 47.37) * 111_180 < 1000, 'ten steps from the start are in the first kilometre'
+    page.locator('#track-heading').scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    expect(page.locator('.chart-cursor-marker')).to_have_count(1)
+    shot(page, 'track-page-top')
+    speed.scroll_into_view_if_needed()
+    shot(page, 'track-charts')
+    page.locator('#elevation-profile').scroll_into_view_if_needed()
+    shot(page, 'track-charts-elevation')
+
+
+def test_search_as_you_type_and_no_track_matches(context, server):
+    token = uuid.uuid4().hex[:8]
+    upload(server, steady_ride(f'Search {token} lake', count=31), f'morning-{token}.gpx')
+    upload(server, steady_ride(f'Other {token}', count=31, start_minute=5), f'other-{token}.gpx')
+    page = context.new_page()
+    page.goto('/#/tracks')
+    page.wait_for_selector('body[data-ready="true"]')
+    rows = page.get_by_role('list', name='Saved tracks').get_by_role('listitem')
+    query = page.get_by_label('Search tracks')
+    query.click()
+    page.keyboard.type(f'{token} la', delay=30)  # no Enter: the list follows the typing
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_contain_text(f'Search {token} lake')
+    query.fill('')
+    page.keyboard.type(f'morning-{token}', delay=20)  # the file's name
+    expect(rows).to_have_count(1)
+    query.fill(f'{token}')
+    expect(rows).to_have_count(2)
+    page.locator('#track-kind-filter').select_option('run')
+    expect(page.locator('#tracks-message')).to_contain_text('No track matches')
+    page.locator('#track-kind-filter').select_option('')
+    query.fill('')
+    page.keyboard.type('zzqx-nothing', delay=20)
+    expect(rows).to_have_count(0)
+    expect(page.locator('#tracks-message')).to_have_text('No track matches “zzqx-nothing”.')
+    shot(page, 'tracks-no-match')
+
+
+def test_a_forgiving_import_shows_its_warning_and_a_clean_one_clears(context, tmp_path):
+    page = context.new_page()
+    page.goto('/#/tracks')
+    page.wait_for_selector('body[data-ready="true"]')
+    name = f'Forgiven {uuid.uuid4().hex[:6]}'
+    text = steady_ride(name, count=21).replace('<trk>', '<wpt lat="95" lon="8.54"><name>Nowhere</name></wpt>\n<trk>', 1)
+    path = tmp_path / 'forgiven.gpx'
+    path.write_text(text)
+    page.get_by_label('Import GPX, .gpx436 or GeoJSON files').set_input_files(str(path))
+    row = page.get_by_role('list', name='Imports').get_by_role('listitem').filter(has_text='forgiven.gpx')
+    expect(row).to_contain_text('1 track imported')
+    expect(row).to_contain_text('1 waypoint skipped: latitude 95 is out of range')
+    expect(row).to_contain_text('line 3, column 1')
+    expect(page.get_by_role('list', name='Saved tracks').get_by_role('listitem').filter(has_text=name)).to_have_count(1)
+    shot(page, 'import-warning')
+    # A clean file's row clears itself; the warned one stays until dismissed.
+    clean = tmp_path / 'clean.gpx'
+    clean.write_text(steady_ride(f'Clean {uuid.uuid4().hex[:6]}', count=21))
+    page.get_by_label('Import GPX, .gpx436 or GeoJSON files').set_input_files(str(clean))
+    clean_row = page.get_by_role('list', name='Imports').get_by_role('listitem').filter(has_text='clean.gpx')
+    expect(clean_row).to_contain_text('imported')
+    expect(clean_row).to_have_count(0, timeout=8000)
+    expect(row).to_be_visible()
+    row.get_by_role('button', name='Dismiss forgiven.gpx').click()
+    expect(row).to_have_count(0)
+
+
+def test_totals_kind_icons_and_a_track_without_times(context, server):
+    token = uuid.uuid4().hex[:6]
+    untimed = steady_ride(f'Untimed {token}', count=21)
+    untimed = re.sub(r'<time>[^<]*</time>', '', untimed)
+    upload(server, untimed, f'untimed-{token}.gpx')
+    page = context.new_page()
+    page.goto('/#/tracks')
+    page.wait_for_selector('body[data-ready="true"]')
+    totals = api_get(server, '/api/tracks/totals?offset=0')
+    for label in ('This week', 'This month', 'This year'):
+        expect(page.locator('#totals-list')).to_contain_text(label)
+    year = page.locator('#totals-list [data-period="year"]')
+    count = totals['year']['trackCount']
+    expect(year).to_contain_text(f'{count} track' + ('' if count == 1 else 's'))
+    row = page.get_by_role('list', name='Saved tracks').get_by_role('listitem').filter(has_text=f'Untimed {token}')
+    expect(row).to_contain_text('no time recorded')
+    expect(row).not_to_contain_text('0:00')
+    expect(row.get_by_role('img', name='ride')).to_have_count(1)
+    shot(page, 'tracks-totals')
+    row.get_by_role('link').click()
+    expect(page.locator('#track-when')).to_have_text('No time recorded')
+    expect(page.locator('#track-stats')).to_contain_text('no time recorded')
+    expect(page.locator('#speed-profile')).to_contain_text('no times')
+
+
+def test_delete_from_the_track_page_and_undo(context, server):
+    name = f'Doomed {uuid.uuid4().hex[:6]}'
+    track_id = upload(server, steady_ride(name, count=21), f'{name}.gpx')['tracks'][0]['id']
+    page = context.new_page()
+    open_track(page, track_id)
+    page.get_by_role('button', name='Delete', exact=True).click()
+    page.wait_for_url(re.compile(r'#/tracks$'))
+    rows = page.get_by_role('list', name='Saved tracks').get_by_role('listitem').filter(has_text=name)
+    expect(rows).to_have_count(0)
+    page.get_by_role('button', name='Undo').click()
+    page.get_by_label('Search tracks').fill(name)  # an old ride: on the first page once searched for
+    expect(rows).to_have_count(1)
+    gpx = urllib.request.urlopen(f'{server}/api/tracks/{track_id}.gpx', timeout=5).read().decode()
+    assert '<type>cycling</type>' in gpx

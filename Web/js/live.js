@@ -1,0 +1,102 @@
+// The Live tab: each device's position, its line of the last 24 hours, when it was last seen and its battery,
+// updated from GET /api/live (server-sent events) as fixes arrive. The browser's EventSource reconnects by
+// itself after a network loss and sends Last-Event-ID, so the server resends what was missed.
+
+import { api } from './api.js';
+import { escapeHTML, loadLeaflet } from './map.js';
+import { date } from './format.js';
+
+const $ = (id) => document.getElementById(id);
+const COLOURS = ['#c62828', '#1565c0', '#2e7d32', '#6a1b9a', '#ef6c00', '#00838f'];
+
+export class LiveView {
+  constructor(config) {
+    this.config = config;
+    this.devices = new Map();   // id → { name, lastFix, line, marker, polyline, colour }
+    this.source = null;
+    this.map = null;
+  }
+
+  async show() {
+    const data = await api.liveDevices();
+    if (await loadLeaflet() && !this.map) {
+      this.map = L.map($('live-map'));
+      L.tileLayer(this.config.standard.url, { attribution: this.config.standard.attribution, maxZoom: 19 }).addTo(this.map);
+      this.map.setView([0, 0], 2);
+    }
+    for (const device of data.devices) {
+      const entry = this.entry(device.id, device.name);
+      entry.lastSeenAt = device.lastSeenAt;
+      entry.lastFix = device.lastFix;
+      entry.line = device.line;
+      this.draw(entry);
+    }
+    this.render();
+    this.fit();
+    this.listen(data.lastEventId);
+  }
+
+  hidden() {
+    if (this.source) { this.source.close(); this.source = null; }
+  }
+
+  entry(id, name) {
+    if (!this.devices.has(id)) {
+      this.devices.set(id, { id, name: name || id, line: [], lastFix: null, colour: COLOURS[this.devices.size % COLOURS.length] });
+    }
+    return this.devices.get(id);
+  }
+
+  listen(lastEventId) {
+    if (this.source) this.source.close();
+    this.source = new EventSource(`/api/live?lastEventId=${encodeURIComponent(lastEventId)}`);
+    this.source.addEventListener('fix', (event) => {
+      const fix = JSON.parse(event.data);
+      const entry = this.entry(fix.deviceId);
+      entry.lastFix = fix;
+      entry.lastSeenAt = new Date().toISOString();
+      entry.line.push([fix.latitude, fix.longitude]);
+      this.draw(entry);
+      this.render();
+    });
+    this.source.addEventListener('open', () => { $('live-status').textContent = 'Connected: positions appear as they arrive.'; });
+    this.source.addEventListener('error', () => { $('live-status').textContent = 'Reconnecting…'; });
+  }
+
+  draw(entry) {
+    if (!this.map || !entry.lastFix) return;
+    const position = [entry.lastFix.latitude, entry.lastFix.longitude];
+    if (!entry.polyline) entry.polyline = L.polyline(entry.line, { color: entry.colour, weight: 4 }).addTo(this.map);
+    else entry.polyline.setLatLngs(entry.line);
+    if (!entry.marker) {
+      entry.marker = L.circleMarker(position, { radius: 8, color: '#fff', weight: 2, fillColor: entry.colour, fillOpacity: 1 })
+        .bindTooltip(entry.name).addTo(this.map);
+    } else {
+      entry.marker.setLatLng(position);
+    }
+  }
+
+  fit() {
+    if (!this.map) return;
+    // Each device's position and its line of the day.
+    const points = [...this.devices.values()].flatMap((d) => (d.lastFix ? [[d.lastFix.latitude, d.lastFix.longitude], ...d.line] : d.line));
+    if (points.length) this.map.fitBounds(L.latLngBounds(points).pad(0.2), { maxZoom: 16 });
+  }
+
+  render() {
+    const list = $('live-devices');
+    const items = [...this.devices.values()].map((device) => {
+      const fix = device.lastFix;
+      const battery = fix && fix.batteryPercent != null ? `${Math.round(fix.batteryPercent)} %` : '–';
+      const where = fix ? `${fix.latitude.toFixed(5)}, ${fix.longitude.toFixed(5)}` : 'no position yet';
+      return `<li class="live-device" data-device="${escapeHTML(device.id)}">
+        <span class="live-dot" style="background:${device.colour}" aria-hidden="true"></span>
+        <strong>${escapeHTML(device.name)}</strong>
+        <span class="live-position">${escapeHTML(where)}</span>
+        <span class="live-seen">Last seen: <time>${fix ? escapeHTML(date(fix.time)) : 'never'}</time></span>
+        <span class="live-battery">Battery: ${escapeHTML(battery)}</span>
+      </li>`;
+    });
+    list.innerHTML = items.join('') || '<li>No devices yet: add one in Settings → Devices.</li>';
+  }
+}
