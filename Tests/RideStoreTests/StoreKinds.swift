@@ -94,6 +94,11 @@ func withStore<T>(_ kind: StoreKind, _ body: (any RideStore) async throws -> T) 
     }
 }
 
+/// Runs `body` with the local user's library on a fresh store of `kind` (`withStore`).
+func withLibrary<T>(_ kind: StoreKind, _ body: (TrackLibrary) async throws -> T) async throws -> T {
+    try await withStore(kind) { store in try await body(TrackLibrary(store: store, userID: try await store.localUser().id)) }
+}
+
 /// Rows of the point tables, whichever the store: for "a purge leaves no points behind".
 func storedPointRows(_ store: any RideStore) async throws -> (segments: Int, blocks: Int) {
     switch store {

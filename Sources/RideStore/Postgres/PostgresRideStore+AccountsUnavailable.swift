@@ -54,8 +54,4 @@ extension PostgresRideStore {
     }
 
     public func liveShare(token: String, now: Date) async throws -> LiveShare? { throw Self.unavailable("liveShare(token:now:)") }
-
-    public func trackTotals(since starts: [Date], userID: UserID) async throws -> [TrackTotals] {
-        throw Self.unavailable("trackTotals(since:userID:)")
-    }
 }

@@ -85,12 +85,30 @@ extension PostgresRideStore {
             return "$\(binds.count)"
         }
         var conditions = ["user_id = \(try parameter(userID.rawValue))", query.deletedOnly ? "deleted_at IS NOT NULL" : "deleted_at IS NULL"]
-        if !query.includesRecordings { conditions.append("state = \(try parameter(TrackState.complete.rawValue))") }
+        if !query.includesRecordings {
+            // A device's live track is listed as it grows (issue 12); a ride being recorded is not.
+            conditions.append("(state = \(try parameter(TrackState.complete.rawValue)) OR source = \(try parameter(TrackSource.device.rawValue)))")
+        }
         if let kinds = query.kinds {
             conditions.append("kind = ANY(\(try parameter(kinds.map(\.rawValue).sorted())))")
         }
-        if let search = query.search?.trimmingCharacters(in: .whitespacesAndNewlines), !search.isEmpty {
-            conditions.append("name ILIKE \(try parameter("%" + SQLiteRideStore.escapeLike(search) + "%")) ESCAPE '\\'")
+        if let search = query.search {
+            // The SQLite store's search, word for word: each word must match the name, the file it came from, the
+            // start time as written or the kind. SQLite's LIKE ignores the case of ASCII letters only; ILIKE
+            // would follow the database's locale, so both sides are folded to ASCII lower case instead.
+            for word in TrackQuery.words(of: search) {
+                let pattern = try parameter("%" + SQLiteRideStore.escapeLike(Self.asciiLowercased(word)) + "%")
+                var alternatives = [
+                    "\(Self.asciiLower("name")) LIKE \(pattern) ESCAPE '\\'",
+                    "\(Self.asciiLower("start_time")) LIKE \(pattern) ESCAPE '\\'",
+                    """
+                    EXISTS (SELECT 1 FROM track_imports WHERE track_imports.id = tracks.import_id
+                            AND \(Self.asciiLower("track_imports.file_name")) LIKE \(pattern) ESCAPE '\\')
+                    """,
+                ]
+                if let kind = TrackQuery.kind(named: word) { alternatives.append("kind = \(try parameter(kind.rawValue))") }
+                conditions.append("(" + alternatives.joined(separator: " OR ") + ")")
+            }
         }
         if let after {
             conditions.append("(sort_key, id) < (\(try parameter(after.sortKey)), \(try parameter(after.id)))")
@@ -105,6 +123,34 @@ extension PostgresRideStore {
             let page = Array(rows.prefix(query.limit))
             let next = rows.count > query.limit ? page.last.map { "\($0.sortKey).\($0.id.rawValue)" } : nil
             return TrackPage(tracks: page.map(\.summary), nextCursor: next)
+        }
+    }
+
+    public func trackTotals(since starts: [Date], userID: UserID) async throws -> [TrackTotals] {
+        try await transaction(readOnly: true) { [logger] connection in
+            var totals: [TrackTotals] = []
+            for start in starts {
+                // As on SQLite: the list's own columns summed, routes (plans) and tracks without times left out, in
+                // the order of the list's index (oldest first), so that the sums come out the same to the last bit.
+                let rows = try await connection.query(
+                    """
+                    SELECT count(*),
+                        coalesce(sum(distance_meters ORDER BY sort_key, id), 0), coalesce(sum(moving_seconds ORDER BY sort_key, id), 0),
+                        coalesce(sum(elapsed_seconds ORDER BY sort_key, id), 0), coalesce(sum(ascent_meters ORDER BY sort_key, id), 0)
+                    FROM tracks
+                    WHERE user_id = \(userID.rawValue) AND sort_key >= \(TrackRecord.sortKey(start: nil, createdAt: start))
+                        AND deleted_at IS NULL AND state = \(TrackState.complete.rawValue) AND kind <> \(TrackKind.route.rawValue)
+                        AND start_time IS NOT NULL
+                    """, logger: logger)
+                var total = TrackTotals(since: start, trackCount: 0, distanceMeters: 0, movingSeconds: 0, elapsedSeconds: 0, ascentMeters: 0)
+                for try await (count, distance, moving, elapsed, ascent) in rows.decode((Int64, Double, Double, Double, Double).self) {
+                    total = TrackTotals(
+                        since: start, trackCount: Int(count), distanceMeters: distance, movingSeconds: moving, elapsedSeconds: elapsed,
+                        ascentMeters: ascent)
+                }
+                totals.append(total)
+            }
+            return totals
         }
     }
 
@@ -224,6 +270,16 @@ extension PostgresRideStore {
     static func forgetEmptyImports(_ connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query(
             "DELETE FROM track_imports WHERE NOT EXISTS (SELECT 1 FROM tracks WHERE tracks.import_id = track_imports.id)", logger: logger)
+    }
+
+    /// `text` with its ASCII capitals made small and every other character kept: how SQLite's LIKE compares.
+    static func asciiLowercased(_ text: String) -> String {
+        String(decoding: text.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+
+    /// SQL that folds a text column's ASCII capitals to small letters, whatever the database's locale.
+    static func asciiLower(_ column: String) -> String {
+        "translate(\(column), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
     }
 
     // MARK: Rows
