@@ -21,6 +21,9 @@ let package = Package(
         // Already in the graph (and built) through HummingbirdTesting: the geocoder's HTTP client (timeouts, capped
         // bodies, TLS on swift-nio-ssl) rather than a hand-made one on NIO or FoundationNetworking's libcurl.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.30.0"),
+        // The PostgreSQL store (`--database postgres://…`): the wire protocol and a connection pool, on SwiftNIO,
+        // which Hummingbird already brings; nothing else (no ORM, no SQL builder).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         // Already in the graph through Hummingbird; named for the live feed, which ends its streams on shutdown.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
@@ -76,6 +79,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SHA-256 of imported files (duplicate detection): BoringSSL's, with the CPU's SHA instructions.
                 .product(name: "Crypto", package: "swift-crypto"),
+                // The PostgreSQL implementation of the store (Sources/RideStore/Postgres).
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 // scrypt for passwords (BoringSSL's), from the swift-crypto package already used: no new package.
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
@@ -85,7 +90,14 @@ let package = Package(
         // The store benchmark's measuring program (Benchmarks/run-store.sh; not part of the tests).
         .executableTarget(name: "ridestore-bench", dependencies: ["RideStore", "RideKit"], path: "Benchmarks/store"),
         .testTarget(name: "RideKitTests", dependencies: ["RideKit", "CExpat"]),
-        .testTarget(name: "RideStoreTests", dependencies: ["RideStore", "RideKit"]),
+        .testTarget(
+            name: "RideStoreTests",
+            dependencies: [
+                "RideStore", "RideKit",
+                // The PostgreSQL cases make and drop a database of their own for each test.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
         .testTarget(
             name: "RideServerTests",
             dependencies: [
@@ -95,6 +107,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // The recording path on a PostgreSQL store: a database of its own per test.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .testTarget(name: "bikerideTests", dependencies: ["RideKit"]),

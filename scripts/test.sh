@@ -11,6 +11,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 source scripts/lib/install.sh
+source scripts/lib/postgres.sh
 
 # --- system packages ----------------------------------------------------------------------------
 #   libexpat1-dev  libexpat, the reference the GPX tokenizer is checked against (CExpat target)
@@ -46,6 +47,10 @@ fi
 # --- Swift --------------------------------------------------------------------------------------
 step "swift build --build-tests"
 swift build --build-tests
+
+# The store tests run on SQLite and on PostgreSQL: a throwaway cluster for this run (scripts/lib/postgres.sh),
+# stopped and removed when this script exits.
+start_test_postgres
 
 step "swift test"
 swift test

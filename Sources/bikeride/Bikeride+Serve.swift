@@ -12,7 +12,7 @@ extension Bikeride {
             abstract: "Run the server and the web app.",
             discussion: """
                 Settings come from these flags, then from BIKERIDE_* environment variables (BIKERIDE_HOST, BIKERIDE_PORT, \
-                BIKERIDE_DATA_DIR, BIKERIDE_TILES, BIKERIDE_TLS_CERT, BIKERIDE_TLS_KEY, BIKERIDE_WEB_ROOT, BIKERIDE_LEAFLET_DIR, \
+                BIKERIDE_DATA_DIR, BIKERIDE_DATABASE_URL, BIKERIDE_TILES, BIKERIDE_TLS_CERT, BIKERIDE_TLS_KEY, BIKERIDE_WEB_ROOT, BIKERIDE_LEAFLET_DIR, \
                 BIKERIDE_GEOCODER_URL, BIKERIDE_GEOCODER_CONTACT, BIKERIDE_LOG_LEVEL), then defaults. A phone's browser gives its position only to pages served over HTTPS (or \
                 from localhost): give --tls-cert and --tls-key, or put a reverse proxy such as Caddy in front (see README). \
                 Ctrl-C or SIGTERM stops the server after the requests in flight are answered.
@@ -27,6 +27,14 @@ extension Bikeride {
 
         @Option(help: "Where the data is kept (default: per user, printed at start-up).")
         var dataDir: String?
+
+        @Option(help: ArgumentHelp(
+            "A PostgreSQL database to keep the data in instead of the data directory's SQLite file: postgres://USER@HOST:PORT/DB (password in the URL or PGPASSWORD; ?sslmode=disable|prefer|require). Places, photos and the documents folder are not available on PostgreSQL yet.",
+            valueName: "url"))
+        var database: String?
+
+        @Option(help: "Connections to PostgreSQL this instance opens at most (default 10).")
+        var databaseConnections: Int?
 
         @Option(help: "An MBTiles file to serve as the offline base map (/tiles/{z}/{x}/{y}.png).")
         var tiles: String?
@@ -60,6 +68,9 @@ extension Bikeride {
 
         func validate() throws {
             if let port, !(0...65535).contains(port) { throw ValidationError("--port must be 0–65535") }
+            if let databaseConnections, !(1...1000).contains(databaseConnections) {
+                throw ValidationError("--database-connections must be 1–1000")
+            }
             if let deviceGapMinutes, !(deviceGapMinutes.isFinite && (1...10_080).contains(deviceGapMinutes)) {
                 throw ValidationError("--device-gap-minutes must be 1–10080")
             }
@@ -98,8 +109,10 @@ extension Bikeride {
 
         func run() async throws {
             let configuration: ServerConfiguration
+            let databaseURL: PostgresDatabaseURL?
             do {
                 configuration = try resolvedConfiguration()
+                databaseURL = try PostgresRideStore.databaseURL(option: database)
                 try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
             } catch {
                 printError("bikeride serve: \(error)")
@@ -114,11 +127,19 @@ extension Bikeride {
             @Sendable func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
             let app: any ApplicationProtocol
             do {
-                // The embedded store in the data directory: recordings and saved tracks.
-                let library = try await DataDirectory(url: URL(filePath: configuration.dataDirectory, directoryHint: .isDirectory))
-                    .openLibrary()
-                // Places deleted more than 30 days ago go for good (also at every delete).
-                _ = try await library.purgeExpiredPlaces()
+                let dataDirectory = DataDirectory(url: URL(filePath: configuration.dataDirectory, directoryHint: .isDirectory))
+                let library: TrackLibrary
+                if let databaseURL {
+                    // PostgreSQL (several instances on one database): fails here, clearly, when it cannot be reached.
+                    let store = try await PostgresRideStore.open(
+                        .init(url: databaseURL, maximumConnections: databaseConnections ?? 10), logger: Logger(label: "bikeride.postgres"))
+                    library = try await dataDirectory.openLibrary(on: store)
+                } else {
+                    // The embedded store in the data directory: recordings and saved tracks.
+                    library = try await dataDirectory.openLibrary()
+                    // Places deleted more than 30 days ago go for good (also at every delete).
+                    _ = try await library.purgeExpiredPlaces()
+                }
                 if configuration.requiresAccounts, !(try await library.store.users()).contains(where: { $0.passwordHash != nil }) {
                     printError("bikeride serve: accounts are on and no user has a password yet: bikeride users add NAME --password-stdin")
                 }
@@ -129,6 +150,7 @@ extension Bikeride {
                     if let port { shown.port = port }
                     say("bikeride \(Bikeride.configuration.version) serving \(shown.url)")
                     say("data directory: \(configuration.dataDirectory)")
+                    if let databaseURL { say("database: \(databaseURL)") }
                     if let tiles = configuration.tilesPath { say("offline map: \(tiles)") }
                     if let geocoder = configuration.geocoder { say("address search: \(geocoder.baseURL)") }
                     say(configuration.requiresAccounts ? "accounts: on (log in; bikeride users add NAME)" : "accounts: off (one local user, no login)")

@@ -25,23 +25,24 @@ import RideKit
         #expect(try await reopened.recording(id: plain.id, userID: user.id)?.options == nil)
     }
 
-    @Test func aClientIDStartsOneRecordingOnly() async throws {
-        let test = try TestStore(inMemory: true)
-        let user = try await test.store.localUser()
-        let clientID = "3f2b6c1e-8d4a-4f3e-9c2a-1b2c3d4e5f60"
-        let first = try await test.store.startRecording(NewRecording(name: "Offline start", clientID: clientID), userID: user.id)
-        let second = try await test.store.startRecording(NewRecording(name: "Sent again", clientID: clientID), userID: user.id)
-        #expect(second.id == first.id && second.trackID == first.trackID)
-        #expect(second.clientID == clientID)
-        #expect(try await test.store.recording(clientID: clientID, userID: user.id)?.id == first.id)
-        #expect(try await test.store.activeRecordings(userID: user.id).count == 1)
-        #expect(try await test.rowCounts()["track"] == 1)
+    @Test(arguments: StoreKind.allCases) func aClientIDStartsOneRecordingOnly(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let user = try await store.localUser()
+            let clientID = "3f2b6c1e-8d4a-4f3e-9c2a-1b2c3d4e5f60"
+            let first = try await store.startRecording(NewRecording(name: "Offline start", clientID: clientID), userID: user.id)
+            let second = try await store.startRecording(NewRecording(name: "Sent again", clientID: clientID), userID: user.id)
+            #expect(second.id == first.id && second.trackID == first.trackID)
+            #expect(second.clientID == clientID)
+            #expect(try await store.recording(clientID: clientID, userID: user.id)?.id == first.id)
+            #expect(try await store.activeRecordings(userID: user.id).count == 1)
+            #expect(try await store.tracks(TrackQuery(includesRecordings: true), userID: user.id).tracks.count == 1)
 
-        // Another user's client id space is its own.
-        let other = try await test.store.createUser(name: "other", passwordHash: nil)
-        #expect(try await test.store.recording(clientID: clientID, userID: other.id) == nil)
-        let theirs = try await test.store.startRecording(NewRecording(name: "Theirs", clientID: clientID), userID: other.id)
-        #expect(theirs.id != first.id)
+            // Another user's client id space is its own.
+            let other = try await store.createUser(name: "other", passwordHash: nil)
+            #expect(try await store.recording(clientID: clientID, userID: other.id) == nil)
+            let theirs = try await store.startRecording(NewRecording(name: "Theirs", clientID: clientID), userID: other.id)
+            #expect(theirs.id != first.id)
+        }
     }
 
     @Test(arguments: ["", "a b", "../x", String(repeating: "a", count: 65), "ünïcode", "semi;colon"])

@@ -16,70 +16,71 @@ import RideKit
         }
     }
 
-    @Test func fixesArriveInBatchesAndReplaysAreStoredOnce() async throws {
-        let test = try TestStore()
-        let store = test.store
-        let user = try await store.localUser()
-        let recording = try await store.startRecording(NewRecording(name: "Commute"), userID: user.id)
-        #expect(recording.state == .recording)
-        #expect(try await store.tracks(TrackQuery(), userID: user.id).tracks.isEmpty)
-        #expect(try await store.tracks(TrackQuery(includesRecordings: true), userID: user.id).tracks.map(\.state) == [.recording])
+    @Test(arguments: StoreKind.allCases) func fixesArriveInBatchesAndReplaysAreStoredOnce(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let user = try await store.localUser()
+            let recording = try await store.startRecording(NewRecording(name: "Commute"), userID: user.id)
+            #expect(recording.state == .recording)
+            #expect(try await store.tracks(TrackQuery(), userID: user.id).tracks.isEmpty)
+            #expect(try await store.tracks(TrackQuery(includesRecordings: true), userID: user.id).tracks.map(\.state) == [.recording])
 
-        var expected: [TrackPoint] = []
-        // Batches of 7 across several blocks of 1,024, each sent twice, the second time shuffled.
-        for start in stride(from: 0, to: 1500, by: 7) {
-            let batch = Self.fixes(start..<min(start + 7, 1500))
-            let first = try await store.appendFixes(batch, recordingID: recording.id, userID: user.id)
-            #expect(first.appended == batch.map(\.point))
-            #expect(first.replayedCount == 0)
-            let again = try await store.appendFixes(batch.shuffled(), recordingID: recording.id, userID: user.id)
-            #expect(again.appended.isEmpty)
-            #expect(again.replayedCount == batch.count)
-            expected += batch.map(\.point)
-        }
-        // Pause, resume: a new segment; a batch overlapping the last one keeps only the new fixes.
-        _ = try await store.pauseRecording(id: recording.id, userID: user.id)
-        let resumed = try await store.resumeRecording(id: recording.id, userID: user.id)
-        #expect(resumed.segmentCount == 2)
-        let overlap = try await store.appendFixes(Self.fixes(1495..<1510), recordingID: recording.id, userID: user.id)
-        #expect(overlap.appended.count == 10)
-        #expect(overlap.recording.lastClientSequence == 1509)
-        #expect(overlap.recording.pointCount == 1510)
+            var expected: [TrackPoint] = []
+            // Batches of 7 across several blocks of 1,024, each sent twice, the second time shuffled.
+            for start in stride(from: 0, to: 1500, by: 7) {
+                let batch = Self.fixes(start..<min(start + 7, 1500))
+                let first = try await store.appendFixes(batch, recordingID: recording.id, userID: user.id)
+                #expect(first.appended == batch.map(\.point))
+                #expect(first.replayedCount == 0)
+                let again = try await store.appendFixes(batch.shuffled(), recordingID: recording.id, userID: user.id)
+                #expect(again.appended.isEmpty)
+                #expect(again.replayedCount == batch.count)
+                expected += batch.map(\.point)
+            }
+            // Pause, resume: a new segment; a batch overlapping the last one keeps only the new fixes.
+            _ = try await store.pauseRecording(id: recording.id, userID: user.id)
+            let resumed = try await store.resumeRecording(id: recording.id, userID: user.id)
+            #expect(resumed.segmentCount == 2)
+            let overlap = try await store.appendFixes(Self.fixes(1495..<1510), recordingID: recording.id, userID: user.id)
+            #expect(overlap.appended.count == 10)
+            #expect(overlap.recording.lastClientSequence == 1509)
+            #expect(overlap.recording.pointCount == 1510)
 
-        await #expect(throws: RideStoreError.self) {
-            try await store.appendFixes([RecordedFix(sequence: 2000, point: TrackPoint(latitude: 95, longitude: 0))], recordingID: recording.id, userID: user.id)
-        }
-        let track = try #require(try await store.track(id: recording.trackID, userID: user.id))
-        let document = try track.content.document()
-        #expect(document.tracks[0].segments.count == 2)
-        #expect(document.tracks[0].segments[0].points == expected)
-        #expect(document.tracks[0].segments[1].points == Self.fixes(1500..<1510).map(\.point))
+            await #expect(throws: RideStoreError.self) {
+                try await store.appendFixes([RecordedFix(sequence: 2000, point: TrackPoint(latitude: 95, longitude: 0))], recordingID: recording.id, userID: user.id)
+            }
+            let track = try #require(try await store.track(id: recording.trackID, userID: user.id))
+            let document = try track.content.document()
+            #expect(document.tracks[0].segments.count == 2)
+            #expect(document.tracks[0].segments[0].points == expected)
+            #expect(document.tracks[0].segments[1].points == Self.fixes(1500..<1510).map(\.point))
 
-        let stats = document.stats()
-        let saved = try await store.stopRecording(id: recording.id, userID: user.id, stats: stats)
-        #expect(saved.state == .complete)
-        #expect(saved.distanceMeters == stats.distanceMeters)
-        #expect(saved.pointCount == 1510)
-        #expect(saved.preview.count > 1)
-        // Stopping again answers the same; appending after stop is refused.
-        #expect(try await store.stopRecording(id: recording.id, userID: user.id, stats: stats) == saved)
-        await #expect(throws: RideStoreError.self) {
-            try await store.appendFixes(Self.fixes(2000..<2001), recordingID: recording.id, userID: user.id)
+            let stats = document.stats()
+            let saved = try await store.stopRecording(id: recording.id, userID: user.id, stats: stats)
+            #expect(saved.state == .complete)
+            #expect(saved.distanceMeters == stats.distanceMeters)
+            #expect(saved.pointCount == 1510)
+            #expect(saved.preview.count > 1)
+            // Stopping again answers the same; appending after stop is refused.
+            #expect(try await store.stopRecording(id: recording.id, userID: user.id, stats: stats) == saved)
+            await #expect(throws: RideStoreError.self) {
+                try await store.appendFixes(Self.fixes(2000..<2001), recordingID: recording.id, userID: user.id)
+            }
+            #expect(try await store.tracks(TrackQuery(), userID: user.id).tracks.map(\.id) == [recording.trackID])
+            #expect(try await store.activeRecordings(userID: user.id).isEmpty)
+            #expect(try await store.recording(id: recording.id, userID: user.id)?.state == .stopped)
         }
-        #expect(try await store.tracks(TrackQuery(), userID: user.id).tracks.map(\.id) == [recording.trackID])
-        #expect(try await store.activeRecordings(userID: user.id).isEmpty)
-        #expect(try await store.recording(id: recording.id, userID: user.id)?.state == .stopped)
     }
 
-    @Test func aPauseWithoutFixesDoesNotLeaveEmptySegments() async throws {
-        let test = try TestStore(inMemory: true)
-        let user = try await test.store.localUser()
-        let recording = try await test.store.startRecording(NewRecording(name: "Short", kind: .run), userID: user.id)
-        for _ in 0..<3 {
-            _ = try await test.store.pauseRecording(id: recording.id, userID: user.id)
-            _ = try await test.store.resumeRecording(id: recording.id, userID: user.id)
+    @Test(arguments: StoreKind.allCases) func aPauseWithoutFixesDoesNotLeaveEmptySegments(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let user = try await store.localUser()
+            let recording = try await store.startRecording(NewRecording(name: "Short", kind: .run), userID: user.id)
+            for _ in 0..<3 {
+                _ = try await store.pauseRecording(id: recording.id, userID: user.id)
+                _ = try await store.resumeRecording(id: recording.id, userID: user.id)
+            }
+            #expect(try await store.recording(id: recording.id, userID: user.id)?.segmentCount == 1)
+            #expect(try await store.activeRecordings(userID: user.id).map(\.id) == [recording.id])
         }
-        #expect(try await test.store.recording(id: recording.id, userID: user.id)?.segmentCount == 1)
-        #expect(try await test.store.activeRecordings(userID: user.id).map(\.id) == [recording.id])
     }
 }

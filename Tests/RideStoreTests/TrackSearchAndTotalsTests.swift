@@ -25,57 +25,58 @@ import RideKit
             """.utf8)
     }
 
-    @Test func searchFindsNameFileNameDateAndKind() async throws {
-        let test = try TestStore()
-        let library = try await test.library()
-        _ = try await library.importData(try Self.gpx(name: "Lake loop", start: "2024-05-04T08:00:00Z"), fileName: "saturday-commute.gpx")
-        _ = try await library.importData(try Self.gpx(name: "Hill repeats", start: "2023-11-02T17:00:00Z", type: "running"), fileName: "garmin-123.gpx")
-        _ = try await library.importData(try Self.gpx(name: "50%_off ride", start: "2024-06-01T07:00:00Z"), fileName: "x.gpx")
-        func names(_ search: String?, kinds: Set<TrackKind>? = nil) async throws -> [String] {
-            try await test.store.tracks(TrackQuery(search: search, kinds: kinds), userID: library.userID).tracks.map(\.name)
+    @Test(arguments: StoreKind.allCases) func searchFindsNameFileNameDateAndKind(_ kind: StoreKind) async throws {
+        try await withLibrary(kind) { library in
+            _ = try await library.importData(try Self.gpx(name: "Lake loop", start: "2024-05-04T08:00:00Z"), fileName: "saturday-commute.gpx")
+            _ = try await library.importData(try Self.gpx(name: "Hill repeats", start: "2023-11-02T17:00:00Z", type: "running"), fileName: "garmin-123.gpx")
+            _ = try await library.importData(try Self.gpx(name: "50%_off ride", start: "2024-06-01T07:00:00Z"), fileName: "x.gpx")
+            func names(_ search: String?, kinds: Set<TrackKind>? = nil) async throws -> [String] {
+                try await library.store.tracks(TrackQuery(search: search, kinds: kinds), userID: library.userID).tracks.map(\.name)
+            }
+            #expect(try await names("lake") == ["Lake loop"])
+            #expect(try await names("COMMUTE") == ["Lake loop"])              // the file's name
+            #expect(try await names("garmin") == ["Hill repeats"])
+            #expect(try await names("2024-05") == ["Lake loop"])             // the date
+            #expect(try await names("2023") == ["Hill repeats"])
+            #expect(try await names("runs") == ["Hill repeats"])            // the kind, plural too
+            #expect(try await names("ride") == ["50%_off ride", "Lake loop"])  // kind or name; newest first
+            #expect(try await names("lake 2024") == ["Lake loop"])           // every word must match
+            #expect(try await names("lake 2023").isEmpty)
+            #expect(try await names("%").count == 1)                          // LIKE's wildcards are plain characters
+            #expect(try await names("_off") == ["50%_off ride"])
+            #expect(try await names("hill", kinds: [.ride]).isEmpty)
+            #expect(try await names(String(repeating: "lake ", count: 500)) == ["Lake loop"])  // 8 words count, no more
+            #expect(try await names("LAKE Loop") == ["Lake loop"])
         }
-        #expect(try await names("lake") == ["Lake loop"])
-        #expect(try await names("COMMUTE") == ["Lake loop"])              // the file's name
-        #expect(try await names("garmin") == ["Hill repeats"])
-        #expect(try await names("2024-05") == ["Lake loop"])             // the date
-        #expect(try await names("2023") == ["Hill repeats"])
-        #expect(try await names("runs") == ["Hill repeats"])            // the kind, plural too
-        #expect(try await names("ride") == ["50%_off ride", "Lake loop"])  // kind or name; newest first
-        #expect(try await names("lake 2024") == ["Lake loop"])           // every word must match
-        #expect(try await names("lake 2023").isEmpty)
-        #expect(try await names("%").count == 1)                          // LIKE's wildcards are plain characters
-        #expect(try await names("_off") == ["50%_off ride"])
-        #expect(try await names("hill", kinds: [.ride]).isEmpty)
-        #expect(try await names(String(repeating: "lake ", count: 500)) == ["Lake loop"])  // 8 words count, no more
     }
 
-    @Test func totalsSumTheListsFiguresSinceEachStart() async throws {
-        let test = try TestStore()
-        let library = try await test.library()
-        let a = try await library.importData(try Self.gpx(name: "A", start: "2024-05-06T08:00:00Z", meters: 1000), fileName: "a.gpx")
-        let b = try await library.importData(try Self.gpx(name: "B", start: "2024-05-02T08:00:00Z", meters: 2000), fileName: "b.gpx")
-        _ = try await library.importData(try Self.gpx(name: "C", start: "2024-03-10T08:00:00Z", meters: 500), fileName: "c.gpx")
-        _ = try await library.importData(try Self.gpx(name: "Old", start: "2023-12-31T08:00:00Z", meters: 700), fileName: "d.gpx")
-        let plan = try await library.importData(try Self.gpx(name: "Plan", start: "2024-05-07T08:00:00Z", meters: 900), fileName: "e.gpx")
-        _ = try await library.setKind(plan.tracks[0].id, to: .route)
-        // Without times: no day it was ridden, so in no period (its import day is not one).
-        let untimed = String(decoding: try Self.gpx(name: "Untimed", start: "2024-05-07T08:00:00Z"), as: UTF8.self)
-            .replacingOccurrences(of: #"<time>[^<]*</time>"#, with: "", options: .regularExpression)
-        _ = try await library.importData(Data(untimed.utf8), fileName: "f.gpx")
-        let now = try GPXTime(parsing: "2024-05-08T12:00:00Z").date  // a Wednesday
-        let starts = CalendarPeriod.allCases.map { $0.start(containing: now, utcOffsetMinutes: 0) }
-        let totals = try await test.store.trackTotals(since: starts, userID: library.userID)
-        let listed = try await test.store.tracks(TrackQuery(), userID: library.userID).tracks
-        func sum(_ names: Set<String>) -> Double { listed.filter { names.contains($0.name) }.reduce(0) { $0 + $1.distanceMeters } }
-        #expect(totals.map(\.trackCount) == [1, 2, 3])
-        #expect(totals[0].distanceMeters == sum(["A"]))
-        #expect(totals[1].distanceMeters == sum(["A", "B"]))
-        #expect(totals[2].distanceMeters == sum(["A", "B", "C"]))
-        #expect(abs(totals[1].distanceMeters - 3000) < 3)  // 1 km and 2 km due north
-        #expect(totals[1].movingSeconds == listed.filter { ["A", "B"].contains($0.name) }.reduce(0) { $0 + $1.movingSeconds })
-        // A deleted track no longer counts.
-        _ = try await library.delete([b.tracks[0].id, a.tracks[0].id], permanently: false)
-        #expect(try await test.store.trackTotals(since: starts, userID: library.userID).map(\.trackCount) == [0, 0, 1])
+    @Test(arguments: StoreKind.allCases) func totalsSumTheListsFiguresSinceEachStart(_ kind: StoreKind) async throws {
+        try await withLibrary(kind) { library in
+            let a = try await library.importData(try Self.gpx(name: "A", start: "2024-05-06T08:00:00Z", meters: 1000), fileName: "a.gpx")
+            let b = try await library.importData(try Self.gpx(name: "B", start: "2024-05-02T08:00:00Z", meters: 2000), fileName: "b.gpx")
+            _ = try await library.importData(try Self.gpx(name: "C", start: "2024-03-10T08:00:00Z", meters: 500), fileName: "c.gpx")
+            _ = try await library.importData(try Self.gpx(name: "Old", start: "2023-12-31T08:00:00Z", meters: 700), fileName: "d.gpx")
+            let plan = try await library.importData(try Self.gpx(name: "Plan", start: "2024-05-07T08:00:00Z", meters: 900), fileName: "e.gpx")
+            _ = try await library.setKind(plan.tracks[0].id, to: .route)
+            // Without times: no day it was ridden, so in no period (its import day is not one).
+            let untimed = String(decoding: try Self.gpx(name: "Untimed", start: "2024-05-07T08:00:00Z"), as: UTF8.self)
+                .replacingOccurrences(of: #"<time>[^<]*</time>"#, with: "", options: .regularExpression)
+            _ = try await library.importData(Data(untimed.utf8), fileName: "f.gpx")
+            let now = try GPXTime(parsing: "2024-05-08T12:00:00Z").date  // a Wednesday
+            let starts = CalendarPeriod.allCases.map { $0.start(containing: now, utcOffsetMinutes: 0) }
+            let totals = try await library.store.trackTotals(since: starts, userID: library.userID)
+            let listed = try await library.store.tracks(TrackQuery(), userID: library.userID).tracks
+            func sum(_ names: Set<String>) -> Double { listed.filter { names.contains($0.name) }.reduce(0) { $0 + $1.distanceMeters } }
+            #expect(totals.map(\.trackCount) == [1, 2, 3])
+            #expect(totals[0].distanceMeters == sum(["A"]))
+            #expect(totals[1].distanceMeters == sum(["A", "B"]))
+            #expect(totals[2].distanceMeters == sum(["A", "B", "C"]))
+            #expect(abs(totals[1].distanceMeters - 3000) < 3)  // 1 km and 2 km due north
+            #expect(totals[1].movingSeconds == listed.filter { ["A", "B"].contains($0.name) }.reduce(0) { $0 + $1.movingSeconds })
+            // A deleted track no longer counts.
+            _ = try await library.delete([b.tracks[0].id, a.tracks[0].id], permanently: false)
+            #expect(try await library.store.trackTotals(since: starts, userID: library.userID).map(\.trackCount) == [0, 0, 1])
+        }
     }
 
     @Test func emptyTrksAndRtesAreNoTracksButExportGivesTheFileBack() async throws {

@@ -46,6 +46,9 @@ extension APIError {
             case .invalid: self = .badRequest("invalid_value", error.description)
             case .invalidFile(_, let reason): self = APIError(.unprocessableContent, code: "invalid_file", message: Self.located(reason))
             case .conflict: self = APIError(.conflict, code: "conflict", message: error.description)
+            case .unsupported:
+                // Not a failure to retry: this server's store does not do that (places on PostgreSQL, for now).
+                self = APIError(.notImplemented, code: "not_implemented", message: error.description)
             case .damaged, .database, .io:
                 self = APIError(.internalServerError, code: "store_error", message: "the store failed; the request may be retried")
             }

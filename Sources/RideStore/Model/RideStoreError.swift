@@ -14,6 +14,8 @@ public enum RideStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidFile(path: String, reason: String)
     /// A file or folder could not be read or written.
     case io(path: String, reason: String)
+    /// This store cannot do that (yet): a call the PostgreSQL store does not implement. Retrying will not help.
+    case unsupported(String)
 
     public var description: String {
         switch self {
@@ -24,6 +26,7 @@ public enum RideStoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .database(let reason): return "database error: \(reason)"
         case .invalidFile(let path, let reason): return "\(path): \(reason)"
         case .io(let path, let reason): return "\(path): \(reason)"
+        case .unsupported(let reason): return reason
         }
     }
 }

@@ -69,6 +69,7 @@ extension SQLiteRideStore {
         guard (1...TrackQuery.maximumLimit).contains(query.limit) else {
             throw RideStoreError.invalid(field: "limit", reason: "must be between 1 and \(TrackQuery.maximumLimit)")
         }
+        try Self.validate(search: query.search)
         let after = try query.cursor.map { cursor in
             guard let parsed = Self.parseCursor(cursor) else {
                 throw RideStoreError.invalid(field: "cursor", reason: "'\(cursor)' is not a cursor this store returned")
@@ -253,6 +254,15 @@ extension SQLiteRideStore {
     static func validate(name: String) throws {
         guard !TrackSummary.cleanedName(name).isEmpty else { throw RideStoreError.invalid(field: "name", reason: "must not be empty") }
         guard name.utf8.count <= 1000 else { throw RideStoreError.invalid(field: "name", reason: "is longer than 1,000 bytes") }
+        // No store takes a NUL in text alike (PostgreSQL refuses it): refused here, by both.
+        guard !name.utf8.contains(0) else { throw RideStoreError.invalid(field: "name", reason: "must not contain a NUL character") }
+    }
+
+    /// A search text both stores can take.
+    static func validate(search: String?) throws {
+        if let search, search.utf8.contains(0) {
+            throw RideStoreError.invalid(field: "search", reason: "must not contain a NUL character")
+        }
     }
 
     /// A name on one line, trimmed.

@@ -1,0 +1,331 @@
+import Foundation
+import PostgresNIO
+import RideKit
+
+/// A start whose client id another transaction took first (two instances given the same start at once): this
+/// one is rolled back and the other's recording returned.
+struct ClientIDTaken: Error {}
+
+extension PostgresRideStore {
+    public func startRecording(_ request: NewRecording, userID: UserID) async throws -> Recording {
+        try SQLiteRideStore.validate(name: request.name)
+        if let clientID = request.clientID { try SQLiteRideStore.validate(clientID: clientID) }
+        do {
+            return try await transaction { [logger] connection in
+                try await Self.requireUser(connection, userID, logger: logger)
+                if let clientID = request.clientID,
+                    let existing = try await Self.recording(connection, clientID: clientID, userID: userID, logger: logger)
+                {
+                    return existing
+                }
+                if let route = request.routeTrackID, try await Self.optionalSummary(connection, id: route, userID: userID, logger: logger) == nil {
+                    throw RideStoreError.notFound(kind: "track", id: route.rawValue)
+                }
+                if let device = request.deviceID {
+                    let rows = try await connection.query(
+                        "SELECT 1 FROM devices WHERE id = \(device.rawValue) AND user_id = \(userID.rawValue)", logger: logger)
+                    guard try await rows.collect().count == 1 else { throw RideStoreError.notFound(kind: "device", id: device.rawValue) }
+                }
+                let now = Self.now()
+                let trackID = ShortID.random()
+                var record = SQLiteRideStore.emptyRecord(
+                    id: trackID, userID: userID, name: request.name, kind: request.kind, source: request.source, now: now)
+                let content = TrackContent(
+                    creator: GPXWriter.defaultCreator,
+                    tracks: [PackedTrack(header: Track(name: TrackSummary.cleanedName(request.name)), segments: [PackedSegment()])])
+                try SQLiteRideStore.fill(
+                    &record,
+                    with: NewTrack(name: request.name, kind: request.kind, content: content, stats: TrackStats(activity: request.kind.activity), preview: []),
+                    importID: nil, position: 0, now: now)
+                record.state = .recording
+                try await Self.insertTrackRecord(record, connection, logger: logger)
+                try await Self.insertContent(content, trackID: trackID, connection, logger: logger)
+                let id = ShortID.random()
+                // The unique index on (user_id, client_id) decides between two starts with one client id: the
+                // second waits for the first to commit, then inserts nothing.
+                let inserted = try await connection.query(
+                    """
+                    INSERT INTO recordings (id, user_id, track_id, device_id, state, route_track_id, started_at, updated_at, options, client_id)
+                    VALUES (\(id.rawValue), \(userID.rawValue), \(trackID.rawValue), \(request.deviceID?.rawValue),
+                            \(RecordingState.recording.rawValue), \(request.routeTrackID?.rawValue),
+                            \(Self.milliseconds(min(request.startedAt ?? now, now))), \(Self.milliseconds(now)),
+                            \(RecordingOptionsRecord.encode(request.options)), \(request.clientID))
+                    ON CONFLICT (user_id, client_id) WHERE client_id IS NOT NULL DO NOTHING RETURNING id
+                    """, logger: logger)
+                guard try await inserted.collect().count == 1 else { throw ClientIDTaken() }
+                guard let recording = try await Self.recording(connection, id: id, userID: userID, logger: logger) else {
+                    throw RideStoreError.database("the recording just made is not found")
+                }
+                return recording
+            }
+        } catch is ClientIDTaken {
+            guard let clientID = request.clientID, let existing = try await recording(clientID: clientID, userID: userID) else {
+                throw RideStoreError.conflict("the recording's client id is taken")
+            }
+            return existing
+        }
+    }
+
+    public func recording(id: RecordingID, userID: UserID) async throws -> Recording? {
+        try await transaction(readOnly: true) { [logger] connection in try await Self.recording(connection, id: id, userID: userID, logger: logger) }
+    }
+
+    public func recording(clientID: String, userID: UserID) async throws -> Recording? {
+        try await transaction(readOnly: true) { [logger] connection in
+            try await Self.recording(connection, clientID: clientID, userID: userID, logger: logger)
+        }
+    }
+
+    public func activeRecordings(userID: UserID) async throws -> [Recording] {
+        try await transaction(readOnly: true) { [logger] connection in
+            try await Self.recordings(
+                connection.query(
+                    """
+                    SELECT \(unescaped: Self.recordingColumns) FROM recordings JOIN tracks ON tracks.id = recordings.track_id
+                    WHERE recordings.user_id = \(userID.rawValue) AND recordings.state <> \(RecordingState.stopped.rawValue)
+                    ORDER BY recordings.started_at DESC, recordings.id DESC
+                    """, logger: logger))
+        }
+    }
+
+    public func appendFixes(
+        _ fixes: [RecordedFix], acknowledgedThrough: Int64?, recordingID: RecordingID, userID: UserID
+    ) async throws -> FixAppendResult {
+        for fix in fixes {
+            let point = fix.point
+            guard point.coordinate.isValid else {
+                throw RideStoreError.invalid(field: "fix \(fix.sequence)", reason: "position \(point.latitude), \(point.longitude) is not a valid coordinate")
+            }
+            for value in [point.elevation, point.speedMetersPerSecond, point.courseDegrees] {
+                if let value, !value.isFinite { throw RideStoreError.invalid(field: "fix \(fix.sequence)", reason: "holds a value that is not a finite number") }
+            }
+        }
+        return try await transaction { [logger] connection in
+            // The row lock orders two batches of one recording (two instances, a retry racing its original): the
+            // second reads the sequence number the first stored, so each fix is stored once.
+            guard let recording = try await Self.recording(connection, id: recordingID, userID: userID, forUpdate: true, logger: logger) else {
+                throw RideStoreError.notFound(kind: "recording", id: recordingID.rawValue)
+            }
+            guard recording.state != .stopped else { throw RideStoreError.conflict("recording \(recordingID) is stopped") }
+            var fresh: [RecordedFix] = []
+            var last = recording.lastClientSequence
+            for fix in fixes.sorted(by: { $0.sequence < $1.sequence }) where last == nil || fix.sequence > last! {
+                fresh.append(fix)
+                last = fix.sequence
+            }
+            let points = fresh.map(\.point)
+            if !points.isEmpty {
+                try await Self.appendPoints(points, trackID: recording.trackID, connection, logger: logger)
+            }
+            if let acknowledged = acknowledgedThrough, last.map({ acknowledged > $0 }) ?? true { last = acknowledged }
+            try await connection.query(
+                """
+                UPDATE recordings SET last_client_sequence = \(last), updated_at = \(Self.milliseconds(Self.now()))
+                WHERE id = \(recordingID.rawValue)
+                """, logger: logger)
+            guard let updated = try await Self.recording(connection, id: recordingID, userID: userID, logger: logger) else {
+                throw RideStoreError.notFound(kind: "recording", id: recordingID.rawValue)
+            }
+            return FixAppendResult(recording: updated, appended: points, replayedCount: fixes.count - points.count)
+        }
+    }
+
+    public func pauseRecording(id: RecordingID, userID: UserID) async throws -> Recording {
+        try await transaction { [logger] connection in
+            let recording = try await Self.liveRecording(connection, id: id, userID: userID, logger: logger)
+            if recording.state == .recording {
+                try await Self.setState(.paused, id: id, connection, logger: logger)
+            }
+            return try await Self.requireRecording(connection, id: id, userID: userID, logger: logger)
+        }
+    }
+
+    public func resumeRecording(id: RecordingID, userID: UserID) async throws -> Recording {
+        try await transaction { [logger] connection in
+            let recording = try await Self.liveRecording(connection, id: id, userID: userID, logger: logger)
+            if recording.state == .paused {
+                // Pause starts a new segment (DESIGN 2.1); an empty one left by a pause without fixes is reused.
+                let rows = try await connection.query(
+                    """
+                    SELECT position, point_count FROM segments WHERE track_id = \(recording.trackID.rawValue) AND role = 0 AND part = 0
+                    ORDER BY position DESC LIMIT 1
+                    """, logger: logger)
+                var position: Int64 = -1
+                var count: Int64 = 0
+                for try await (p, c) in rows.decode((Int64, Int64).self) { (position, count) = (p, c) }
+                if position < 0 || count > 0 {
+                    try await Self.insertPoints(
+                        PackedPoints(), trackID: recording.trackID, role: .trackSegment, part: 0, position: Int(position + 1), connection,
+                        logger: logger)
+                    try await connection.query(
+                        "UPDATE tracks SET segment_count = segment_count + 1 WHERE id = \(recording.trackID.rawValue)", logger: logger)
+                }
+                try await Self.setState(.recording, id: id, connection, logger: logger)
+            }
+            return try await Self.requireRecording(connection, id: id, userID: userID, logger: logger)
+        }
+    }
+
+    public func setRecordingRoute(id: RecordingID, routeTrackID: TrackID?, userID: UserID) async throws -> Recording {
+        try await transaction { [logger] connection in
+            let recording = try await Self.liveRecording(connection, id: id, userID: userID, logger: logger)
+            if let route = routeTrackID, try await Self.optionalSummary(connection, id: route, userID: userID, logger: logger) == nil {
+                throw RideStoreError.notFound(kind: "track", id: route.rawValue)
+            }
+            if recording.routeTrackID != routeTrackID {
+                try await connection.query(
+                    """
+                    UPDATE recordings SET route_track_id = \(routeTrackID?.rawValue), updated_at = \(Self.milliseconds(Self.now()))
+                    WHERE id = \(id.rawValue)
+                    """, logger: logger)
+            }
+            return try await Self.requireRecording(connection, id: id, userID: userID, logger: logger)
+        }
+    }
+
+    public func stopRecording(id: RecordingID, userID: UserID, stats: TrackStats) async throws -> TrackSummary {
+        try await transaction { [logger] connection in
+            guard let recording = try await Self.recording(connection, id: id, userID: userID, forUpdate: true, logger: logger) else {
+                throw RideStoreError.notFound(kind: "recording", id: id.rawValue)
+            }
+            if recording.state != .stopped {
+                let now = Self.now()
+                try await connection.query(
+                    """
+                    UPDATE recordings SET state = \(RecordingState.stopped.rawValue), stopped_at = \(Self.milliseconds(now)),
+                        updated_at = \(Self.milliseconds(now))
+                    WHERE id = \(id.rawValue)
+                    """, logger: logger)
+                guard var track = try await Self.trackRecord(connection, id: recording.trackID, forUpdate: true, logger: logger) else {
+                    throw RideStoreError.notFound(kind: "track", id: recording.trackID.rawValue)
+                }
+                var content = try TrackHeaderCodec.decode(track.gpxHeader, version: track.gpxVersion, creator: track.gpxCreator)
+                try await Self.loadPoints(into: &content, trackID: track.id, connection, logger: logger)
+                try track.apply(stats)
+                track.state = .complete
+                track.updatedAt = now
+                track.segmentCount = content.segmentCount
+                track.pointCount = content.trackPointCount
+                track.preview = PreviewCodec.encode(PreviewCodec.preview(of: content))
+                track.gpxHeader = TrackHeaderCodec.encode(content)
+                try await Self.updateTrackRecord(track, connection, logger: logger)
+            }
+            return try await Self.summary(connection, id: recording.trackID, userID: userID, logger: logger)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// The recording's columns and its track's counts.
+    static let recordingColumns = """
+        recordings.id, recordings.user_id, recordings.track_id, recordings.device_id, recordings.state, recordings.route_track_id, \
+        recordings.last_client_sequence, recordings.started_at, recordings.updated_at, recordings.stopped_at, \
+        tracks.point_count, tracks.segment_count, recordings.options, recordings.client_id
+        """
+
+    static func recordings(_ rows: PostgresRowSequence) async throws -> [Recording] {
+        var result: [Recording] = []
+        for try await row in rows {
+            let r = row.makeRandomAccess()
+            result.append(
+                Recording(
+                    id: try shortID(r[0].decode(String.self), column: "recordings.id"),
+                    userID: try shortID(r[1].decode(String.self), column: "recordings.user_id"),
+                    trackID: try shortID(r[2].decode(String.self), column: "recordings.track_id"),
+                    deviceID: try r[3].decode(String?.self).map { try shortID($0, column: "recordings.device_id") },
+                    state: try enumValue(RecordingState.self, r[4].decode(String.self), column: "recordings.state"),
+                    routeTrackID: try r[5].decode(String?.self).map { try shortID($0, column: "recordings.route_track_id") },
+                    lastClientSequence: try r[6].decode(Int64?.self), startedAt: date(try r[7].decode(Int64.self)),
+                    updatedAt: date(try r[8].decode(Int64.self)), stoppedAt: try r[9].decode(Int64?.self).map(date),
+                    pointCount: Int(try r[10].decode(Int64.self)), segmentCount: Int(try r[11].decode(Int64.self)),
+                    options: RecordingOptionsRecord.decode(try r[12].decode(String?.self)), clientID: try r[13].decode(String?.self)))
+        }
+        return result
+    }
+
+    static func recording(
+        _ connection: PostgresConnection, id: RecordingID, userID: UserID, forUpdate: Bool = false, logger: Logger
+    ) async throws -> Recording? {
+        try await recordings(
+            connection.query(
+                """
+                SELECT \(unescaped: recordingColumns) FROM recordings JOIN tracks ON tracks.id = recordings.track_id
+                WHERE recordings.id = \(id.rawValue) AND recordings.user_id = \(userID.rawValue)
+                \(unescaped: forUpdate ? "FOR UPDATE OF recordings" : "")
+                """, logger: logger)
+        ).first
+    }
+
+    static func recording(_ connection: PostgresConnection, clientID: String, userID: UserID, logger: Logger) async throws -> Recording? {
+        try await recordings(
+            connection.query(
+                """
+                SELECT \(unescaped: recordingColumns) FROM recordings JOIN tracks ON tracks.id = recordings.track_id
+                WHERE recordings.client_id = \(clientID) AND recordings.user_id = \(userID.rawValue)
+                """, logger: logger)
+        ).first
+    }
+
+    static func requireRecording(_ connection: PostgresConnection, id: RecordingID, userID: UserID, logger: Logger) async throws -> Recording {
+        guard let recording = try await recording(connection, id: id, userID: userID, logger: logger) else {
+            throw RideStoreError.notFound(kind: "recording", id: id.rawValue)
+        }
+        return recording
+    }
+
+    /// The recording, locked for this transaction; not found or stopped is an error.
+    static func liveRecording(_ connection: PostgresConnection, id: RecordingID, userID: UserID, logger: Logger) async throws -> Recording {
+        guard let recording = try await recording(connection, id: id, userID: userID, forUpdate: true, logger: logger) else {
+            throw RideStoreError.notFound(kind: "recording", id: id.rawValue)
+        }
+        guard recording.state != .stopped else { throw RideStoreError.conflict("recording \(id) is stopped") }
+        return recording
+    }
+
+    static func setState(_ state: RecordingState, id: RecordingID, _ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query(
+            "UPDATE recordings SET state = \(state.rawValue), updated_at = \(milliseconds(now())) WHERE id = \(id.rawValue)", logger: logger)
+    }
+
+    /// Appends points to the last segment of the track's first `trk`: the last block is filled up (decoded,
+    /// extended, packed again: at most 1,024 points), then new blocks follow.
+    static func appendPoints(_ points: [TrackPoint], trackID: TrackID, _ connection: PostgresConnection, logger: Logger) async throws {
+        let segments = try await connection.query(
+            "SELECT id FROM segments WHERE track_id = \(trackID.rawValue) AND role = 0 AND part = 0 ORDER BY position DESC LIMIT 1",
+            logger: logger)
+        var segmentID: Int64?
+        for try await id in segments.decode(Int64.self) { segmentID = id }
+        guard let segmentID else { throw RideStoreError.damaged("recording track \(trackID) has no segment") }
+        var remaining = points[...]
+        var nextPosition: Int64 = 0
+        let lastBlock = try await connection.query(
+            "SELECT id, position, point_count, data FROM point_blocks WHERE segment_id = \(segmentID) ORDER BY position DESC LIMIT 1",
+            logger: logger)
+        var last: (id: Int64, position: Int64, count: Int64, data: Data)?
+        for try await row in lastBlock.decode((Int64, Int64, Int64, Data).self) { last = (row.0, row.1, row.2, row.3) }
+        if let last {
+            nextPosition = last.position + 1
+            if last.count < PackedPoints.blockCapacity {
+                guard last.count >= 0 else { throw RideStoreError.damaged("a point block of track \(trackID) claims \(last.count) points") }
+                var blockPoints = try PointBlock(pointCount: Int(last.count), data: last.data).points()
+                let taken = remaining.prefix(PackedPoints.blockCapacity - Int(last.count))
+                blockPoints += taken
+                remaining = remaining.dropFirst(taken.count)
+                let block = PointBlock(points: blockPoints[...])
+                try await connection.query(
+                    "UPDATE point_blocks SET point_count = \(Int64(block.pointCount)), data = \(block.data) WHERE id = \(last.id)",
+                    logger: logger)
+            }
+        }
+        if !remaining.isEmpty {
+            try await insertBlocks(PackedPoints(remaining).packedBlocks, segmentID: segmentID, firstPosition: Int(nextPosition), connection, logger: logger)
+        }
+        try await connection.query(
+            "UPDATE segments SET point_count = point_count + \(Int64(points.count)) WHERE id = \(segmentID)", logger: logger)
+        try await connection.query(
+            """
+            UPDATE tracks SET point_count = point_count + \(Int64(points.count)), updated_at = \(milliseconds(now()))
+            WHERE id = \(trackID.rawValue)
+            """, logger: logger)
+    }
+}

@@ -1,0 +1,243 @@
+import Foundation
+import PostgresNIO
+import RideKit
+
+extension PostgresRideStore {
+    /// One named step of the schema. A migration that shipped is never renamed or edited: a change is a new
+    /// migration after the others. Each runs in its own transaction with the row that records it.
+    struct Migration: Sendable {
+        var name: String
+        var statements: [String]
+    }
+
+    /// The schema, in order. The tables mirror `SQLiteRideStore`'s (snake_case, `users` for SQLite's `user`,
+    /// a reserved word here); times are milliseconds since 1970 as BIGINT, as there; points are packed blocks
+    /// of up to 1,024 (`PointBlockEncoder`) as BYTEA.
+    ///
+    /// Not here yet (later migrations, with the calls that use them): places, notes, photos, labels, share
+    /// links, the documents folder's files, and the accounts tables (sessions …).
+    static let migrations: [Migration] = [
+        Migration(
+            name: "v1 users, devices, tracks, points, recordings",
+            statements: [
+                """
+                CREATE TABLE users (
+                    id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL UNIQUE,
+                    password_hash TEXT,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE devices (
+                    id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    name TEXT NOT NULL,
+                    token_hash TEXT NOT NULL UNIQUE,
+                    protocol TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    last_seen_at BIGINT
+                )
+                """,
+                "CREATE INDEX devices_user ON devices (user_id)",
+                """
+                CREATE TABLE track_imports (
+                    id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    content_hash TEXT NOT NULL,
+                    file_name TEXT,
+                    format TEXT NOT NULL,
+                    byte_count BIGINT NOT NULL,
+                    imported_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX track_imports_content_hash ON track_imports (user_id, content_hash)",
+                """
+                CREATE TABLE tracks (
+                    id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    name TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    source TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    import_id TEXT REFERENCES track_imports (id) ON DELETE SET NULL,
+                    import_position BIGINT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL,
+                    start_time TEXT,
+                    end_time TEXT,
+                    sort_key BIGINT NOT NULL,
+                    utc_offset_minutes BIGINT,
+                    distance_meters DOUBLE PRECISION NOT NULL,
+                    ascent_meters DOUBLE PRECISION NOT NULL,
+                    descent_meters DOUBLE PRECISION NOT NULL,
+                    moving_seconds DOUBLE PRECISION NOT NULL,
+                    elapsed_seconds DOUBLE PRECISION NOT NULL,
+                    max_speed_meters_per_second DOUBLE PRECISION NOT NULL,
+                    average_speed_meters_per_second DOUBLE PRECISION NOT NULL,
+                    point_count BIGINT NOT NULL,
+                    segment_count BIGINT NOT NULL,
+                    waypoint_count BIGINT NOT NULL,
+                    route_count BIGINT NOT NULL,
+                    min_latitude DOUBLE PRECISION,
+                    min_longitude DOUBLE PRECISION,
+                    max_latitude DOUBLE PRECISION,
+                    max_longitude DOUBLE PRECISION,
+                    preview BYTEA NOT NULL,
+                    stats BYTEA NOT NULL,
+                    gpx_version TEXT NOT NULL,
+                    gpx_creator TEXT,
+                    gpx_header BYTEA NOT NULL,
+                    document_name TEXT,
+                    deleted_at BIGINT
+                )
+                """,
+                // The list: a user's tracks newest first, a page after a cursor (sort_key, id).
+                "CREATE INDEX tracks_list ON tracks (user_id, sort_key DESC, id DESC)",
+                "CREATE INDEX tracks_import ON tracks (import_id)",
+                """
+                CREATE TABLE segments (
+                    id BIGSERIAL PRIMARY KEY,
+                    track_id TEXT NOT NULL REFERENCES tracks (id) ON DELETE CASCADE,
+                    role SMALLINT NOT NULL,
+                    part BIGINT NOT NULL,
+                    position BIGINT NOT NULL,
+                    point_count BIGINT NOT NULL,
+                    UNIQUE (track_id, role, part, position)
+                )
+                """,
+                """
+                CREATE TABLE point_blocks (
+                    id BIGSERIAL PRIMARY KEY,
+                    segment_id BIGINT NOT NULL REFERENCES segments (id) ON DELETE CASCADE,
+                    position BIGINT NOT NULL,
+                    point_count BIGINT NOT NULL,
+                    data BYTEA NOT NULL,
+                    UNIQUE (segment_id, position)
+                )
+                """,
+                """
+                CREATE TABLE recordings (
+                    id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    track_id TEXT NOT NULL REFERENCES tracks (id) ON DELETE CASCADE,
+                    device_id TEXT REFERENCES devices (id) ON DELETE SET NULL,
+                    state TEXT NOT NULL,
+                    route_track_id TEXT REFERENCES tracks (id) ON DELETE SET NULL,
+                    last_client_sequence BIGINT,
+                    started_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL,
+                    stopped_at BIGINT,
+                    options TEXT,
+                    client_id TEXT
+                )
+                """,
+                "CREATE INDEX recordings_user ON recordings (user_id, started_at DESC)",
+                "CREATE INDEX recordings_track ON recordings (track_id)",
+                "CREATE INDEX recordings_route ON recordings (route_track_id)",
+                // A start repeated by a client (offline, or sent to two instances at once) finds the first one.
+                "CREATE UNIQUE INDEX recordings_client_id ON recordings (user_id, client_id) WHERE client_id IS NOT NULL",
+            ])
+    ]
+
+    /// The table of applied migrations.
+    static let migrationsTable = "bikeride_migrations"
+
+    /// Applies the migrations the database lacks, in order, each in its own transaction; refuses a database
+    /// that has a migration this version does not know (a newer bikeride wrote it). Instances starting at once
+    /// take turns (an advisory lock), so each migration runs once.
+    static func migrate(_ configuration: Configuration, logger: Logger) async throws {
+        let connection = try await connect(configuration, logger: logger)
+        do {
+            try await applyMigrations(connection, logger: logger)
+            try await connection.close()
+        } catch {
+            try? await connection.close()
+            throw storeError(error)
+        }
+    }
+
+    /// The migrations recorded in the database, in the order they were applied.
+    static func appliedMigrations(_ configuration: Configuration, logger: Logger) async throws -> [String] {
+        let connection = try await connect(configuration, logger: logger)
+        do {
+            let names = try await appliedMigrations(connection, logger: logger)
+            try await connection.close()
+            return names
+        } catch {
+            try? await connection.close()
+            throw storeError(error)
+        }
+    }
+
+    static func appliedMigrations(_ connection: PostgresConnection, logger: Logger) async throws -> [String] {
+        let exists = try await connection.query("SELECT to_regclass(\(migrationsTable)::text) IS NOT NULL", logger: logger)
+        var found = false
+        for try await value in exists.decode(Bool.self) { found = value }
+        guard found else { return [] }
+        var names: [String] = []
+        let rows = try await connection.query(
+            "SELECT name FROM \(unescaped: migrationsTable) ORDER BY applied_at, name", logger: logger)
+        for try await name in rows.decode(String.self) { names.append(name) }
+        return names
+    }
+
+    /// A key for `pg_advisory_lock` that only bikeride's migrations take.
+    static let migrationLockKey: Int64 = 0x6269_6B65_7269_6465  // "bikeride"
+
+    static func applyMigrations(_ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("SELECT pg_advisory_lock(\(migrationLockKey))", logger: logger)
+        do {
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS \(unescaped: migrationsTable) (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)
+                """, logger: logger)
+            let applied = try await appliedMigrations(connection, logger: logger)
+            let known = Set(migrations.map(\.name))
+            let unknown = applied.filter { !known.contains($0) }
+            guard unknown.isEmpty else {
+                throw RideStoreError.conflict(
+                    "the database's schema is newer than this bikeride knows (unknown migrations: \(unknown.joined(separator: ", "))): "
+                        + "run a newer bikeride, or restore a backup from before the upgrade")
+            }
+            for migration in migrations where !applied.contains(migration.name) {
+                logger.info("applying migration", metadata: ["migration": "\(migration.name)"])
+                try await connection.query("BEGIN", logger: logger)
+                do {
+                    for statement in migration.statements {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                    try await connection.query(
+                        "INSERT INTO \(unescaped: migrationsTable) (name, applied_at) VALUES (\(migration.name), \(milliseconds(now())))",
+                        logger: logger)
+                    try await connection.query("COMMIT", logger: logger)
+                } catch {
+                    _ = try? await connection.query("ROLLBACK", logger: logger)
+                    throw RideStoreError.database("migration '\(migration.name)' failed: \(describe(error))")
+                }
+            }
+        } catch {
+            _ = try? await connection.query("SELECT pg_advisory_unlock(\(migrationLockKey))", logger: logger)
+            throw error
+        }
+        try await connection.query("SELECT pg_advisory_unlock(\(migrationLockKey))", logger: logger)
+    }
+
+    /// The tables of the schema (tests: "nothing left behind").
+    static let tableNames: Set<String> = [
+        "users", "devices", "track_imports", "tracks", "segments", "point_blocks", "recordings", migrationsTable,
+    ]
+
+    /// Rows in one of the schema's tables.
+    func rowCount(table: String) async throws -> Int {
+        guard Self.tableNames.contains(table) else { throw RideStoreError.invalid(field: "table", reason: "'\(table)' is no table of the store") }
+        return try await transaction(readOnly: true) { [logger] connection in
+            var count: Int64 = -1
+            // The name is one of `tableNames`, checked above: no value reaches the SQL text.
+            for try await value in try await connection.query("SELECT count(*) FROM \(unescaped: table)", logger: logger).decode(Int64.self) {
+                count = value
+            }
+            return Int(count)
+        }
+    }
+}

@@ -1,0 +1,522 @@
+import Foundation
+import PostgresNIO
+import RideKit
+
+extension PostgresRideStore {
+    public func saveImport(_ batch: TrackImport, userID: UserID) async throws -> TrackImportResult {
+        guard !batch.tracks.isEmpty else { throw RideStoreError.invalid(field: "tracks", reason: "an import needs at least one track") }
+        if batch.replacing != nil, batch.tracks.count != 1 {
+            throw RideStoreError.invalid(field: "tracks", reason: "replacing a track takes exactly one track")
+        }
+        for track in batch.tracks { try SQLiteRideStore.validate(name: track.name) }
+        guard batch.places.isEmpty else { throw Self.unavailable("saving places with an import") }
+        return try await transaction { [logger] connection in
+            try await Self.requireUser(connection, userID, logger: logger)
+            if batch.replacing == nil, !batch.allowsDuplicate {
+                let existing = try await Self.importedTracks(connection, contentHash: batch.source.contentHash, userID: userID, logger: logger)
+                if !existing.isEmpty { return .duplicate(of: existing) }
+            }
+            let now = Self.now()
+            let importID = ShortID.random()
+            try await connection.query(
+                """
+                INSERT INTO track_imports (id, user_id, content_hash, file_name, format, byte_count, imported_at)
+                VALUES (\(importID.rawValue), \(userID.rawValue), \(batch.source.contentHash), \(batch.source.fileName),
+                        \(batch.source.format.rawValue), \(Int64(batch.source.byteCount)), \(Self.milliseconds(now)))
+                """, logger: logger)
+            var summaries: [TrackSummary] = []
+            if let replacing = batch.replacing {
+                guard var record = try await Self.trackRecord(connection, id: replacing, userID: userID, logger: logger) else {
+                    throw RideStoreError.notFound(kind: "track", id: replacing.rawValue)
+                }
+                let track = batch.tracks[0]
+                try await connection.query("DELETE FROM segments WHERE track_id = \(replacing.rawValue)", logger: logger)
+                try SQLiteRideStore.fill(&record, with: track, importID: importID, position: 0, now: now)
+                try await Self.updateTrackRecord(record, connection, logger: logger)
+                try await Self.insertContent(track.content, trackID: replacing, connection, logger: logger)
+                summaries.append(try await Self.summary(connection, id: replacing, userID: userID, logger: logger))
+            } else {
+                for (position, track) in batch.tracks.enumerated() {
+                    let id = ShortID.random()
+                    var record = SQLiteRideStore.emptyRecord(id: id, userID: userID, name: track.name, kind: track.kind, source: track.source, now: now)
+                    try SQLiteRideStore.fill(&record, with: track, importID: importID, position: position, now: now)
+                    try await Self.insertTrackRecord(record, connection, logger: logger)
+                    try await Self.insertContent(track.content, trackID: id, connection, logger: logger)
+                    summaries.append(try await Self.summary(connection, id: id, userID: userID, logger: logger))
+                }
+            }
+            return .imported(importID, tracks: summaries, places: [])
+        }
+    }
+
+    public func importedTracks(contentHash: String, userID: UserID) async throws -> [TrackID] {
+        try await transaction(readOnly: true) { [logger] connection in
+            try await Self.importedTracks(connection, contentHash: contentHash, userID: userID, logger: logger)
+        }
+    }
+
+    static func importedTracks(_ connection: PostgresConnection, contentHash: String, userID: UserID, logger: Logger) async throws -> [TrackID] {
+        let rows = try await connection.query(
+            """
+            SELECT tracks.id FROM tracks JOIN track_imports ON tracks.import_id = track_imports.id
+            WHERE track_imports.user_id = \(userID.rawValue) AND track_imports.content_hash = \(contentHash) AND tracks.deleted_at IS NULL
+            ORDER BY tracks.created_at, tracks.import_position
+            """, logger: logger)
+        var ids: [TrackID] = []
+        for try await id in rows.decode(String.self) { ids.append(try shortID(id, column: "tracks.id")) }
+        return ids
+    }
+
+    public func tracks(_ query: TrackQuery, userID: UserID) async throws -> TrackPage {
+        guard (1...TrackQuery.maximumLimit).contains(query.limit) else {
+            throw RideStoreError.invalid(field: "limit", reason: "must be between 1 and \(TrackQuery.maximumLimit)")
+        }
+        try SQLiteRideStore.validate(search: query.search)
+        let after = try query.cursor.map { cursor in
+            guard let parsed = SQLiteRideStore.parseCursor(cursor) else {
+                throw RideStoreError.invalid(field: "cursor", reason: "'\(cursor)' is not a cursor this store returned")
+            }
+            return parsed
+        }
+        // The conditions are fixed SQL with numbered parameters; every value is bound.
+        var binds = PostgresBindings()
+        func parameter(_ value: some PostgresThrowingDynamicTypeEncodable) throws -> String {
+            try binds.append(value)
+            return "$\(binds.count)"
+        }
+        var conditions = ["user_id = \(try parameter(userID.rawValue))", query.deletedOnly ? "deleted_at IS NOT NULL" : "deleted_at IS NULL"]
+        if !query.includesRecordings {
+            // A device's live track is listed as it grows (issue 12); a ride being recorded is not.
+            conditions.append("(state = \(try parameter(TrackState.complete.rawValue)) OR source = \(try parameter(TrackSource.device.rawValue)))")
+        }
+        if let kinds = query.kinds {
+            conditions.append("kind = ANY(\(try parameter(kinds.map(\.rawValue).sorted())))")
+        }
+        if let search = query.search {
+            // The SQLite store's search, word for word: each word must match the name, the file it came from, the
+            // start time as written or the kind. SQLite's LIKE ignores the case of ASCII letters only; ILIKE
+            // would follow the database's locale, so both sides are folded to ASCII lower case instead.
+            for word in TrackQuery.words(of: search) {
+                let pattern = try parameter("%" + SQLiteRideStore.escapeLike(Self.asciiLowercased(word)) + "%")
+                var alternatives = [
+                    "\(Self.asciiLower("name")) LIKE \(pattern) ESCAPE '\\'",
+                    "\(Self.asciiLower("start_time")) LIKE \(pattern) ESCAPE '\\'",
+                    """
+                    EXISTS (SELECT 1 FROM track_imports WHERE track_imports.id = tracks.import_id
+                            AND \(Self.asciiLower("track_imports.file_name")) LIKE \(pattern) ESCAPE '\\')
+                    """,
+                ]
+                if let kind = TrackQuery.kind(named: word) { alternatives.append("kind = \(try parameter(kind.rawValue))") }
+                conditions.append("(" + alternatives.joined(separator: " OR ") + ")")
+            }
+        }
+        if let after {
+            conditions.append("(sort_key, id) < (\(try parameter(after.sortKey)), \(try parameter(after.id)))")
+        }
+        let sql = """
+            SELECT \(Self.summaryColumns) FROM tracks WHERE \(conditions.joined(separator: " AND "))
+            ORDER BY sort_key DESC, id DESC LIMIT \(try parameter(Int64(query.limit + 1)))
+            """
+        let statement = PostgresQuery(unsafeSQL: sql, binds: binds)
+        return try await transaction(readOnly: true) { [logger] connection in
+            let rows = try await Self.summaryRows(connection.query(statement, logger: logger))
+            let page = Array(rows.prefix(query.limit))
+            let next = rows.count > query.limit ? page.last.map { "\($0.sortKey).\($0.id.rawValue)" } : nil
+            return TrackPage(tracks: page.map(\.summary), nextCursor: next)
+        }
+    }
+
+    public func trackTotals(since starts: [Date], userID: UserID) async throws -> [TrackTotals] {
+        try await transaction(readOnly: true) { [logger] connection in
+            var totals: [TrackTotals] = []
+            for start in starts {
+                // As on SQLite: the list's own columns summed, routes (plans) and tracks without times left out, in
+                // the order of the list's index (oldest first), so that the sums come out the same to the last bit.
+                let rows = try await connection.query(
+                    """
+                    SELECT count(*),
+                        coalesce(sum(distance_meters ORDER BY sort_key, id), 0), coalesce(sum(moving_seconds ORDER BY sort_key, id), 0),
+                        coalesce(sum(elapsed_seconds ORDER BY sort_key, id), 0), coalesce(sum(ascent_meters ORDER BY sort_key, id), 0)
+                    FROM tracks
+                    WHERE user_id = \(userID.rawValue) AND sort_key >= \(TrackRecord.sortKey(start: nil, createdAt: start))
+                        AND deleted_at IS NULL AND state = \(TrackState.complete.rawValue) AND kind <> \(TrackKind.route.rawValue)
+                        AND start_time IS NOT NULL
+                    """, logger: logger)
+                var total = TrackTotals(since: start, trackCount: 0, distanceMeters: 0, movingSeconds: 0, elapsedSeconds: 0, ascentMeters: 0)
+                for try await (count, distance, moving, elapsed, ascent) in rows.decode((Int64, Double, Double, Double, Double).self) {
+                    total = TrackTotals(
+                        since: start, trackCount: Int(count), distanceMeters: distance, movingSeconds: moving, elapsedSeconds: elapsed,
+                        ascentMeters: ascent)
+                }
+                totals.append(total)
+            }
+            return totals
+        }
+    }
+
+    public func trackCount(userID: UserID) async throws -> Int {
+        try await transaction(readOnly: true) { [logger] connection in
+            let rows = try await connection.query(
+                """
+                SELECT count(*) FROM tracks
+                WHERE user_id = \(userID.rawValue) AND deleted_at IS NULL AND state = \(TrackState.complete.rawValue)
+                """, logger: logger)
+            var count: Int64 = 0
+            for try await value in rows.decode(Int64.self) { count = value }
+            return Int(count)
+        }
+    }
+
+    public func trackSummary(id: TrackID, userID: UserID) async throws -> TrackSummary? {
+        try await transaction(readOnly: true) { [logger] connection in
+            try await Self.optionalSummary(connection, id: id, userID: userID, logger: logger)
+        }
+    }
+
+    public func track(id: TrackID, userID: UserID) async throws -> StoredTrack? {
+        try await transaction(readOnly: true) { [logger] connection in
+            guard let record = try await Self.trackRecord(connection, id: id, userID: userID, logger: logger) else { return nil }
+            var content = try TrackHeaderCodec.decode(record.gpxHeader, version: record.gpxVersion, creator: record.gpxCreator)
+            try await Self.loadPoints(into: &content, trackID: id, connection, logger: logger)
+            guard let summary = try await Self.optionalSummary(connection, id: id, userID: userID, logger: logger) else { return nil }
+            return StoredTrack(summary: summary, stats: try record.decodedStats(), content: content)
+        }
+    }
+
+    public func updateTrack(id: TrackID, userID: UserID, _ changes: TrackChanges) async throws -> TrackSummary {
+        if let name = changes.name { try SQLiteRideStore.validate(name: name) }
+        return try await transaction { [logger] connection in
+            guard var record = try await Self.trackRecord(connection, id: id, userID: userID, forUpdate: true, logger: logger) else {
+                throw RideStoreError.notFound(kind: "track", id: id.rawValue)
+            }
+            if let name = changes.name {
+                record.name = TrackSummary.cleanedName(name)
+                // A renamed track exports with its new name: the `trk` (or the route) it holds is renamed too.
+                var content = try TrackHeaderCodec.decode(record.gpxHeader, version: record.gpxVersion, creator: record.gpxCreator)
+                if content.tracks.count == 1 {
+                    content.tracks[0].header.name = record.name
+                    record.gpxHeader = TrackHeaderCodec.encode(content)
+                } else if content.tracks.isEmpty, content.routes.count == 1 {
+                    content.routes[0].header.name = record.name
+                    record.gpxHeader = TrackHeaderCodec.encode(content)
+                }
+            }
+            if let kind = changes.kind { record.kind = kind }
+            if let stats = changes.stats { try record.apply(stats) }
+            if let documentName = changes.documentName { record.documentName = documentName }
+            record.updatedAt = Self.now()
+            try await Self.updateTrackRecord(record, connection, logger: logger)
+            return try await Self.summary(connection, id: id, userID: userID, logger: logger)
+        }
+    }
+
+    public func deleteTracks(ids: [TrackID], userID: UserID) async throws -> [TrackID] {
+        let keys = ids.map(\.rawValue)
+        return try await transaction { [logger] connection in
+            let rows = try await connection.query(
+                """
+                UPDATE tracks SET deleted_at = \(Self.milliseconds(Self.now()))
+                WHERE id = ANY(\(keys)) AND user_id = \(userID.rawValue) AND deleted_at IS NULL RETURNING id
+                """, logger: logger)
+            var found = Set<String>()
+            for try await id in rows.decode(String.self) { found.insert(id) }
+            return ids.filter { found.contains($0.rawValue) }
+        }
+    }
+
+    public func restoreTracks(ids: [TrackID], userID: UserID) async throws -> [TrackID] {
+        let keys = ids.map(\.rawValue)
+        return try await transaction { [logger] connection in
+            let rows = try await connection.query(
+                """
+                UPDATE tracks SET deleted_at = NULL
+                WHERE id = ANY(\(keys)) AND user_id = \(userID.rawValue) AND deleted_at IS NOT NULL RETURNING id
+                """, logger: logger)
+            var found = Set<String>()
+            for try await id in rows.decode(String.self) { found.insert(id) }
+            return ids.filter { found.contains($0.rawValue) }
+        }
+    }
+
+    public func purgeDeletedTracks(deletedBefore date: Date) async throws -> [TrackSummary] {
+        try await transaction { [logger] connection in
+            let rows = try await Self.summaryRows(
+                connection.query(
+                    """
+                    DELETE FROM tracks WHERE deleted_at IS NOT NULL AND deleted_at < \(Self.milliseconds(date))
+                    RETURNING \(unescaped: Self.summaryColumns)
+                    """, logger: logger))
+            try await Self.forgetEmptyImports(connection, logger: logger)
+            return rows.map(\.summary)
+        }
+    }
+
+    public func purgeTracks(ids: [TrackID], userID: UserID) async throws -> [TrackSummary] {
+        let keys = ids.map(\.rawValue)
+        return try await transaction { [logger] connection in
+            let rows = try await Self.summaryRows(
+                connection.query(
+                    """
+                    DELETE FROM tracks WHERE id = ANY(\(keys)) AND user_id = \(userID.rawValue)
+                    RETURNING \(unescaped: Self.summaryColumns)
+                    """, logger: logger))
+            try await Self.forgetEmptyImports(connection, logger: logger)
+            let byID = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            return ids.compactMap { byID[$0]?.summary }
+        }
+    }
+
+    /// Imports that lost their last track are forgotten, so that the file can be imported again.
+    static func forgetEmptyImports(_ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query(
+            "DELETE FROM track_imports WHERE NOT EXISTS (SELECT 1 FROM tracks WHERE tracks.import_id = track_imports.id)", logger: logger)
+    }
+
+    /// `text` with its ASCII capitals made small and every other character kept: how SQLite's LIKE compares.
+    static func asciiLowercased(_ text: String) -> String {
+        String(decoding: text.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+
+    /// SQL that folds a text column's ASCII capitals to small letters, whatever the database's locale.
+    static func asciiLower(_ column: String) -> String {
+        "translate(\(column), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
+    }
+
+    // MARK: Rows
+
+    /// The columns of `tracks` that the list shows, in `TrackSummaryRow`'s order.
+    static let summaryColumns = """
+        id, name, kind, source, state, import_id, created_at, updated_at, start_time, end_time, sort_key, distance_meters, \
+        ascent_meters, descent_meters, moving_seconds, elapsed_seconds, max_speed_meters_per_second, point_count, segment_count, \
+        waypoint_count, route_count, min_latitude, min_longitude, max_latitude, max_longitude, preview, document_name, deleted_at
+        """
+
+    static func enumValue<T: RawRepresentable>(_ type: T.Type, _ text: String, column: String) throws -> T where T.RawValue == String {
+        guard let value = T(rawValue: text) else { throw RideStoreError.damaged("\(column) '\(text)' is not a known value") }
+        return value
+    }
+
+    static func summaryRows(_ rows: PostgresRowSequence) async throws -> [TrackSummaryRow] {
+        var result: [TrackSummaryRow] = []
+        for try await row in rows {
+            let r = row.makeRandomAccess()
+            result.append(
+                TrackSummaryRow(
+                    id: try shortID(r[0].decode(String.self), column: "tracks.id"), name: try r[1].decode(String.self),
+                    kind: try enumValue(TrackKind.self, r[2].decode(String.self), column: "tracks.kind"),
+                    source: try enumValue(TrackSource.self, r[3].decode(String.self), column: "tracks.source"),
+                    state: try enumValue(TrackState.self, r[4].decode(String.self), column: "tracks.state"),
+                    importId: try r[5].decode(String?.self).map { try shortID($0, column: "tracks.import_id") },
+                    createdAt: date(try r[6].decode(Int64.self)), updatedAt: date(try r[7].decode(Int64.self)),
+                    startTime: try r[8].decode(String?.self), endTime: try r[9].decode(String?.self), sortKey: try r[10].decode(Int64.self),
+                    distanceMeters: try r[11].decode(Double.self), ascentMeters: try r[12].decode(Double.self),
+                    descentMeters: try r[13].decode(Double.self), movingSeconds: try r[14].decode(Double.self),
+                    elapsedSeconds: try r[15].decode(Double.self), maxSpeedMetersPerSecond: try r[16].decode(Double.self),
+                    pointCount: Int(try r[17].decode(Int64.self)), segmentCount: Int(try r[18].decode(Int64.self)),
+                    waypointCount: Int(try r[19].decode(Int64.self)), routeCount: Int(try r[20].decode(Int64.self)),
+                    minLatitude: try r[21].decode(Double?.self), minLongitude: try r[22].decode(Double?.self),
+                    maxLatitude: try r[23].decode(Double?.self), maxLongitude: try r[24].decode(Double?.self),
+                    preview: try r[25].decode(Data.self), documentName: try r[26].decode(String?.self),
+                    deletedAt: try r[27].decode(Int64?.self).map(date)))
+        }
+        return result
+    }
+
+    static func summary(_ connection: PostgresConnection, id: TrackID, userID: UserID, logger: Logger) async throws -> TrackSummary {
+        guard let summary = try await optionalSummary(connection, id: id, userID: userID, logger: logger) else {
+            throw RideStoreError.notFound(kind: "track", id: id.rawValue)
+        }
+        return summary
+    }
+
+    static func optionalSummary(_ connection: PostgresConnection, id: TrackID, userID: UserID, logger: Logger) async throws -> TrackSummary? {
+        try await summaryRows(
+            connection.query(
+                "SELECT \(unescaped: summaryColumns) FROM tracks WHERE id = \(id.rawValue) AND user_id = \(userID.rawValue)",
+                logger: logger)
+        ).first?.summary
+    }
+
+    /// Every column of `tracks`, in `TrackRecord`'s order.
+    static let recordColumns = """
+        id, user_id, name, kind, source, state, import_id, import_position, created_at, updated_at, start_time, end_time, \
+        sort_key, utc_offset_minutes, distance_meters, ascent_meters, descent_meters, moving_seconds, elapsed_seconds, \
+        max_speed_meters_per_second, average_speed_meters_per_second, point_count, segment_count, waypoint_count, route_count, \
+        min_latitude, min_longitude, max_latitude, max_longitude, preview, stats, gpx_version, gpx_creator, gpx_header, \
+        document_name, deleted_at
+        """
+
+    static func trackRecord(
+        _ connection: PostgresConnection, id: TrackID, userID: UserID? = nil, forUpdate: Bool = false, logger: Logger
+    ) async throws -> TrackRecord? {
+        let rows = try await connection.query(
+            """
+            SELECT \(unescaped: recordColumns) FROM tracks
+            WHERE id = \(id.rawValue) AND (\(userID?.rawValue)::text IS NULL OR user_id = \(userID?.rawValue))
+            \(unescaped: forUpdate ? "FOR UPDATE" : "")
+            """, logger: logger)
+        for try await row in rows {
+            let r = row.makeRandomAccess()
+            return TrackRecord(
+                id: try shortID(r[0].decode(String.self), column: "tracks.id"),
+                userId: try shortID(r[1].decode(String.self), column: "tracks.user_id"), name: try r[2].decode(String.self),
+                kind: try enumValue(TrackKind.self, r[3].decode(String.self), column: "tracks.kind"),
+                source: try enumValue(TrackSource.self, r[4].decode(String.self), column: "tracks.source"),
+                state: try enumValue(TrackState.self, r[5].decode(String.self), column: "tracks.state"),
+                importId: try r[6].decode(String?.self).map { try shortID($0, column: "tracks.import_id") },
+                importPosition: Int(try r[7].decode(Int64.self)), createdAt: date(try r[8].decode(Int64.self)),
+                updatedAt: date(try r[9].decode(Int64.self)), startTime: try r[10].decode(String?.self),
+                endTime: try r[11].decode(String?.self), sortKey: try r[12].decode(Int64.self),
+                utcOffsetMinutes: try r[13].decode(Int64?.self).map { Int($0) }, distanceMeters: try r[14].decode(Double.self),
+                ascentMeters: try r[15].decode(Double.self), descentMeters: try r[16].decode(Double.self),
+                movingSeconds: try r[17].decode(Double.self), elapsedSeconds: try r[18].decode(Double.self),
+                maxSpeedMetersPerSecond: try r[19].decode(Double.self), averageSpeedMetersPerSecond: try r[20].decode(Double.self),
+                pointCount: Int(try r[21].decode(Int64.self)), segmentCount: Int(try r[22].decode(Int64.self)),
+                waypointCount: Int(try r[23].decode(Int64.self)), routeCount: Int(try r[24].decode(Int64.self)),
+                minLatitude: try r[25].decode(Double?.self), minLongitude: try r[26].decode(Double?.self),
+                maxLatitude: try r[27].decode(Double?.self), maxLongitude: try r[28].decode(Double?.self),
+                preview: try r[29].decode(Data.self), stats: try r[30].decode(Data.self), gpxVersion: try r[31].decode(String.self),
+                gpxCreator: try r[32].decode(String?.self), gpxHeader: try r[33].decode(Data.self),
+                documentName: try r[34].decode(String?.self), deletedAt: try r[35].decode(Int64?.self).map(date))
+        }
+        return nil
+    }
+
+    static func insertTrackRecord(_ t: TrackRecord, _ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query(
+            """
+            INSERT INTO tracks (\(unescaped: recordColumns)) VALUES (
+                \(t.id.rawValue), \(t.userId.rawValue), \(t.name), \(t.kind.rawValue), \(t.source.rawValue), \(t.state.rawValue),
+                \(t.importId?.rawValue), \(Int64(t.importPosition)), \(milliseconds(t.createdAt)), \(milliseconds(t.updatedAt)),
+                \(t.startTime), \(t.endTime), \(t.sortKey), \(t.utcOffsetMinutes.map { Int64($0) }), \(t.distanceMeters),
+                \(t.ascentMeters), \(t.descentMeters), \(t.movingSeconds), \(t.elapsedSeconds), \(t.maxSpeedMetersPerSecond),
+                \(t.averageSpeedMetersPerSecond), \(Int64(t.pointCount)), \(Int64(t.segmentCount)), \(Int64(t.waypointCount)),
+                \(Int64(t.routeCount)), \(t.minLatitude), \(t.minLongitude), \(t.maxLatitude), \(t.maxLongitude), \(t.preview),
+                \(t.stats), \(t.gpxVersion), \(t.gpxCreator), \(t.gpxHeader), \(t.documentName), \(t.deletedAt.map(milliseconds)))
+            """, logger: logger)
+    }
+
+    static func updateTrackRecord(_ t: TrackRecord, _ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query(
+            """
+            UPDATE tracks SET
+                name = \(t.name), kind = \(t.kind.rawValue), source = \(t.source.rawValue), state = \(t.state.rawValue),
+                import_id = \(t.importId?.rawValue), import_position = \(Int64(t.importPosition)), updated_at = \(milliseconds(t.updatedAt)),
+                start_time = \(t.startTime), end_time = \(t.endTime), sort_key = \(t.sortKey),
+                utc_offset_minutes = \(t.utcOffsetMinutes.map { Int64($0) }), distance_meters = \(t.distanceMeters),
+                ascent_meters = \(t.ascentMeters), descent_meters = \(t.descentMeters), moving_seconds = \(t.movingSeconds),
+                elapsed_seconds = \(t.elapsedSeconds), max_speed_meters_per_second = \(t.maxSpeedMetersPerSecond),
+                average_speed_meters_per_second = \(t.averageSpeedMetersPerSecond), point_count = \(Int64(t.pointCount)),
+                segment_count = \(Int64(t.segmentCount)), waypoint_count = \(Int64(t.waypointCount)), route_count = \(Int64(t.routeCount)),
+                min_latitude = \(t.minLatitude), min_longitude = \(t.minLongitude), max_latitude = \(t.maxLatitude),
+                max_longitude = \(t.maxLongitude), preview = \(t.preview), stats = \(t.stats), gpx_version = \(t.gpxVersion),
+                gpx_creator = \(t.gpxCreator), gpx_header = \(t.gpxHeader), document_name = \(t.documentName),
+                deleted_at = \(t.deletedAt.map(milliseconds))
+            WHERE id = \(t.id.rawValue)
+            """, logger: logger)
+    }
+
+    // MARK: Points
+
+    /// Inserts the segments and point blocks of a track's content.
+    static func insertContent(_ content: TrackContent, trackID: TrackID, _ connection: PostgresConnection, logger: Logger) async throws {
+        for (part, track) in content.tracks.enumerated() {
+            for (position, segment) in track.segments.enumerated() {
+                try await insertPoints(segment.points, trackID: trackID, role: .trackSegment, part: part, position: position, connection, logger: logger)
+            }
+        }
+        for (part, route) in content.routes.enumerated() {
+            try await insertPoints(route.points, trackID: trackID, role: .route, part: part, position: 0, connection, logger: logger)
+        }
+        if !content.waypoints.isEmpty {
+            try await insertPoints(content.waypoints, trackID: trackID, role: .waypoints, part: 0, position: 0, connection, logger: logger)
+        }
+    }
+
+    @discardableResult
+    static func insertPoints(
+        _ points: PackedPoints, trackID: TrackID, role: SegmentRecord.Role, part: Int, position: Int, _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> Int64 {
+        let rows = try await connection.query(
+            """
+            INSERT INTO segments (track_id, role, part, position, point_count)
+            VALUES (\(trackID.rawValue), \(Int16(role.rawValue)), \(Int64(part)), \(Int64(position)), \(Int64(points.count))) RETURNING id
+            """, logger: logger)
+        var segmentID: Int64?
+        for try await id in rows.decode(Int64.self) { segmentID = id }
+        guard let segmentID else { throw RideStoreError.database("a segment was not inserted") }
+        try await insertBlocks(points.packedBlocks, segmentID: segmentID, firstPosition: 0, connection, logger: logger)
+        return segmentID
+    }
+
+    /// Inserts point blocks, up to 100 a statement (a long track is thousands of blocks).
+    static func insertBlocks(_ blocks: [PointBlock], segmentID: Int64, firstPosition: Int, _ connection: PostgresConnection, logger: Logger) async throws {
+        var start = 0
+        while start < blocks.count {
+            let chunk = blocks[start..<min(start + 100, blocks.count)]
+            var positions: [Int64] = []
+            var counts: [Int64] = []
+            var data: [ByteBuffer] = []
+            for (offset, block) in zip(chunk.indices, chunk) {
+                positions.append(Int64(firstPosition + offset))
+                counts.append(Int64(block.pointCount))
+                data.append(ByteBuffer(bytes: block.data))
+            }
+            try await connection.query(
+                """
+                INSERT INTO point_blocks (segment_id, position, point_count, data)
+                SELECT \(segmentID), p, c, d FROM unnest(\(positions)::bigint[], \(counts)::bigint[], \(data)::bytea[]) AS t (p, c, d)
+                """, logger: logger)
+            start += chunk.count
+        }
+    }
+
+    /// Fills the point runs of `content` (made from the headers) from the stored blocks.
+    static func loadPoints(into content: inout TrackContent, trackID: TrackID, _ connection: PostgresConnection, logger: Logger) async throws {
+        var current: (role: Int, part: Int, position: Int)?
+        var blocks: [PointBlock] = []
+        func flush() throws {
+            guard let key = current else { return }
+            let points = PackedPoints(blocks: blocks)
+            blocks = []
+            guard key.part >= 0, key.position >= 0, key.part < 1_000_000, key.position < 1_000_000 else {
+                throw RideStoreError.damaged("segment \(key.part).\(key.position) of track \(trackID)")
+            }
+            switch SegmentRecord.Role(rawValue: key.role) {
+            case .trackSegment:
+                while content.tracks.count <= key.part { content.tracks.append(PackedTrack(header: Track(), segments: [])) }
+                while content.tracks[key.part].segments.count <= key.position { content.tracks[key.part].segments.append(PackedSegment()) }
+                content.tracks[key.part].segments[key.position].points = points
+            case .route:
+                while content.routes.count <= key.part { content.routes.append(PackedRoute(header: Route(), points: PackedPoints())) }
+                content.routes[key.part].points = points
+            case .waypoints:
+                content.waypoints = points
+            case nil:
+                throw RideStoreError.damaged("segment role \(key.role) of track \(trackID)")
+            }
+        }
+        let rows = try await connection.query(
+            """
+            SELECT segments.role, segments.part, segments.position, point_blocks.point_count, point_blocks.data
+            FROM segments LEFT JOIN point_blocks ON point_blocks.segment_id = segments.id
+            WHERE segments.track_id = \(trackID.rawValue)
+            ORDER BY segments.role, segments.part, segments.position, point_blocks.position
+            """, logger: logger)
+        for try await (role, part, position, count, data) in rows.decode((Int16, Int64, Int64, Int64?, Data?).self) {
+            let key = (role: Int(role), part: Int(part), position: Int(position))
+            if current == nil || current! != key {
+                try flush()
+                current = key
+            }
+            if let count, let data {
+                guard (0...PackedPoints.blockCapacity).contains(Int(count)) else {
+                    throw RideStoreError.damaged("a point block of track \(trackID) claims \(count) points")
+                }
+                blocks.append(PointBlock(pointCount: Int(count), data: data))
+            }
+        }
+        try flush()
+    }
+}

@@ -1,0 +1,380 @@
+import Foundation
+import PostgresNIO
+import RideKit
+
+/// The `RideStore` on a PostgreSQL database (postgres-nio): for several `bikeride serve` instances on one
+/// database (DESIGN 1, 5). The same data model as `SQLiteRideStore` — points in packed blocks of 1,024, every
+/// row owned by a user — in tables of its own schema (`PostgresRideStore+Schema`).
+///
+/// - Connections come from postgres-nio's pool (`PostgresClient`), at most `Configuration.maximumConnections`.
+/// - Each protocol call is one transaction on one pooled connection; reads that take several statements run
+///   in `REPEATABLE READ`, so they see one snapshot.
+/// - Every value goes to the server as a bound parameter; SQL text is never built from values.
+/// - What two instances may do at once is decided by the database: unique constraints with `ON CONFLICT`, and
+///   a row lock on the recording while fixes are appended, never an in-process lock.
+///
+/// Open with `open(_:)`, which checks that the database can be reached and brings its schema up to date (or
+/// refuses a newer one), and `close()` when done. Errors are `RideStoreError`.
+public final class PostgresRideStore: RideStore {
+    public struct Configuration: Sendable {
+        public var url: PostgresDatabaseURL
+        /// Connections the pool opens at most (this instance; PostgreSQL's `max_connections` is for all of them).
+        public var maximumConnections: Int
+        /// How long opening a connection may take before it fails, seconds.
+        public var connectTimeoutSeconds: Double
+
+        public init(url: PostgresDatabaseURL, maximumConnections: Int = 10, connectTimeoutSeconds: Double = 10) {
+            self.url = url
+            self.maximumConnections = maximumConnections
+            self.connectTimeoutSeconds = connectTimeoutSeconds
+        }
+    }
+
+    let client: PostgresClient
+    let logger: Logger
+    public let configuration: Configuration
+    private let runTask: Task<Void, Never>
+
+    private init(configuration: Configuration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        var clientConfiguration = PostgresClient.Configuration(
+            host: configuration.url.host, port: configuration.url.port, username: configuration.url.user,
+            password: configuration.url.password, database: configuration.url.database, tls: Self.clientTLS(configuration.url.tls))
+        clientConfiguration.options.maximumConnections = configuration.maximumConnections
+        clientConfiguration.options.minimumConnections = 0
+        clientConfiguration.options.connectTimeout = .milliseconds(Int64(configuration.connectTimeoutSeconds * 1000))
+        let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
+        self.client = client
+        runTask = Task { await client.run() }
+    }
+
+    deinit { runTask.cancel() }
+
+    /// Connects (failing clearly when the database cannot be reached), applies the migrations this version
+    /// knows and the database lacks, and refuses a database whose schema is newer than this version.
+    public static func open(_ configuration: Configuration, logger: Logger = Logger(label: "bikeride.postgres")) async throws -> PostgresRideStore {
+        guard (1...1000).contains(configuration.maximumConnections) else {
+            throw RideStoreError.invalid(field: "maximumConnections", reason: "must be between 1 and 1,000")
+        }
+        try await migrate(configuration, logger: logger)
+        return PostgresRideStore(configuration: configuration, logger: logger)
+    }
+
+    /// Stops the pool; the store answers no call after it.
+    public func close() async {
+        runTask.cancel()
+        _ = await runTask.value
+    }
+
+    // MARK: Connections
+
+    static func clientTLS(_ mode: PostgresDatabaseURL.TLSMode) -> PostgresClient.Configuration.TLS {
+        switch mode {
+        case .disable: return .disable
+        case .prefer: return .prefer(.makeClientConfiguration())
+        case .require: return .require(.makeClientConfiguration())
+        }
+    }
+
+    static func connectionTLS(_ mode: PostgresDatabaseURL.TLSMode) throws -> PostgresConnection.Configuration.TLS {
+        switch mode {
+        case .disable: return .disable
+        case .prefer: return .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case .require: return .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        }
+    }
+
+    /// One connection outside the pool (migrations): fails within the connect timeout when nothing answers.
+    static func connect(_ configuration: Configuration, logger: Logger) async throws -> PostgresConnection {
+        let url = configuration.url
+        do {
+            var connection = PostgresConnection.Configuration(
+                host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
+                tls: try connectionTLS(url.tls))
+            connection.options.connectTimeout = .milliseconds(Int64(configuration.connectTimeoutSeconds * 1000))
+            return try await PostgresConnection.connect(configuration: connection, id: 1, logger: logger)
+        } catch {
+            throw RideStoreError.database("cannot reach PostgreSQL at \(url): \(describe(error))")
+        }
+    }
+
+    /// Runs `body` in one transaction on a pooled connection: committed when it returns, rolled back when it
+    /// throws. `readOnly` reads take one snapshot for all their statements.
+    ///
+    /// Waiting for a connection is bounded (`connectTimeoutSeconds`, at least 5 s): while the database is down,
+    /// postgres-nio's pool keeps trying to connect and would hold the call forever; here it fails instead, so
+    /// that the server answers (and the phone retries) rather than hanging. A call that has its connection is
+    /// never cut short.
+    func transaction<T: Sendable>(readOnly: Bool = false, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let logger = self.logger
+        let client = self.client
+        let acquired = AcquiredFlag()
+        let wait = max(5, configuration.connectTimeoutSeconds)
+        let url = configuration.url
+        do {
+            return try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask {
+                    try await client.withConnection { connection in
+                        acquired.set()
+                        try await connection.query(
+                            PostgresQuery(unsafeSQL: readOnly ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN"), logger: logger)
+                        do {
+                            let value = try await body(connection)
+                            try await connection.query("COMMIT", logger: logger)
+                            return value
+                        } catch {
+                            _ = try? await connection.query("ROLLBACK", logger: logger)
+                            throw error
+                        }
+                    }
+                }
+                group.addTask {
+                    try await Task.sleep(for: .milliseconds(Int64(wait * 1000)))
+                    if acquired.isSet { return nil }
+                    throw RideStoreError.database("no connection to PostgreSQL at \(url) within \(Int(wait)) s (is the server up?)")
+                }
+                while let result = try await group.next() {
+                    if let value = result {
+                        group.cancelAll()
+                        return value
+                    }
+                }
+                throw RideStoreError.database("a transaction ended without a result")
+            }
+        } catch {
+            throw Self.storeError(error)
+        }
+    }
+
+    /// postgres-nio's errors as `RideStoreError`: constraint violations are conflicts, the rest database errors
+    /// with the server's message (never the query's values).
+    static func storeError(_ error: any Error) -> any Error {
+        switch error {
+        case is RideStoreError, is CancellationError, is ClientIDTaken: return error
+        case let error as PSQLError:
+            if let state = error.serverInfo?[.sqlState], state.hasPrefix("23") {
+                return RideStoreError.conflict(error.serverInfo?[.message] ?? "a constraint of the database was violated")
+            }
+            // Data exceptions (a NUL in text, a number out of range …): the value, not the database, is at fault.
+            if let state = error.serverInfo?[.sqlState], state.hasPrefix("22") {
+                return RideStoreError.invalid(field: "value", reason: error.serverInfo?[.message] ?? "cannot be stored")
+            }
+            return RideStoreError.database(describe(error))
+        case let error as PointBlockError: return RideStoreError.damaged(error.description)
+        case let error as PostgresDecodingError:
+            return RideStoreError.damaged("a column of type \(error.postgresType) could not be read as \(error.targetType)")
+        default: return RideStoreError.database(describe(error))
+        }
+    }
+
+    /// What went wrong, from the server's message or the kind of failure; postgres-nio's own description hides
+    /// both on purpose (it may hold a query's values).
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let message = error.serverInfo?[.message] {
+            let state = error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
+            return message + state
+        }
+        switch error.code {
+        case .connectionError: return "the connection failed\(error.underlying.map { ": \($0)" } ?? "")"
+        case .serverClosedConnection: return "the server closed the connection"
+        case .clientClosedConnection, .poolClosed: return "the store is closed"
+        case .sslUnsupported: return "the server does not support TLS (sslmode=require)"
+        case .authMechanismRequiresPassword: return "the server asks for a password: give it in the URL or PGPASSWORD"
+        case .unsupportedAuthMechanism: return "the server asks for an authentication method postgres-nio does not support"
+        case .queryCancelled: return "the query was cancelled"
+        default: return "\(error.code)"
+        }
+    }
+
+    // MARK: Values
+
+    /// Now, to the millisecond: dates are stored as milliseconds since 1970 (BIGINT), as in the SQLite store.
+    static func now() -> Date { SQLiteRideStore.now() }
+
+    static func milliseconds(_ date: Date) -> Int64 { SQLiteRideStore.milliseconds(date) }
+
+    static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+
+    static func shortID(_ text: String, column: String) throws -> ShortID {
+        guard let id = ShortID(text) else { throw RideStoreError.damaged("\(column) '\(text)' is not an id") }
+        return id
+    }
+
+    /// A call this store does not implement yet: `unsupported`, which the server answers with 501.
+    static func unavailable(_ method: String) -> RideStoreError {
+        RideStoreError.unsupported("\(method) is not available on PostgreSQL yet (use the SQLite store for it)")
+    }
+
+    // MARK: Users
+
+    public func localUser() async throws -> User {
+        try await transaction { [logger] connection in
+            let id = ShortID.random().rawValue
+            let now = Self.milliseconds(Self.now())
+            try await connection.query(
+                "INSERT INTO users (id, name, created_at) VALUES (\(id), \(User.localName), \(now)) ON CONFLICT (name) DO NOTHING",
+                logger: logger)
+            guard let user = try await Self.user(connection, named: User.localName, logger: logger) else {
+                throw RideStoreError.damaged("the local user vanished")
+            }
+            return user
+        }
+    }
+
+    public func createUser(name: String, passwordHash: String?) async throws -> User {
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty else { throw RideStoreError.invalid(field: "name", reason: "a user needs a name") }
+        guard name.utf8.count <= 1000 else { throw RideStoreError.invalid(field: "name", reason: "is longer than 1,000 bytes") }
+        return try await transaction { [logger] connection in
+            let user = User(id: ShortID.random(), name: name, passwordHash: passwordHash, createdAt: Self.now())
+            let rows = try await connection.query(
+                """
+                INSERT INTO users (id, name, password_hash, created_at)
+                VALUES (\(user.id.rawValue), \(name), \(passwordHash), \(Self.milliseconds(user.createdAt)))
+                ON CONFLICT (name) DO NOTHING RETURNING id
+                """, logger: logger)
+            guard try await rows.collect().count == 1 else { throw RideStoreError.conflict("the user name '\(name)' is taken") }
+            return user
+        }
+    }
+
+    public func user(id: UserID) async throws -> User? {
+        try await transaction(readOnly: true) { [logger] connection in
+            let rows = try await connection.query(
+                "SELECT id, name, password_hash, created_at FROM users WHERE id = \(id.rawValue)", logger: logger)
+            return try await Self.users(rows).first
+        }
+    }
+
+    public func user(named name: String) async throws -> User? {
+        try await transaction(readOnly: true) { [logger] connection in try await Self.user(connection, named: name, logger: logger) }
+    }
+
+    static func user(_ connection: PostgresConnection, named name: String, logger: Logger) async throws -> User? {
+        let rows = try await connection.query("SELECT id, name, password_hash, created_at FROM users WHERE name = \(name)", logger: logger)
+        return try await users(rows).first
+    }
+
+    static func users(_ rows: PostgresRowSequence) async throws -> [User] {
+        var users: [User] = []
+        for try await (id, name, passwordHash, createdAt) in rows.decode((String, String, String?, Int64).self) {
+            users.append(User(id: try shortID(id, column: "users.id"), name: name, passwordHash: passwordHash, createdAt: date(createdAt)))
+        }
+        return users
+    }
+
+    static func requireUser(_ connection: PostgresConnection, _ userID: UserID, logger: Logger) async throws {
+        let rows = try await connection.query("SELECT 1 FROM users WHERE id = \(userID.rawValue)", logger: logger)
+        guard try await rows.collect().count == 1 else { throw RideStoreError.notFound(kind: "user", id: userID.rawValue) }
+    }
+
+    // MARK: Devices
+
+    public func createDevice(_ device: NewDevice, userID: UserID) async throws -> Device {
+        guard !device.tokenHash.isEmpty else { throw RideStoreError.invalid(field: "tokenHash", reason: "must not be empty") }
+        return try await transaction { [logger] connection in
+            try await Self.requireUser(connection, userID, logger: logger)
+            let stored = Device(
+                id: ShortID.random(), userID: userID, name: device.name, tokenHash: device.tokenHash, protocolName: device.protocolName,
+                createdAt: Self.now(), lastSeenAt: nil)
+            let rows = try await connection.query(
+                """
+                INSERT INTO devices (id, user_id, name, token_hash, protocol, created_at)
+                VALUES (\(stored.id.rawValue), \(userID.rawValue), \(device.name), \(device.tokenHash), \(device.protocolName),
+                        \(Self.milliseconds(stored.createdAt)))
+                ON CONFLICT (token_hash) DO NOTHING RETURNING id
+                """, logger: logger)
+            guard try await rows.collect().count == 1 else { throw RideStoreError.conflict("the device token is taken") }
+            return stored
+        }
+    }
+
+    public func devices(userID: UserID) async throws -> [Device] {
+        try await transaction(readOnly: true) { [logger] connection in
+            try await Self.devices(
+                connection.query(
+                    "SELECT \(unescaped: Self.deviceColumns) FROM devices WHERE user_id = \(userID.rawValue) ORDER BY created_at, id",
+                    logger: logger))
+        }
+    }
+
+    public func device(tokenHash: String) async throws -> Device? {
+        try await transaction(readOnly: true) { [logger] connection in
+            try await Self.devices(
+                connection.query("SELECT \(unescaped: Self.deviceColumns) FROM devices WHERE token_hash = \(tokenHash)", logger: logger)
+            ).first
+        }
+    }
+
+    public func markDeviceSeen(id: DeviceID, at date: Date) async throws {
+        try await transaction { [logger] connection in
+            _ = try await connection.query(
+                "UPDATE devices SET last_seen_at = \(Self.milliseconds(date)) WHERE id = \(id.rawValue)", logger: logger)
+        }
+    }
+
+    public func deleteDevice(id: DeviceID, userID: UserID) async throws -> Bool {
+        try await transaction { [logger] connection in
+            let rows = try await connection.query(
+                "DELETE FROM devices WHERE id = \(id.rawValue) AND user_id = \(userID.rawValue) RETURNING id", logger: logger)
+            return try await rows.collect().count > 0
+        }
+    }
+
+    static let deviceColumns = "id, user_id, name, token_hash, protocol, created_at, last_seen_at"
+
+    static func devices(_ rows: PostgresRowSequence) async throws -> [Device] {
+        var devices: [Device] = []
+        for try await (id, userID, name, tokenHash, protocolName, createdAt, lastSeenAt) in rows.decode(
+            (String, String, String, String, String, Int64, Int64?).self)
+        {
+            devices.append(
+                Device(
+                    id: try shortID(id, column: "devices.id"), userID: try shortID(userID, column: "devices.user_id"), name: name,
+                    tokenHash: tokenHash, protocolName: protocolName, createdAt: date(createdAt), lastSeenAt: lastSeenAt.map(date)))
+        }
+        return devices
+    }
+}
+
+extension DataDirectory {
+    /// The local user's library on a PostgreSQL store: uploads are spooled in this directory (per instance);
+    /// no documents folder (not on PostgreSQL yet).
+    public func openLibrary(on store: PostgresRideStore) async throws -> TrackLibrary {
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        } catch {
+            throw RideStoreError.io(path: url.path, reason: "cannot create the data directory: \(TrackLibrary.describe(error))")
+        }
+        UploadSpool.removeLeftovers(in: uploadsURL)
+        return TrackLibrary(store: store, userID: try await store.localUser().id, documentsFolder: nil, uploadsFolder: uploadsURL)
+    }
+}
+
+extension PostgresRideStore {
+    /// Applies the migrations the database lacks (`bikeride migrate`) and returns every one it has, in order;
+    /// refuses a newer schema like `open`.
+    public static func migrateDatabase(_ configuration: Configuration, logger: Logger = Logger(label: "bikeride.postgres")) async throws -> (applied: [String], all: [String]) {
+        let before = try await appliedMigrations(configuration, logger: logger)
+        try await migrate(configuration, logger: logger)
+        let after = try await appliedMigrations(configuration, logger: logger)
+        return (after.filter { !before.contains($0) }, after)
+    }
+
+    /// The database URL of `--database`, else of `BIKERIDE_DATABASE_URL`; nil for neither (the SQLite store).
+    public static func databaseURL(option: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PostgresDatabaseURL? {
+        guard let text = option ?? environment["BIKERIDE_DATABASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) else { return nil }
+        return try PostgresDatabaseURL(parsing: text, environment: environment)
+    }
+}
+
+/// Whether a call got its connection (set once, read by the timer that bounds the wait).
+final class AcquiredFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}

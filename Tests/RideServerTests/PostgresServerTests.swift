@@ -1,0 +1,89 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import PostgresNIO
+import RideKit
+@testable import RideServer
+@testable import RideStore
+import Testing
+
+/// The server's recording path on a PostgreSQL store, through the HTTP API: two servers (two instances) on one
+/// database, a batch sent to both stored once, and what PostgreSQL cannot do yet answered 501, not 500.
+/// Needs `BIKERIDE_TEST_DATABASE_URL` (scripts/test.sh sets it); skipped without it.
+@Suite struct PostgresServerTests {
+    static var logger: Logger {
+        var logger = Logger(label: "bikeride.tests.postgres")
+        logger.logLevel = .error
+        return logger
+    }
+
+    /// Two libraries (two server instances) on a fresh database of their own, dropped afterwards.
+    static func withTwoInstances(_ body: (TrackLibrary, TrackLibrary) async throws -> Void) async throws {
+        guard let text = ProcessInfo.processInfo.environment["BIKERIDE_TEST_DATABASE_URL"], !text.isEmpty else {
+            try Test.cancel("PostgreSQL not tested: BIKERIDE_TEST_DATABASE_URL is not set (scripts/test.sh sets it; README, 'Tests on PostgreSQL')")
+        }
+        let server = try PostgresDatabaseURL(parsing: text)
+        let name = "bikeride_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        // The name is made here of hex digits: no outside value reaches the SQL text.
+        func administer(_ sql: String) async throws {
+            let connection = try await PostgresRideStore.connect(.init(url: server), logger: logger)
+            do {
+                try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+                try await connection.close()
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+        }
+        try await administer("CREATE DATABASE \(name)")
+        var url = server
+        url.database = name
+        let a = try await PostgresRideStore.open(.init(url: url, maximumConnections: 4), logger: logger)
+        let b = try await PostgresRideStore.open(.init(url: url, maximumConnections: 4), logger: logger)
+        do {
+            let user = try await a.localUser()
+            try await body(TrackLibrary(store: a, userID: user.id), TrackLibrary(store: b, userID: user.id))
+        } catch {
+            await a.close()
+            await b.close()
+            try? await administer("DROP DATABASE \(name) WITH (FORCE)")
+            throw error
+        }
+        await a.close()
+        await b.close()
+        try await administer("DROP DATABASE \(name) WITH (FORCE)")
+    }
+
+    @Test func aRecordingWhoseBatchesAlternateBetweenTwoInstances() async throws {
+        try await Self.withTwoInstances { first, second in
+            let serverA = TestServer(library: first)
+            let serverB = TestServer(library: second)
+            let id = try await serverA.run { client in try await client.startRecording(#"{"name":"Across instances"}"#) }
+            // Batches alternate; each is also replayed to the other instance (a phone retrying elsewhere).
+            for (index, range) in [1...10, 11...20, 21...30, 31...40].enumerated() {
+                let (to, replay) = index % 2 == 0 ? (serverA, serverB) : (serverB, serverA)
+                let stored = try await to.run { client in try await client.post("/api/recordings/\(id)/fixes", json: fixesJSON(range)) }.jsonObject()
+                #expect(stored["stored"] as? Int == 10)
+                let again = try await replay.run { client in try await client.post("/api/recordings/\(id)/fixes", json: fixesJSON(range)) }.jsonObject()
+                #expect(again["stored"] as? Int == 0 && again["duplicates"] as? Int == 10)
+            }
+            let stored = try #require(await serverB.storedRecording(id))
+            #expect(stored.fixes.map(\.fix.sequence) == Array(1...40))
+            let stopped = try await serverB.run { client in try await client.post("/api/recordings/\(id)/stop") }
+            #expect(stopped.status == .ok)
+            let trackID = try #require(try stopped.jsonObject()["trackId"] as? String)
+            let list = try await serverA.run { client in try await client.get("/api/tracks") }.jsonObject()
+            let tracks = try #require(list["tracks"] as? [[String: Any]])
+            #expect(tracks.map { $0["id"] as? String } == [trackID])
+            #expect(tracks.first?["pointCount"] as? Int == 40)
+        }
+    }
+
+    @Test func placesAnswerNotImplementedOnPostgreSQL() async throws {
+        try await Self.withTwoInstances { first, _ in
+            let response = try await TestServer(library: first).run { client in try await client.get("/api/places") }
+            #expect(response.status == .notImplemented)
+            #expect(try response.errorCode() == "not_implemented")
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import PostgresNIO
+import Testing
+
+import RideKit
+@testable import RideStore
+
+/// What only the PostgreSQL store has: its URL, its migrations table, what the database decides when several
+/// instances write at once, and a clear error when the server is not there.
+@Suite struct PostgresStoreTests {
+    @Test func databaseURLsAreParsedStrictly() throws {
+        let url = try PostgresDatabaseURL(parsing: "postgres://rider:s%40cret@db.example:6543/rides?sslmode=require", environment: [:])
+        #expect(url == PostgresDatabaseURL(host: "db.example", port: 6543, user: "rider", password: "s@cret", database: "rides", tls: .require))
+        #expect(url.description == "postgres://rider@db.example:6543/rides")
+        let fromEnvironment = try PostgresDatabaseURL(parsing: "postgresql://rider@localhost/rides", environment: ["PGPASSWORD": "pw"])
+        #expect(fromEnvironment.password == "pw" && fromEnvironment.port == 5432 && fromEnvironment.tls == .prefer)
+        for bad in [
+            "", "rides", "mysql://u@h/d", "postgres://h/d", "postgres://u@/d", "postgres://u@h", "postgres://u@h/", "postgres://u@h/a/b",
+            "postgres://u@h:0/d", "postgres://u@h/d?sslmode=maybe", "postgres://u@h/d?options=-c%20x",
+        ] {
+            #expect(throws: RideStoreError.self, "\(bad)") { try PostgresDatabaseURL(parsing: bad, environment: [:]) }
+        }
+    }
+
+    @Test func anUnreachableServerIsAClearError() async throws {
+        // A port nothing listens on: bound, then closed.
+        let url = PostgresDatabaseURL(host: "127.0.0.1", port: 1, user: "nobody", database: "none", tls: .disable)
+        do {
+            _ = try await PostgresRideStore.open(.init(url: url, connectTimeoutSeconds: 2))
+            Issue.record("opened a store on a port nothing listens on")
+        } catch let error as RideStoreError {
+            guard case .database(let message) = error else { Issue.record("\(error)"); return }
+            #expect(message.contains("cannot reach PostgreSQL at postgres://nobody@127.0.0.1:1/none"))
+        }
+    }
+
+    @Test func migrationsAreRecordedOnceAndANewerSchemaIsRefused() async throws {
+        try await PostgresTestServer.withDatabase { url in
+            let configuration = PostgresRideStore.Configuration(url: url, maximumConnections: 2)
+            let logger = PostgresTestServer.logger
+            let store = try await PostgresRideStore.open(configuration, logger: logger)
+            let user = try await store.createUser(name: "kept", passwordHash: nil)
+            await store.close()
+            // Opening again applies nothing and keeps the data.
+            let again = try await PostgresRideStore.open(configuration, logger: logger)
+            #expect(try await again.user(named: "kept") == user)
+            #expect(try await PostgresRideStore.appliedMigrations(configuration, logger: logger) == PostgresRideStore.migrations.map(\.name))
+            #expect(try await again.rowCount(table: PostgresRideStore.migrationsTable) == PostgresRideStore.migrations.count)
+            await again.close()
+
+            // A migration this version does not know: a newer bikeride ran on the database.
+            try await PostgresTestServer.administerDatabase(
+                url, "INSERT INTO bikeride_migrations (name, applied_at) VALUES ('v999 from the future', 0)")
+            let error = await #expect(throws: RideStoreError.self) { try await PostgresRideStore.open(configuration, logger: logger) }
+            guard case .conflict(let message) = error else {
+                Issue.record("expected a conflict, got \(String(describing: error))")
+                return
+            }
+            #expect(message.contains("newer") && message.contains("v999 from the future"))
+        }
+    }
+
+    @Test func twoStartsWithOneClientIDAtOnceMakeOneRecording() async throws {
+        try await PostgresTestServer.withDatabase { url in
+            // Two stores: two server instances on one database.
+            let a = try await PostgresRideStore.open(.init(url: url, maximumConnections: 4), logger: PostgresTestServer.logger)
+            let b = try await PostgresRideStore.open(.init(url: url, maximumConnections: 4), logger: PostgresTestServer.logger)
+            let user = try await a.localUser()
+            #expect(try await b.localUser() == user)
+            let request = NewRecording(name: "Offline start", clientID: "c0ffee00-1111-2222-3333-444455556666")
+            let recordings = try await withThrowingTaskGroup(of: Recording.self) { group in
+                for index in 0..<8 {
+                    let store = index % 2 == 0 ? a : b
+                    group.addTask { try await store.startRecording(request, userID: user.id) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(recordings.map(\.id)).count == 1)
+            // The losers' tracks were rolled back with them.
+            #expect(try await a.tracks(TrackQuery(includesRecordings: true), userID: user.id).tracks.count == 1)
+            await a.close()
+            await b.close()
+        }
+    }
+
+    @Test func theSameBatchSentToTwoInstancesAtOnceIsStoredOnce() async throws {
+        try await PostgresTestServer.withDatabase { url in
+            let a = try await PostgresRideStore.open(.init(url: url, maximumConnections: 4), logger: PostgresTestServer.logger)
+            let b = try await PostgresRideStore.open(.init(url: url, maximumConnections: 4), logger: PostgresTestServer.logger)
+            let user = try await a.localUser()
+            let recording = try await a.startRecording(NewRecording(name: "Race"), userID: user.id)
+            var expected: [TrackPoint] = []
+            for start in stride(from: 0, to: 1100, by: 50) {
+                let batch = RecordingTests.fixes(start..<start + 50)
+                expected += batch.map(\.point)
+                let results = try await withThrowingTaskGroup(of: FixAppendResult.self) { group in
+                    for index in 0..<4 {
+                        let store = index % 2 == 0 ? a : b
+                        group.addTask { try await store.appendFixes(batch, recordingID: recording.id, userID: user.id) }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                // Exactly one of them stored the batch; the others saw it as a replay.
+                #expect(results.map(\.appended.count).sorted() == [0, 0, 0, 50])
+            }
+            let track = try #require(try await b.track(id: recording.trackID, userID: user.id))
+            #expect(try track.content.document().tracks[0].segments[0].points == expected)
+            #expect(try await a.recording(id: recording.id, userID: user.id)?.lastClientSequence == 1099)
+            await a.close()
+            await b.close()
+        }
+    }
+
+    @Test func aDatabaseThatStopsAnsweringFailsCallsInTimeAndRecovers() async throws {
+        let server = try PostgresTestServer.requireURL()
+        try await PostgresTestServer.withDatabase { url in
+            let store = try await PostgresRideStore.open(.init(url: url, maximumConnections: 2, connectTimeoutSeconds: 1), logger: PostgresTestServer.logger)
+            let user = try await store.localUser()
+            // The database refuses new connections and loses the ones it had: what a restart looks like to the pool.
+            // (Its name is the hex one withDatabase made: no outside value in the SQL text.)
+            try await PostgresTestServer.administer(server, "ALTER DATABASE \(url.database) ALLOW_CONNECTIONS false")
+            try await PostgresTestServer.administer(
+                server, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(url.database)'")
+            let started = ContinuousClock.now
+            let error = await #expect(throws: RideStoreError.self) { try await store.user(id: user.id) }
+            #expect(ContinuousClock.now - started < .seconds(30))
+            if case .database(let message) = error {
+                #expect(message.contains("no connection to PostgreSQL") || message.contains("not currently accepting connections"))
+            } else {
+                Issue.record("expected a database error, got \(String(describing: error))")
+            }
+            // Back: the same store answers again, without a restart.
+            try await PostgresTestServer.administer(server, "ALTER DATABASE \(url.database) ALLOW_CONNECTIONS true")
+            #expect(try await store.user(id: user.id) == user)
+            await store.close()
+        }
+    }
+
+    @Test func callsNotOnPostgreSQLYetSaySo() async throws {
+        try await withStore(.postgres) { store in
+            let user = try await store.localUser()
+            let error = await #expect(throws: RideStoreError.self) { try await store.labels(userID: user.id) }
+            guard case .unsupported(let message) = error else {
+                Issue.record("expected unsupported, got \(String(describing: error))")
+                return
+            }
+            #expect(message.contains("labels(userID:) is not available on PostgreSQL yet"))
+        }
+    }
+}
+
+extension PostgresTestServer {
+    /// Runs one statement in the test's own database.
+    static func administerDatabase(_ url: PostgresDatabaseURL, _ sql: String) async throws {
+        try await administer(url, sql)
+    }
+}
