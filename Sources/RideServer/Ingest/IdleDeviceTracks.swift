@@ -26,21 +26,23 @@ public struct IdleDeviceTracks: Service {
 
     public func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            await sweep(now: Date())
+            do {
+                try await sweep(now: Date())
+            } catch RideStoreError.unsupported {
+                logger.info("this store keeps no device tracks yet: idle ones are not looked for")
+                return
+            } catch {
+                logger.warning("could not finish idle device tracks; trying again in a minute", metadata: ["error": "\(error)"])
+            }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }
     }
 
-    /// One check: finishes what is idle at `now`; a store failure is logged and tried again next time.
+    /// One check: finishes what is idle at `now`.
     @discardableResult
-    public func sweep(now: Date) async -> [TrackID] {
-        do {
-            let finished = try await store.finishIdleDeviceTracks(gapSeconds: gapSeconds, now: now)
-            for track in finished { logger.info("device track saved after the gap", metadata: ["track": "\(track)"]) }
-            return finished
-        } catch {
-            logger.warning("could not finish idle device tracks", metadata: ["error": "\(error)"])
-            return []
-        }
+    public func sweep(now: Date) async throws -> [TrackID] {
+        let finished = try await store.finishIdleDeviceTracks(gapSeconds: gapSeconds, now: now)
+        for track in finished { logger.info("device track saved after the gap", metadata: ["track": "\(track)"]) }
+        return finished
     }
 }

@@ -35,6 +35,10 @@ extension PostgresRideStore {
         throw Self.unavailable("ingest(_:gapSeconds:)")
     }
 
+    public func finishIdleDeviceTracks(gapSeconds: Double, now: Date) async throws -> [TrackID] {
+        throw Self.unavailable("finishIdleDeviceTracks(gapSeconds:now:)")
+    }
+
     public func deviceFixes(userID: UserID, after sequence: Int64, limit: Int) async throws -> [StoredDeviceFix] {
         throw Self.unavailable("deviceFixes(userID:after:limit:)")
     }
