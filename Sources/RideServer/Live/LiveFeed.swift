@@ -6,7 +6,7 @@ import RideStore
 /// reads the store from its last event id, so nothing is missed between a wake and a read, and a reconnect
 /// (`Last-Event-ID`) resumes exactly where it stopped.
 public actor LiveFeed {
-    private var waiters: [UserID: [UUID: CheckedContinuation<Void, Never>]] = [:]
+    private var waiters: [UserID: [UUID: CheckedContinuation<Bool, Never>]] = [:]
     /// Counts each user's notifications: a view reads it before it reads the store, and waits only while it is
     /// unchanged, so a notify between the read and the wait is never lost.
     private var versions: [UserID: UInt64] = [:]
@@ -20,25 +20,27 @@ public actor LiveFeed {
     public func notify(_ userID: UserID) {
         versions[userID, default: 0] &+= 1
         guard let list = waiters.removeValue(forKey: userID) else { return }
-        for continuation in list.values { continuation.resume() }
+        for continuation in list.values { continuation.resume(returning: true) }
     }
 
-    /// Returns when the user's version differs from `version` or after `seconds`, whichever is first. The check
-    /// and the parking happen in one turn of the actor, so a notify cannot fall between them.
-    func wait(_ userID: UserID, after version: UInt64, seconds: Double) async {
-        guard versions[userID, default: 0] == version else { return }
+    /// Returns when the user's version differs from `version` (true) or after `seconds` (false), whichever is
+    /// first. The check and the parking happen in one turn of the actor, so a notify cannot fall between them.
+    @discardableResult
+    func wait(_ userID: UserID, after version: UInt64, seconds: Double) async -> Bool {
+        guard versions[userID, default: 0] == version else { return true }
         let id = UUID()
         // Runs on the actor only after this turn, when the waiter is parked.
         let timer = Task { [weak self] in
             try? await Task.sleep(nanoseconds: UInt64(max(0.01, seconds) * 1e9))
-            await self?.wake(userID, id)
+            await self?.timeOut(userID, id)
         }
-        await withCheckedContinuation { continuation in waiters[userID, default: [:]][id] = continuation }
+        let woken = await withCheckedContinuation { continuation in waiters[userID, default: [:]][id] = continuation }
         timer.cancel()
+        return woken
     }
 
-    private func wake(_ userID: UserID, _ id: UUID) {
-        waiters[userID]?.removeValue(forKey: id)?.resume()
+    private func timeOut(_ userID: UserID, _ id: UUID) {
+        waiters[userID]?.removeValue(forKey: id)?.resume(returning: false)
     }
 }
 
