@@ -79,6 +79,35 @@ import Testing
         }
     }
 
+    /// Overland sends a batch again until it reads exactly `{"result":"ok"}`: the same batch may reach both
+    /// instances at once. Each answers ok; the database stores each point once, in one live track.
+    @Test func theSameOverlandBatchPostedToTwoInstancesAtOnceIsStoredOnce() async throws {
+        try await Self.withTwoInstances { first, second in
+            let serverA = TestServer(library: first)
+            let serverB = TestServer(library: second)
+            let (_, token) = try await serverA.addDevice("Phone", user: User.localName)
+            let body = IngestAPITests.overlandBatch(200)
+            let answers = try await withThrowingTaskGroup(of: String?.self) { group in
+                for index in 0..<4 {
+                    let server = index % 2 == 0 ? serverA : serverB
+                    group.addTask {
+                        try await server.run { client in
+                            try await client.execute(
+                                uri: "/ingest/overland", method: .post,
+                                headers: [.authorization: "Bearer \(token)", .contentType: "application/json"], body: ByteBuffer(string: body)
+                            ).text
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers == Array(repeating: #"{"result":"ok"}"#, count: 4))
+            #expect(try await IngestAPITests.storedCount(serverB) == 200)
+            let tracks = try await second.store.tracks(TrackQuery(), userID: second.userID).tracks
+            #expect(tracks.map(\.pointCount) == [200])
+        }
+    }
+
     @Test func placesAnswerNotImplementedOnPostgreSQL() async throws {
         try await Self.withTwoInstances { first, _ in
             let response = try await TestServer(library: first).run { client in try await client.get("/api/places") }

@@ -2,8 +2,9 @@ import Foundation
 import RideKit
 
 // The calls not on PostgreSQL yet: each says so (`RideStoreError.unsupported`), none pretends. Places, notes,
-// photos, labels, share links and the documents folder need their tables (a later migration) and, for photos,
-// a storage shared by the instances (large objects or a configured directory; issue 13).
+// photos, labels, place share links and the documents folder need their tables (a later migration) and, for
+// photos, a storage shared by the instances (large objects or a configured directory; issue 13). Live share
+// links and revoking any link are in `PostgresRideStore+Accounts`.
 extension PostgresRideStore {
     public func createPlace(_ place: NewPlace, userID: UserID) async throws -> Place {
         throw Self.unavailable("createPlace(_:userID:)")
@@ -103,10 +104,6 @@ extension PostgresRideStore {
 
     public func shareLink(token: String) async throws -> ShareLink? {
         throw Self.unavailable("shareLink(token:)")
-    }
-
-    public func revokeShareLink(token: String, userID: UserID) async throws -> Bool {
-        throw Self.unavailable("revokeShareLink(token:userID:)")
     }
 
     public func documentFiles(userID: UserID) async throws -> [DocumentFile] {
