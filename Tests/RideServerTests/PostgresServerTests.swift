@@ -8,7 +8,8 @@ import RideKit
 import Testing
 
 /// The server's recording path on a PostgreSQL store, through the HTTP API: two servers (two instances) on one
-/// database, a batch sent to both stored once, and what PostgreSQL cannot do yet answered 501, not 500.
+/// database, a batch sent to both stored once, places on either, and what PostgreSQL cannot do yet (photos)
+/// answered 501, not 500.
 /// Needs `BIKERIDE_TEST_DATABASE_URL` (scripts/test.sh sets it); skipped without it.
 @Suite struct PostgresServerTests {
     static var logger: Logger {
@@ -108,9 +109,22 @@ import Testing
         }
     }
 
-    @Test func placesAnswerNotImplementedOnPostgreSQL() async throws {
-        try await Self.withTwoInstances { first, _ in
-            let response = try await TestServer(library: first).run { client in try await client.get("/api/places") }
+    @Test func placesWorkAndPhotosAnswerNotImplementedOnPostgreSQL() async throws {
+        try await Self.withTwoInstances { first, second in
+            let created = try await TestServer(library: first).run { client in
+                try await client.post("/api/places", json: #"{"name":"Bakery","latitude":46.5,"longitude":6.6}"#)
+            }
+            #expect(created.status == .created)
+            let placeID = try #require(try created.jsonObject()["id"] as? String)
+            // The other instance lists it: the place is in the database, not in a process.
+            let listed = try await TestServer(library: second).run { client in try await client.get("/api/places") }.jsonObject()
+            #expect((listed["places"] as? [[String: Any]])?.map { $0["id"] as? String } == [placeID])
+            let noteID = try await second.store.addNote(placeID: try #require(PlaceID(placeID)), body: "Sourdough", userID: second.userID).id
+            let response = try await TestServer(library: first).run { client in
+                try await client.execute(
+                    uri: "/api/places/\(placeID)/notes/\(noteID)/photos", method: .post, headers: [.contentType: "image/jpeg"],
+                    body: ByteBuffer(bytes: [0xFF, 0xD8, 0xFF, 0xE0]))
+            }
             #expect(response.status == .notImplemented)
             #expect(try response.errorCode() == "not_implemented")
         }

@@ -70,9 +70,7 @@ import RideKit
             let device = try await Self.device(store, user: user.id)
             _ = try await store.ingest(Self.fixes([0, 1]), deviceID: device.id, userID: user.id, gapSeconds: 1800)
             try await store.createSession(tokenHash: "bobs", userID: user.id, expiresAt: Date().addingTimeInterval(3600))
-            if kind == .sqlite {  // Places are not on PostgreSQL yet (issue 13).
-                _ = try await store.createPlace(NewPlace(latitude: 1, longitude: 2, name: "Home"), userID: user.id)
-            }
+            _ = try await store.createPlace(NewPlace(latitude: 1, longitude: 2, name: "Home"), userID: user.id)
             #expect(try await store.deleteUser(id: user.id))
             #expect(try await store.deleteUser(id: user.id) == false)
             #expect(try await store.sessionUser(tokenHash: "bobs", now: Date()) == nil)
@@ -80,6 +78,7 @@ import RideKit
             #expect(try await store.devices(userID: user.id).isEmpty)
             #expect(try await store.deviceFixes(userID: user.id, after: 0, limit: 10).isEmpty)
             #expect(try await store.tracks(TrackQuery(includesRecordings: true), userID: user.id).tracks.isEmpty)
+            #expect(try await storedPlaceRows(store).places == 0)
         }
     }
 

@@ -248,12 +248,12 @@ import RideKit
     @Test func callsNotOnPostgreSQLYetSaySo() async throws {
         try await withStore(.postgres) { store in
             let user = try await store.localUser()
-            let error = await #expect(throws: RideStoreError.self) { try await store.labels(userID: user.id) }
+            let error = await #expect(throws: RideStoreError.self) { try await store.photo(id: ShortID.random(), userID: user.id) }
             guard case .unsupported(let message) = error else {
                 Issue.record("expected unsupported, got \(String(describing: error))")
                 return
             }
-            #expect(message.contains("labels(userID:) is not available on PostgreSQL yet"))
+            #expect(message.contains("photo(id:userID:) is not available on PostgreSQL yet"))
         }
     }
 }

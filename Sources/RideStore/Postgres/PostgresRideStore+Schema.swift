@@ -14,8 +14,7 @@ extension PostgresRideStore {
     /// a reserved word here); times are milliseconds since 1970 as BIGINT, as there; points are packed blocks
     /// of up to 1,024 (`PointBlockEncoder`) as BYTEA.
     ///
-    /// Not here yet (later migrations, with the calls that use them): places, notes, photos, labels and the
-    /// documents folder's files.
+    /// Not here yet (later migrations, with the calls that use them): photos and the documents folder's files.
     static let migrations: [Migration] = [
         Migration(
             name: "v1 users, devices, tracks, points, recordings",
@@ -195,6 +194,54 @@ extension PostgresRideStore {
                 "CREATE INDEX share_links_user ON share_links (user_id)",
                 "CREATE INDEX share_links_target ON share_links (target_kind, target_id)",
             ]),
+        // Places with their notes and labels, as SQLite's (its v1 and v4: `deleted_at` for undo). Photos are not
+        // here yet: they need a storage every instance shares.
+        Migration(
+            name: "v3 places, notes, labels",
+            statements: [
+                """
+                CREATE TABLE places (
+                    id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    latitude DOUBLE PRECISION NOT NULL,
+                    longitude DOUBLE PRECISION NOT NULL,
+                    name TEXT NOT NULL,
+                    address TEXT,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL,
+                    deleted_at BIGINT
+                )
+                """,
+                "CREATE INDEX places_user ON places (user_id, created_at DESC)",
+                "CREATE INDEX places_deleted ON places (deleted_at) WHERE deleted_at IS NOT NULL",
+                """
+                CREATE TABLE notes (
+                    id TEXT PRIMARY KEY,
+                    place_id TEXT NOT NULL REFERENCES places (id) ON DELETE CASCADE,
+                    body TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX notes_place ON notes (place_id, created_at)",
+                """
+                CREATE TABLE labels (
+                    id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    name TEXT NOT NULL,
+                    color TEXT NOT NULL,
+                    UNIQUE (user_id, name)
+                )
+                """,
+                """
+                CREATE TABLE place_labels (
+                    place_id TEXT NOT NULL REFERENCES places (id) ON DELETE CASCADE,
+                    label_id TEXT NOT NULL REFERENCES labels (id) ON DELETE CASCADE,
+                    PRIMARY KEY (place_id, label_id)
+                )
+                """,
+                "CREATE INDEX place_labels_label ON place_labels (label_id)",
+            ]),
     ]
 
     /// The table of applied migrations.
@@ -283,7 +330,7 @@ extension PostgresRideStore {
     /// The tables of the schema (tests: "nothing left behind").
     static let tableNames: Set<String> = [
         "users", "devices", "track_imports", "tracks", "segments", "point_blocks", "recordings", "sessions", "device_fixes", "share_links",
-        migrationsTable,
+        "places", "notes", "labels", "place_labels", migrationsTable,
     ]
 
     /// Rows in one of the schema's tables.
