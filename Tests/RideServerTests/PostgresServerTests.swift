@@ -109,6 +109,36 @@ import Testing
         }
     }
 
+    /// Sessions live in the database: a login on one instance is a login on the other, a logout on either ends it,
+    /// and each user sees only their own tracks whichever instance answers.
+    @Test func aSessionMadeOnOneInstanceWorksOnTheOther() async throws {
+        try await Self.withTwoInstances { first, second in
+            var serverA = TestServer(library: first)
+            var serverB = TestServer(library: second)
+            serverA.configuration.accounts = true
+            serverA.configuration.passwordHasher = .forTesting
+            serverB.configuration = serverA.configuration
+            for name in ["anna", "bob"] {
+                _ = try await first.store.createUser(name: name, passwordHash: try PasswordHasher.forTesting.hash(TestServer.password(of: name)))
+            }
+            let anna = try await serverA.run { client in try await Session.login(client, "anna") }
+            let started = try await serverB.run { client in
+                try await Session(client: client, cookie: anna.cookie).post("/api/recordings", json: #"{"name":"Anna's ride"}"#)
+            }
+            #expect(started.status == .created)
+            let recording = try #require(try started.jsonObject()["id"] as? String)
+            let annas = try await serverA.run { client in try await Session(client: client, cookie: anna.cookie).get("/api/recordings/\(recording)") }
+            #expect(annas.status == .ok)
+            let bob = try await serverB.run { client in try await Session.login(client, "bob") }
+            let bobs = try await serverA.run { client in try await Session(client: client, cookie: bob.cookie).get("/api/recordings/\(recording)") }
+            #expect(bobs.status == .notFound)
+            let loggedOut = try await serverB.run { client in try await Session(client: client, cookie: anna.cookie).post("/api/logout") }
+            #expect(loggedOut.status.code < 300)
+            let after = try await serverA.run { client in try await Session(client: client, cookie: anna.cookie).get("/api/tracks") }
+            #expect(after.status == .unauthorized)
+        }
+    }
+
     @Test func placesWorkAndPhotosAnswerNotImplementedOnPostgreSQL() async throws {
         try await Self.withTwoInstances { first, second in
             let created = try await TestServer(library: first).run { client in
