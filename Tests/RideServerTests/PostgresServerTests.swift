@@ -139,6 +139,32 @@ import Testing
         }
     }
 
+    /// A live view open on one instance gets a phone's post to the other: the feed reads the database (at each
+    /// wake-up, and at least once a second), not the process that stored the fix.
+    @Test func aLiveViewOnOneInstanceGetsAPostToTheOther() async throws {
+        try await Self.withTwoInstances { first, second in
+            let serverA = TestServer(library: first)
+            let serverB = TestServer(library: second)
+            let (_, token) = try await serverA.addDevice("Phone", user: User.localName)
+            // The stream stays open 15 s: long enough for the post on a loaded machine (the whole suite on two cores);
+            // it carries every fix after id 0, so it does not matter whether it opened before the post or after.
+            async let feed = serverA.run { client in try await client.execute(uri: "/api/live?lastEventId=0&maxSeconds=15", method: .get).text }
+            try await Task.sleep(for: .milliseconds(300))
+            let now = Int(Date().timeIntervalSince1970)
+            let body = #"{"_type":"location","lat":46.5,"lon":6.6,"tst":\#(now - 10),"batt":77}"#
+            let posted = try await serverB.run { client in
+                try await client.execute(
+                    uri: "/ingest/owntracks", method: .post, headers: [.authorization: IngestAPITests.basic(User.localName, token)],
+                    body: ByteBuffer(string: body)
+                ).status
+            }
+            #expect(posted == .ok)
+            let text = try await feed
+            #expect(text.components(separatedBy: "event: fix").count == 2)
+            #expect(text.contains(#""batteryPercent":77"#))
+        }
+    }
+
     @Test func placesWorkAndPhotosAnswerNotImplementedOnPostgreSQL() async throws {
         try await Self.withTwoInstances { first, second in
             let created = try await TestServer(library: first).run { client in
