@@ -29,7 +29,7 @@ extension Bikeride {
         var dataDir: String?
 
         @Option(help: ArgumentHelp(
-            "A PostgreSQL database to keep the data in instead of the data directory's SQLite file: postgres://USER@HOST:PORT/DB (password in the URL or PGPASSWORD; ?sslmode=disable|prefer|require). Places, photos and the documents folder are not available on PostgreSQL yet.",
+            "A PostgreSQL database to keep the data in instead of the data directory's SQLite file: postgres://USER@HOST:PORT/DB (password in the URL or PGPASSWORD; ?sslmode=disable|prefer|require). Photos and the documents folder are not available on PostgreSQL yet.",
             valueName: "url"))
         var database: String?
 
@@ -137,9 +137,9 @@ extension Bikeride {
                 } else {
                     // The embedded store in the data directory: recordings and saved tracks.
                     library = try await dataDirectory.openLibrary()
-                    // Places deleted more than 30 days ago go for good (also at every delete).
-                    _ = try await library.purgeExpiredPlaces()
                 }
+                // Places deleted more than 30 days ago go for good (also at every delete).
+                _ = try await library.purgeExpiredPlaces()
                 if configuration.requiresAccounts, !(try await library.store.users()).contains(where: { $0.passwordHash != nil }) {
                     printError("bikeride serve: accounts are on and no user has a password yet: bikeride users add NAME --password-stdin")
                 }

@@ -3,7 +3,7 @@ import Foundation
 import RideKit
 import RideStore
 
-/// The data directory the library commands work on.
+/// The library the library commands work on: the data directory's SQLite file, or a PostgreSQL database.
 struct LibraryOptions: ParsableArguments {
     @Option(
         name: .customLong("data-dir"),
@@ -12,16 +12,32 @@ struct LibraryOptions: ParsableArguments {
             valueName: "DIR"))
     var dataDirectory: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "The PostgreSQL database of `serve --database` instead of the data directory's SQLite file: postgres://USER@HOST:PORT/DB (or set BIKERIDE_DATABASE_URL).",
+            valueName: "URL"))
+    var database: String?
+
     var directory: DataDirectory {
         dataDirectory.map { DataDirectory(url: URL(filePath: $0, directoryHint: .isDirectory)) } ?? DataDirectory.default()
     }
 
     /// Opens the library, or exits with a message that says what went wrong.
     func open() async throws -> TrackLibrary {
+        let url: PostgresDatabaseURL?
         do {
-            return try await directory.openLibrary()
+            url = try PostgresRideStore.databaseURL(option: database)
         } catch {
-            printError("bikeride: cannot open the library in \(directory.url.path): \(error)")
+            printError("bikeride: --database: \(error)")
+            throw ExitCode.failure
+        }
+        do {
+            guard let url else { return try await directory.openLibrary() }
+            // One command at a time: two connections are plenty.
+            let store = try await PostgresRideStore.open(.init(url: url, maximumConnections: 2))
+            return try await directory.openLibrary(on: store)
+        } catch {
+            printError("bikeride: cannot open the library in \(url.map { "\($0)" } ?? directory.url.path): \(error)")
             throw ExitCode.failure
         }
     }

@@ -4,7 +4,8 @@ import Testing
 import RideKit
 @testable import RideStore
 
-/// Users, sessions, device tokens and the positions devices post (issue 12), on a real SQLite file.
+/// Users, sessions, device tokens and the positions devices post (issue 12), on both stores alike (an SQLite file,
+/// a PostgreSQL database).
 @Suite struct AccountStoreTests {
     static let start = Date(timeIntervalSince1970: 1_700_000_000)
 
@@ -45,171 +46,257 @@ import RideKit
         #expect(!SecretToken.isPlausible("../../etc/passwd") && !SecretToken.isPlausible("short"))
     }
 
-    @Test func sessionsLiveUntilTheyExpireOrEnd() async throws {
-        let test = try TestStore()
-        let store = test.store
-        let user = try await store.createUser(name: "anna", passwordHash: "x")
-        try await store.createSession(tokenHash: "live", userID: user.id, expiresAt: Date().addingTimeInterval(3600))
-        try await store.createSession(tokenHash: "old", userID: user.id, expiresAt: Date().addingTimeInterval(-1))
-        #expect(try await store.sessionUser(tokenHash: "live", now: Date())?.id == user.id)
-        #expect(try await store.sessionUser(tokenHash: "old", now: Date()) == nil)
-        #expect(try await store.sessionUser(tokenHash: "unknown", now: Date()) == nil)
-        try await store.deleteSession(tokenHash: "live")
-        #expect(try await store.sessionUser(tokenHash: "live", now: Date()) == nil)
-        // A new password ends every session.
-        try await store.createSession(tokenHash: "again", userID: user.id, expiresAt: Date().addingTimeInterval(3600))
-        try await store.setPasswordHash("y", userID: user.id)
-        #expect(try await store.sessionUser(tokenHash: "again", now: Date()) == nil)
-        #expect(try await store.user(id: user.id)?.passwordHash == "y")
-    }
-
-    @Test func deletingAUserDeletesTheirData() async throws {
-        let test = try TestStore()
-        let store = test.store
-        let user = try await store.createUser(name: "bob", passwordHash: "x")
-        let device = try await Self.device(store, user: user.id)
-        _ = try await store.ingest(Self.fixes([0, 1]), deviceID: device.id, userID: user.id, gapSeconds: 1800)
-        _ = try await store.createPlace(NewPlace(latitude: 1, longitude: 2, name: "Home"), userID: user.id)
-        #expect(try await store.deleteUser(id: user.id))
-        #expect(try await store.user(id: user.id) == nil)
-        #expect(try await store.devices(userID: user.id).isEmpty)
-        #expect(try await store.deviceFixes(userID: user.id, after: 0, limit: 10).isEmpty)
-        #expect(try await store.tracks(TrackQuery(includesRecordings: true), userID: user.id).tracks.isEmpty)
-    }
-
-    @Test func rotatedTokenReplacesTheOld() async throws {
-        let test = try TestStore()
-        let store = test.store
-        let user = try await store.localUser()
-        let other = try await store.createUser(name: "other", passwordHash: nil)
-        let device = try await Self.device(store, user: user.id)
-        _ = try await store.replaceDeviceToken(id: device.id, userID: user.id, tokenHash: "new")
-        #expect(try await store.device(tokenHash: device.tokenHash) == nil)
-        #expect(try await store.device(tokenHash: "new")?.id == device.id)
-        // Another user's device: not found, unchanged.
-        await #expect(throws: RideStoreError.self) { try await store.replaceDeviceToken(id: device.id, userID: other.id, tokenHash: "stolen") }
-        #expect(try await store.device(id: device.id, userID: other.id) == nil)
-    }
-
-    @Test func replaysAndDuplicatesAreStoredOnce() async throws {
-        let test = try TestStore()
-        let store = test.store
-        let user = try await store.localUser()
-        let device = try await Self.device(store, user: user.id)
-        let first = try await store.ingest(Self.fixes(Array(0..<10)), deviceID: device.id, userID: user.id, gapSeconds: 1800)
-        #expect(first.storedCount == 10 && first.duplicateCount == 0)
-        let replay = try await store.ingest(Self.fixes(Array(0..<10)), deviceID: device.id, userID: user.id, gapSeconds: 1800)
-        #expect(replay.storedCount == 0 && replay.duplicateCount == 10)
-        // The same time twice in one post, and a post overlapping the last one.
-        let overlap = try await store.ingest(Self.fixes([9, 10, 10, 11]), deviceID: device.id, userID: user.id, gapSeconds: 1800)
-        #expect(overlap.storedCount == 2 && overlap.duplicateCount == 2)
-        let firstID = try #require(first.liveTrackID)
-        let track = try #require(try await store.track(id: firstID, userID: user.id))
-        #expect(track.summary.pointCount == 12)
-        #expect(track.summary.source == .device)
-        // Listed among the tracks while it grows.
-        #expect(try await store.tracks(TrackQuery(), userID: user.id).tracks.map(\.id) == [track.id])
-    }
-
-    @Test func outOfOrderFixesArePlacedInOrder() async throws {
-        let test = try TestStore()
-        let store = test.store
-        let user = try await store.localUser()
-        let device = try await Self.device(store, user: user.id)
-        _ = try await store.ingest(Self.fixes([0, 2, 4]), deviceID: device.id, userID: user.id, gapSeconds: 1800)
-        let late = try await store.ingest(Self.fixes([3, 1]), deviceID: device.id, userID: user.id, gapSeconds: 1800)
-        let lateID = try #require(late.liveTrackID)
-        let track = try #require(try await store.track(id: lateID, userID: user.id))
-        let times = try track.content.tracks[0].segments[0].points.points().compactMap { $0.time?.date }
-        #expect(times == Self.fixes([0, 1, 2, 3, 4]).map(\.time))
-        #expect(track.summary.pointCount == 5)
-    }
-
-    @Test func aGapStartsANewTrackAndSavesTheFinishedOneWithItsFigures() async throws {
-        let test = try TestStore()
-        let store = test.store
-        let user = try await store.localUser()
-        let device = try await Self.device(store, user: user.id)
-        let morning = try await store.ingest(Self.fixes(Array(0..<10)), deviceID: device.id, userID: user.id, gapSeconds: 1800)
-        // 31 minutes after the last fix: a new track.
-        let evening = try await store.ingest(Self.fixes([40, 41, 42]), deviceID: device.id, userID: user.id, gapSeconds: 1800)
-        #expect(evening.finishedTrackIDs == [morning.liveTrackID].compactMap { $0 })
-        #expect(evening.liveTrackID != morning.liveTrackID)
-        let morningID = try #require(morning.liveTrackID)
-        let finished = try #require(try await store.trackSummary(id: morningID, userID: user.id))
-        #expect(finished.state == .complete && finished.pointCount == 10)
-        #expect(finished.distanceMeters > 900 && finished.distanceMeters < 1100)  // 9 steps of 0.001° latitude ≈ 1,000 m
-        #expect(try await store.tracks(TrackQuery(), userID: user.id).tracks.count == 2)
-        // A shorter gap in one post, in the same post.
-        let both = try await store.ingest(Self.fixes([100, 200]), deviceID: device.id, userID: user.id, gapSeconds: 1800)
-        #expect(both.finishedTrackIDs.count == 2)
-    }
-
-    @Test func fixesAreScopedToTheirUser() async throws {
-        let test = try TestStore()
-        let store = test.store
-        let anna = try await store.createUser(name: "anna", passwordHash: nil)
-        let bob = try await store.createUser(name: "bob", passwordHash: nil)
-        let annasPhone = try await Self.device(store, user: anna.id)
-        // Bob cannot post into Anna's device.
-        await #expect(throws: RideStoreError.self) {
-            try await store.ingest(Self.fixes([0]), deviceID: annasPhone.id, userID: bob.id, gapSeconds: 1800)
+    @Test(arguments: StoreKind.allCases) func sessionsLiveUntilTheyExpireOrEnd(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let user = try await store.createUser(name: "anna", passwordHash: "x")
+            try await store.createSession(tokenHash: "live", userID: user.id, expiresAt: Date().addingTimeInterval(3600))
+            try await store.createSession(tokenHash: "old", userID: user.id, expiresAt: Date().addingTimeInterval(-1))
+            #expect(try await store.sessionUser(tokenHash: "live", now: Date())?.id == user.id)
+            #expect(try await store.sessionUser(tokenHash: "old", now: Date()) == nil)
+            #expect(try await store.sessionUser(tokenHash: "unknown", now: Date()) == nil)
+            try await store.deleteSession(tokenHash: "live")
+            #expect(try await store.sessionUser(tokenHash: "live", now: Date()) == nil)
+            // A new password ends every session.
+            try await store.createSession(tokenHash: "again", userID: user.id, expiresAt: Date().addingTimeInterval(3600))
+            try await store.setPasswordHash("y", userID: user.id)
+            #expect(try await store.sessionUser(tokenHash: "again", now: Date()) == nil)
+            #expect(try await store.user(id: user.id)?.passwordHash == "y")
         }
-        _ = try await store.ingest(Self.fixes([0, 1]), deviceID: annasPhone.id, userID: anna.id, gapSeconds: 1800)
-        #expect(try await store.deviceFixes(userID: bob.id, after: 0, limit: 100).isEmpty)
-        #expect(try await store.deviceFixes(deviceID: annasPhone.id, userID: bob.id, since: .distantPast, limit: 100).isEmpty)
-        #expect(try await store.latestDeviceFixes(userID: bob.id).isEmpty)
-        #expect(try await store.lastDeviceFixSequence(userID: bob.id) == 0)
-        #expect(try await store.deviceFixes(userID: anna.id, after: 0, limit: 100).count == 2)
-        #expect(try await store.latestDeviceFixes(userID: anna.id).map(\.fix.time) == [Self.fixes([1])[0].time])
+    }
+
+    @Test(arguments: StoreKind.allCases) func deletingAUserDeletesTheirData(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let user = try await store.createUser(name: "bob", passwordHash: "x")
+            let device = try await Self.device(store, user: user.id)
+            _ = try await store.ingest(Self.fixes([0, 1]), deviceID: device.id, userID: user.id, gapSeconds: 1800)
+            try await store.createSession(tokenHash: "bobs", userID: user.id, expiresAt: Date().addingTimeInterval(3600))
+            _ = try await store.createPlace(NewPlace(latitude: 1, longitude: 2, name: "Home"), userID: user.id)
+            #expect(try await store.deleteUser(id: user.id))
+            #expect(try await store.deleteUser(id: user.id) == false)
+            #expect(try await store.sessionUser(tokenHash: "bobs", now: Date()) == nil)
+            #expect(try await store.user(id: user.id) == nil)
+            #expect(try await store.devices(userID: user.id).isEmpty)
+            #expect(try await store.deviceFixes(userID: user.id, after: 0, limit: 10).isEmpty)
+            #expect(try await store.tracks(TrackQuery(includesRecordings: true), userID: user.id).tracks.isEmpty)
+            #expect(try await storedPlaceRows(store).places == 0)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases) func rotatedTokenReplacesTheOld(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let user = try await store.localUser()
+            let other = try await store.createUser(name: "other", passwordHash: nil)
+            let device = try await Self.device(store, user: user.id)
+            _ = try await store.replaceDeviceToken(id: device.id, userID: user.id, tokenHash: "new")
+            #expect(try await store.device(tokenHash: device.tokenHash) == nil)
+            #expect(try await store.device(tokenHash: "new")?.id == device.id)
+            // Another user's device: not found, unchanged.
+            await #expect(throws: RideStoreError.self) { try await store.replaceDeviceToken(id: device.id, userID: other.id, tokenHash: "stolen") }
+            #expect(try await store.device(id: device.id, userID: other.id) == nil)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases) func replaysAndDuplicatesAreStoredOnce(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let user = try await store.localUser()
+            let device = try await Self.device(store, user: user.id)
+            let first = try await store.ingest(Self.fixes(Array(0..<10)), deviceID: device.id, userID: user.id, gapSeconds: 1800)
+            #expect(first.storedCount == 10 && first.duplicateCount == 0)
+            let replay = try await store.ingest(Self.fixes(Array(0..<10)), deviceID: device.id, userID: user.id, gapSeconds: 1800)
+            #expect(replay.storedCount == 0 && replay.duplicateCount == 10)
+            // The same time twice in one post, and a post overlapping the last one.
+            let overlap = try await store.ingest(Self.fixes([9, 10, 10, 11]), deviceID: device.id, userID: user.id, gapSeconds: 1800)
+            #expect(overlap.storedCount == 2 && overlap.duplicateCount == 2)
+            let firstID = try #require(first.liveTrackID)
+            let track = try #require(try await store.track(id: firstID, userID: user.id))
+            #expect(track.summary.pointCount == 12)
+            #expect(track.summary.source == .device)
+            // Listed among the tracks while it grows.
+            #expect(try await store.tracks(TrackQuery(), userID: user.id).tracks.map(\.id) == [track.id])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases) func outOfOrderFixesArePlacedInOrder(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let user = try await store.localUser()
+            let device = try await Self.device(store, user: user.id)
+            _ = try await store.ingest(Self.fixes([0, 2, 4]), deviceID: device.id, userID: user.id, gapSeconds: 1800)
+            let late = try await store.ingest(Self.fixes([3, 1]), deviceID: device.id, userID: user.id, gapSeconds: 1800)
+            let lateID = try #require(late.liveTrackID)
+            let track = try #require(try await store.track(id: lateID, userID: user.id))
+            let times = try track.content.tracks[0].segments[0].points.points().compactMap { $0.time?.date }
+            #expect(times == Self.fixes([0, 1, 2, 3, 4]).map(\.time))
+            #expect(track.summary.pointCount == 5)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases) func aGapStartsANewTrackAndSavesTheFinishedOneWithItsFigures(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let user = try await store.localUser()
+            let device = try await Self.device(store, user: user.id)
+            let morning = try await store.ingest(Self.fixes(Array(0..<10)), deviceID: device.id, userID: user.id, gapSeconds: 1800)
+            // 31 minutes after the last fix: a new track.
+            let evening = try await store.ingest(Self.fixes([40, 41, 42]), deviceID: device.id, userID: user.id, gapSeconds: 1800)
+            #expect(evening.finishedTrackIDs == [morning.liveTrackID].compactMap { $0 })
+            #expect(evening.liveTrackID != morning.liveTrackID)
+            let morningID = try #require(morning.liveTrackID)
+            let finished = try #require(try await store.trackSummary(id: morningID, userID: user.id))
+            #expect(finished.state == .complete && finished.pointCount == 10)
+            #expect(finished.distanceMeters > 900 && finished.distanceMeters < 1100)  // 9 steps of 0.001° latitude ≈ 1,000 m
+            #expect(try await store.tracks(TrackQuery(), userID: user.id).tracks.count == 2)
+            // A shorter gap in one post, in the same post.
+            let both = try await store.ingest(Self.fixes([100, 200]), deviceID: device.id, userID: user.id, gapSeconds: 1800)
+            #expect(both.finishedTrackIDs.count == 2)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases) func fixesAreScopedToTheirUser(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let anna = try await store.createUser(name: "anna", passwordHash: nil)
+            let bob = try await store.createUser(name: "bob", passwordHash: nil)
+            let annasPhone = try await Self.device(store, user: anna.id)
+            // Bob cannot post into Anna's device.
+            await #expect(throws: RideStoreError.self) {
+                try await store.ingest(Self.fixes([0]), deviceID: annasPhone.id, userID: bob.id, gapSeconds: 1800)
+            }
+            _ = try await store.ingest(Self.fixes([0, 1]), deviceID: annasPhone.id, userID: anna.id, gapSeconds: 1800)
+            #expect(try await store.deviceFixes(userID: bob.id, after: 0, limit: 100).isEmpty)
+            #expect(try await store.deviceFixes(deviceID: annasPhone.id, userID: bob.id, since: .distantPast, limit: 100).isEmpty)
+            #expect(try await store.latestDeviceFixes(userID: bob.id).isEmpty)
+            #expect(try await store.lastDeviceFixSequence(userID: bob.id) == 0)
+            #expect(try await store.deviceFixes(userID: anna.id, after: 0, limit: 100).count == 2)
+            #expect(try await store.latestDeviceFixes(userID: anna.id).map(\.fix.time) == [Self.fixes([1])[0].time])
+        }
     }
 
     /// Group commit: several devices' posts in one transaction, each with its own outcome; one that fails (a
     /// revoked device) leaves the others stored.
-    @Test func postsOfSeveralDevicesInOneTransaction() async throws {
-        let test = try TestStore()
-        let store = test.store
-        let user = try await store.localUser()
-        let one = try await Self.device(store, user: user.id, name: "One")
-        let two = try await Self.device(store, user: user.id, name: "Two")
-        let gone = try await Self.device(store, user: user.id, name: "Gone")
-        _ = try await store.deleteDevice(id: gone.id, userID: user.id)
-        let results = try await store.ingest([
-            DevicePost(fixes: Self.fixes([0, 1]), deviceID: one.id, userID: user.id),
-            DevicePost(fixes: Self.fixes([0]), deviceID: gone.id, userID: user.id),
-            DevicePost(fixes: Self.fixes([0, 1, 2]), deviceID: two.id, userID: user.id),
-            DevicePost(fixes: Self.fixes([1, 2]), deviceID: one.id, userID: user.id),
-        ], gapSeconds: 1800)
-        #expect(try results[0].get().storedCount == 2)
-        #expect(throws: RideStoreError.self) { try results[1].get() }
-        #expect(try results[2].get().storedCount == 3)
-        #expect(try results[3].get().storedCount == 1 && results[3].get().duplicateCount == 1)
-        #expect(try await store.deviceFixes(userID: user.id, after: 0, limit: 100).count == 6)
-        #expect(try await store.tracks(TrackQuery(), userID: user.id).tracks.count == 2)
+    @Test(arguments: StoreKind.allCases) func postsOfSeveralDevicesInOneTransaction(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let user = try await store.localUser()
+            let one = try await Self.device(store, user: user.id, name: "One")
+            let two = try await Self.device(store, user: user.id, name: "Two")
+            let gone = try await Self.device(store, user: user.id, name: "Gone")
+            _ = try await store.deleteDevice(id: gone.id, userID: user.id)
+            let results = try await store.ingest([
+                DevicePost(fixes: Self.fixes([0, 1]), deviceID: one.id, userID: user.id),
+                DevicePost(fixes: Self.fixes([0]), deviceID: gone.id, userID: user.id),
+                DevicePost(fixes: Self.fixes([0, 1, 2]), deviceID: two.id, userID: user.id),
+                DevicePost(fixes: Self.fixes([1, 2]), deviceID: one.id, userID: user.id),
+            ], gapSeconds: 1800)
+            #expect(try results[0].get().storedCount == 2)
+            #expect(throws: RideStoreError.self) { try results[1].get() }
+            #expect(try results[2].get().storedCount == 3)
+            #expect(try results[3].get().storedCount == 1 && results[3].get().duplicateCount == 1)
+            #expect(try await store.deviceFixes(userID: user.id, after: 0, limit: 100).count == 6)
+            #expect(try await store.tracks(TrackQuery(), userID: user.id).tracks.count == 2)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases) func usersAreListedByNameAndSessionTokensAreUnique(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            for name in ["zoe", "Anna", "bob"] { _ = try await store.createUser(name: name, passwordHash: nil) }
+            // By the bytes of the names: capitals first, as SQLite's BINARY collation orders them.
+            #expect(try await store.users().map(\.name) == ["Anna", "bob", "zoe"])
+            let anna = try #require(try await store.user(named: "Anna"))
+            try await store.createSession(tokenHash: "one", userID: anna.id, expiresAt: Date().addingTimeInterval(60))
+            await #expect(throws: RideStoreError.self) {
+                try await store.createSession(tokenHash: "one", userID: anna.id, expiresAt: Date().addingTimeInterval(60))
+            }
+            await #expect(throws: RideStoreError.notFound(kind: "user", id: "ZZZZZZZZ")) {
+                try await store.createSession(tokenHash: "two", userID: UserID("ZZZZZZZZ")!, expiresAt: Date().addingTimeInterval(60))
+            }
+            try await store.deleteSessions(userID: anna.id)
+            #expect(try await store.sessionUser(tokenHash: "one", now: Date()) == nil)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases) func fixesThatAreNotFiniteAreRefusedAndNothingIsStored(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let user = try await store.localUser()
+            let device = try await Self.device(store, user: user.id)
+            var fixes = Self.fixes([0, 1, 2])
+            fixes[1].elevationMeters = .nan
+            await #expect(throws: RideStoreError.self) { try await store.ingest(fixes, deviceID: device.id, userID: user.id, gapSeconds: 1800) }
+            fixes[1].elevationMeters = nil
+            fixes[2].latitude = 91
+            await #expect(throws: RideStoreError.self) { try await store.ingest(fixes, deviceID: device.id, userID: user.id, gapSeconds: 1800) }
+            #expect(try await store.deviceFixes(userID: user.id, after: 0, limit: 10).isEmpty)
+            #expect(try await store.lastDeviceFixSequence(userID: user.id) == 0)
+            // Values a fix may lack come back as absent, the others as given.
+            fixes[2].latitude = 46.502
+            _ = try await store.ingest(fixes, deviceID: device.id, userID: user.id, gapSeconds: 1800)
+            let stored = try await store.deviceFixes(deviceID: device.id, userID: user.id, since: .distantPast, limit: 10)
+            #expect(stored.map(\.fix) == fixes)
+            #expect(stored.map(\.sequence) == stored.map(\.sequence).sorted() && Set(stored.map(\.sequence)).count == 3)
+            #expect(try await store.lastDeviceFixSequence(userID: user.id) == stored.last?.sequence)
+        }
+    }
+
+    /// A live link shows a device's position to whoever holds the token: until it expires, is revoked, or (made
+    /// for a ride) the ride ends; never another user's device.
+    @Test(arguments: StoreKind.allCases) func liveSharesEndWithTheirTimeTheirRevocationOrTheirRide(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let user = try await store.localUser()
+            let other = try await store.createUser(name: "other", passwordHash: nil)
+            let device = try await Self.device(store, user: user.id)
+            let token = "live-share-token-0001"
+            let now = Date()
+            // No ride yet: a link limited to the ride cannot be made.
+            await #expect(throws: RideStoreError.conflict("the device has no ride in progress")) {
+                try await store.createLiveShare(token: token, deviceID: device.id, userID: user.id, expiresAt: now + 3600, untilRideEnds: true)
+            }
+            await #expect(throws: RideStoreError.notFound(kind: "device", id: device.id.rawValue)) {
+                try await store.createLiveShare(token: token, deviceID: device.id, userID: other.id, expiresAt: now + 3600, untilRideEnds: false)
+            }
+            await #expect(throws: RideStoreError.self) {
+                try await store.createLiveShare(token: "short", deviceID: device.id, userID: user.id, expiresAt: now + 3600, untilRideEnds: false)
+            }
+            let ride = try await store.ingest(Self.fixes([0, 1]), deviceID: device.id, userID: user.id, gapSeconds: 1800)
+            let share = try await store.createLiveShare(token: token, deviceID: device.id, userID: user.id, expiresAt: now + 3600, untilRideEnds: true)
+            #expect(share.trackID == ride.liveTrackID && share.deviceName == "Phone" && share.userID == user.id)
+            #expect(try await store.liveShare(token: token, now: now) == share)
+            #expect(try await store.liveShare(token: token, now: now + 3600) == nil)  // expired
+            #expect(try await store.liveShare(token: "unknown-token-00000", now: now) == nil)
+            await #expect(throws: RideStoreError.self) {
+                try await store.createLiveShare(token: token, deviceID: device.id, userID: user.id, expiresAt: now + 3600, untilRideEnds: false)
+            }
+            // A fix after a gap ends the ride the link was made for.
+            _ = try await store.ingest(Self.fixes([100]), deviceID: device.id, userID: user.id, gapSeconds: 1800)
+            #expect(try await store.liveShare(token: token, now: now) == nil)
+
+            let open = "live-share-token-0002"
+            _ = try await store.createLiveShare(token: open, deviceID: device.id, userID: user.id, expiresAt: now + 3600, untilRideEnds: false)
+            #expect(try await store.liveShare(token: open, now: now)?.trackID == nil)
+            #expect(try await store.revokeShareLink(token: open, userID: other.id) == false)
+            #expect(try await store.revokeShareLink(token: open, userID: user.id))
+            #expect(try await store.revokeShareLink(token: open, userID: user.id) == false)
+            #expect(try await store.liveShare(token: open, now: now) == nil)
+        }
     }
 
     /// A live device track shows its figures while it grows (it showed 0 m until the gap finished it): fixes
     /// 0.001° of latitude apart (111.2 m on the mean sphere, R = 6,371,008.8 m: 0.001 × π/180 × R) one a
     /// minute, each in its own post. The figures may lag by at most a minute of riding, here one fix.
-    @Test func aGrowingDeviceTrackHasItsFigures() async throws {
-        let test = try TestStore()
-        let store = test.store
-        let user = try await store.localUser()
-        let device = try await Self.device(store, user: user.id)
-        let step = 0.001 * Double.pi / 180 * 6_371_008.8
-        var trackID: TrackID?
-        for minute in 0..<30 {
-            let result = try await store.ingest(Self.fixes([minute]), deviceID: device.id, userID: user.id, gapSeconds: 1800)
-            let id = try #require(result.liveTrackID)
-            #expect(trackID == nil || trackID == id)
-            trackID = id
-            let summary = try #require(try await store.trackSummary(id: id, userID: user.id))
-            #expect(summary.state == .recording && summary.pointCount == minute + 1)
-            // Covered: every fix but at most the newest one.
-            let covered = Double(max(0, minute - 1)) * step
-            #expect(summary.distanceMeters >= covered * 0.98, "after fix \(minute): \(summary.distanceMeters) m")
-            #expect(summary.distanceMeters <= Double(minute) * step * 1.02)
-            if minute > 1 { #expect(summary.startTime != nil) }
+    @Test(arguments: StoreKind.allCases) func aGrowingDeviceTrackHasItsFigures(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let user = try await store.localUser()
+            let device = try await Self.device(store, user: user.id)
+            let step = 0.001 * Double.pi / 180 * 6_371_008.8
+            var trackID: TrackID?
+            for minute in 0..<30 {
+                let result = try await store.ingest(Self.fixes([minute]), deviceID: device.id, userID: user.id, gapSeconds: 1800)
+                let id = try #require(result.liveTrackID)
+                #expect(trackID == nil || trackID == id)
+                trackID = id
+                let summary = try #require(try await store.trackSummary(id: id, userID: user.id))
+                #expect(summary.state == .recording && summary.pointCount == minute + 1)
+                // Covered: every fix but at most the newest one.
+                let covered = Double(max(0, minute - 1)) * step
+                #expect(summary.distanceMeters >= covered * 0.98, "after fix \(minute): \(summary.distanceMeters) m")
+                #expect(summary.distanceMeters <= Double(minute) * step * 1.02)
+                if minute > 1 { #expect(summary.startTime != nil) }
+            }
         }
     }
 
@@ -255,28 +342,27 @@ import RideKit
 
     /// A device that stops posting has its track saved once the gap has passed, counted from its last fix and
     /// from its last post; not before.
-    @Test func aSilentDevicesTrackIsFinishedAfterTheGap() async throws {
-        let test = try TestStore()
-        let store = test.store
-        let user = try await store.localUser()
-        let device = try await Self.device(store, user: user.id)
-        // Fixes of the last ten minutes (by the clock): the track is live.
-        let now = Date()
-        let recent = (0..<10).map { index in
-            TrackerFix(time: now.addingTimeInterval(Double(index - 10) * 60), latitude: 46.5 + Double(index) * 0.001, longitude: 6.6)
+    @Test(arguments: StoreKind.allCases) func aSilentDevicesTrackIsFinishedAfterTheGap(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let user = try await store.localUser()
+            let device = try await Self.device(store, user: user.id)
+            // Fixes of the last ten minutes (by the clock): the track is live.
+            let now = Date()
+            let recent = (0..<10).map { index in
+                TrackerFix(time: now.addingTimeInterval(Double(index - 10) * 60), latitude: 46.5 + Double(index) * 0.001, longitude: 6.6)
+            }
+            let live = try #require(try await store.ingest(recent, deviceID: device.id, userID: user.id, gapSeconds: 1800).liveTrackID)
+            #expect(try await store.finishIdleDeviceTracks(gapSeconds: 1800, now: now).isEmpty)
+            #expect(try await store.finishIdleDeviceTracks(gapSeconds: 1800, now: now.addingTimeInterval(25 * 60)).isEmpty)
+            #expect(try await store.finishIdleDeviceTracks(gapSeconds: 1800, now: now.addingTimeInterval(31 * 60)) == [live])
+            let summary = try #require(try await store.trackSummary(id: live, userID: user.id))
+            #expect(summary.state == .complete && summary.pointCount == 10)
+            #expect(summary.distanceMeters > 900 && summary.distanceMeters < 1100)  // 9 steps of 0.001° ≈ 1,001 m
+            // Nothing left to finish; the device's next fix starts a new track.
+            #expect(try await store.finishIdleDeviceTracks(gapSeconds: 1800, now: now.addingTimeInterval(3600)).isEmpty)
+            let next = try await store.ingest(
+                [TrackerFix(time: now.addingTimeInterval(60), latitude: 46.6, longitude: 6.6)], deviceID: device.id, userID: user.id, gapSeconds: 1800)
+            #expect(next.liveTrackID != nil && next.liveTrackID != live)
         }
-        let live = try #require(try await store.ingest(recent, deviceID: device.id, userID: user.id, gapSeconds: 1800).liveTrackID)
-        #expect(try await store.finishIdleDeviceTracks(gapSeconds: 1800, now: now).isEmpty)
-        #expect(try await store.finishIdleDeviceTracks(gapSeconds: 1800, now: now.addingTimeInterval(25 * 60)).isEmpty)
-        #expect(try await store.finishIdleDeviceTracks(gapSeconds: 1800, now: now.addingTimeInterval(31 * 60)) == [live])
-        let summary = try #require(try await store.trackSummary(id: live, userID: user.id))
-        #expect(summary.state == .complete && summary.pointCount == 10)
-        #expect(summary.distanceMeters > 900 && summary.distanceMeters < 1100)  // 9 steps of 0.001° ≈ 1,001 m
-        // Nothing left to finish; the device's next fix starts a new track.
-        #expect(try await store.finishIdleDeviceTracks(gapSeconds: 1800, now: now.addingTimeInterval(3600)).isEmpty)
-        let next = try await store.ingest(
-            [TrackerFix(time: now.addingTimeInterval(60), latitude: 46.6, longitude: 6.6)], deviceID: device.id, userID: user.id, gapSeconds: 1800)
-        #expect(next.liveTrackID != nil && next.liveTrackID != live)
     }
 }
-

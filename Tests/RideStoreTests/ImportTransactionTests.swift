@@ -52,24 +52,24 @@ import RideKit
         #expect(afterDelete.tracks.count == first.tracks.count)
     }
 
-    @Test func eachTrkBecomesATrackAndWaypointsCanBecomePlaces() async throws {
-        let test = try TestStore()
-        let library = try await test.library()
-        let url = Fixtures.url("gpx/gpxpy/gpx1.1_with_all_fields.gpx")
-        let document = try GPXReader.read(contentsOf: url)
-        let outcome = try await library.importFile(at: url, options: ImportOptions(waypointsAsPlaces: true))
-        guard case .imported(_, let tracks, let places) = outcome.result else {
-            Issue.record("not imported")
-            return
+    @Test(arguments: StoreKind.allCases) func eachTrkBecomesATrackAndWaypointsCanBecomePlaces(_ kind: StoreKind) async throws {
+        try await withLibrary(kind) { library in
+            let url = Fixtures.url("gpx/gpxpy/gpx1.1_with_all_fields.gpx")
+            let document = try GPXReader.read(contentsOf: url)
+            let outcome = try await library.importFile(at: url, options: ImportOptions(waypointsAsPlaces: true))
+            guard case .imported(_, let tracks, let places) = outcome.result else {
+                Issue.record("not imported")
+                return
+            }
+            // An empty `trk` (this file's second) rides along with its neighbour rather than being a 0 m track.
+            let nonEmpty = document.tracks.filter { !$0.points.isEmpty }.count + document.routes.filter { !$0.points.isEmpty }.count
+            #expect(nonEmpty < document.tracks.count + document.routes.count)
+            #expect(tracks.count == nonEmpty)
+            #expect(places.count == document.waypoints.count)
+            #expect(tracks.filter { $0.kind == .route }.count == document.routes.count)
+            let stored = try await library.store.places(PlaceQuery(order: .name), userID: library.userID)
+            #expect(Set(stored.map(\.name)) == Set(document.waypoints.map { $0.placeFields.name }))
         }
-        // An empty `trk` (this file's second) rides along with its neighbour rather than being a 0 m track.
-        let nonEmpty = document.tracks.filter { !$0.points.isEmpty }.count + document.routes.filter { !$0.points.isEmpty }.count
-        #expect(nonEmpty < document.tracks.count + document.routes.count)
-        #expect(tracks.count == nonEmpty)
-        #expect(places.count == document.waypoints.count)
-        #expect(tracks.filter { $0.kind == .route }.count == document.routes.count)
-        let stored = try await test.store.places(PlaceQuery(order: .name), userID: library.userID)
-        #expect(Set(stored.map(\.name)) == Set(document.waypoints.map { $0.placeFields.name }))
     }
 
     @Test func aFolderImportReportsProgressAndBadFilesAndGoesOn() async throws {

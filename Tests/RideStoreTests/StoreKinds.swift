@@ -116,3 +116,24 @@ func storedPointRows(_ store: any RideStore) async throws -> (segments: Int, blo
         return (-1, -1)
     }
 }
+
+/// Rows of the place tables, whichever the store: for "a purge leaves nothing behind".
+func storedPlaceRows(_ store: any RideStore) async throws -> (places: Int, notes: Int, placeLabels: Int) {
+    switch store {
+    case let sqlite as SQLiteRideStore:
+        return try await sqlite.writer.read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM place") ?? -1, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM note") ?? -1,
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM placeLabel") ?? -1
+            )
+        }
+    case let postgres as PostgresRideStore:
+        return (
+            try await postgres.rowCount(table: "places"), try await postgres.rowCount(table: "notes"),
+            try await postgres.rowCount(table: "place_labels")
+        )
+    default:
+        Issue.record("unknown store \(type(of: store))")
+        return (-1, -1, -1)
+    }
+}

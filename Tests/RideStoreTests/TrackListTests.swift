@@ -113,14 +113,33 @@ import RideKit
         }
     }
 
-    // Places are not on PostgreSQL yet: SQLite only until they are.
-    @Test func usersSeeOnlyTheirOwnPlaces() async throws {
-        let test = try TestStore(inMemory: true)
-        let alice = try await test.store.createUser(name: "alice", passwordHash: "hash")
-        let bob = try await test.store.createUser(name: "bob", passwordHash: nil)
-        let place = try await test.store.createPlace(NewPlace(latitude: 1, longitude: 2, name: "home"), userID: alice.id)
-        #expect(try await test.store.place(id: place.id, userID: bob.id) == nil)
-        await #expect(throws: RideStoreError.self) { try await test.store.addNote(placeID: place.id, body: "x", userID: bob.id) }
+    @Test(arguments: StoreKind.allCases) func usersSeeOnlyTheirOwnPlaces(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let alice = try await store.createUser(name: "alice", passwordHash: "hash")
+            let bob = try await store.createUser(name: "bob", passwordHash: nil)
+            let label = try await store.createLabel(name: "Home", color: "#123456", userID: alice.id)
+            let place = try await store.createPlace(NewPlace(latitude: 1, longitude: 2, name: "home", note: "key under the mat"), userID: alice.id)
+            #expect(try await store.place(id: place.id, userID: bob.id) == nil)
+            #expect(try await store.places(PlaceQuery(), userID: bob.id).isEmpty)
+            await #expect(throws: RideStoreError.self) { try await store.addNote(placeID: place.id, body: "x", userID: bob.id) }
+            await #expect(throws: RideStoreError.self) { try await store.notes(placeID: place.id, userID: bob.id) }
+            await #expect(throws: RideStoreError.self) { try await store.setLabels([], placeID: place.id, userID: bob.id) }
+            await #expect(throws: RideStoreError.self) { try await store.updatePlace(id: place.id, userID: bob.id, PlaceChanges(name: "mine")) }
+            // Bob cannot put Alice's label on a place of his, nor see, rename or delete it.
+            let his = try await store.createPlace(NewPlace(latitude: 3, longitude: 4, name: "his"), userID: bob.id)
+            await #expect(throws: RideStoreError.self) { try await store.setLabels([label.id], placeID: his.id, userID: bob.id) }
+            #expect(try await store.labels(userID: bob.id).isEmpty)
+            await #expect(throws: RideStoreError.self) { try await store.updateLabel(id: label.id, name: "x", color: nil, userID: bob.id) }
+            #expect(try await store.deleteLabel(id: label.id, userID: bob.id) == false)
+            #expect(try await store.deletePlaces(ids: [place.id], userID: bob.id).isEmpty)
+            await #expect(throws: RideStoreError.self) {
+                try await store.createShareLink(token: String(repeating: "t", count: 43), placeID: place.id, userID: bob.id)
+            }
+            let note = try #require(try await store.notes(placeID: place.id, userID: alice.id).first)
+            #expect(try await store.deleteNote(id: note.id, userID: bob.id) == false)
+            await #expect(throws: RideStoreError.self) { try await store.updateNote(id: note.id, body: "x", userID: bob.id) }
+            #expect(try await store.place(id: place.id, userID: alice.id) == place)
+        }
     }
 
     /// Text PostgreSQL cannot hold (a NUL) is refused alike by both stores, as a value error, never a store failure.

@@ -14,8 +14,7 @@ extension PostgresRideStore {
     /// a reserved word here); times are milliseconds since 1970 as BIGINT, as there; points are packed blocks
     /// of up to 1,024 (`PointBlockEncoder`) as BYTEA.
     ///
-    /// Not here yet (later migrations, with the calls that use them): places, notes, photos, labels, share
-    /// links, the documents folder's files, and the accounts tables (sessions …).
+    /// Not here yet (later migrations, with the calls that use them): photos and the documents folder's files.
     static let migrations: [Migration] = [
         Migration(
             name: "v1 users, devices, tracks, points, recordings",
@@ -137,7 +136,119 @@ extension PostgresRideStore {
                 "CREATE INDEX recordings_route ON recordings (route_track_id)",
                 // A start repeated by a client (offline, or sent to two instances at once) finds the first one.
                 "CREATE UNIQUE INDEX recordings_client_id ON recordings (user_id, client_id) WHERE client_id IS NOT NULL",
-            ])
+            ]),
+        // Issue 12's tables, as SQLite's "v6 accounts, sessions, devices, ingestion", with the share links (of a
+        // place, or live of a device) that SQLite has had since its v3.
+        Migration(
+            name: "v2 sessions, device fixes, share links",
+            statements: [
+                // The hash of a session cookie's token, its user, when it expires.
+                """
+                CREATE TABLE sessions (
+                    token_hash TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX sessions_user ON sessions (user_id)",
+                "CREATE INDEX sessions_expires ON sessions (expires_at)",
+                // Every position a device posted, once per (device, time): the unique key is what makes a replayed
+                // post store nothing, on any instance. `id` orders the live feed.
+                """
+                CREATE TABLE device_fixes (
+                    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    device_id TEXT NOT NULL REFERENCES devices (id) ON DELETE CASCADE,
+                    user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    time BIGINT NOT NULL,
+                    latitude DOUBLE PRECISION NOT NULL,
+                    longitude DOUBLE PRECISION NOT NULL,
+                    elevation DOUBLE PRECISION,
+                    speed DOUBLE PRECISION,
+                    course DOUBLE PRECISION,
+                    accuracy DOUBLE PRECISION,
+                    battery DOUBLE PRECISION,
+                    track_id TEXT REFERENCES tracks (id) ON DELETE SET NULL,
+                    received_at BIGINT NOT NULL,
+                    UNIQUE (device_id, time)
+                )
+                """,
+                "CREATE INDEX device_fixes_feed ON device_fixes (user_id, id)",
+                "CREATE INDEX device_fixes_track ON device_fixes (track_id, time)",
+                "CREATE INDEX recordings_device ON recordings (device_id) WHERE device_id IS NOT NULL",
+                // A token, its user, what it shows (`place` or `device` and its id), when made, revoked and (live
+                // links) until when, and the ride a live link is limited to. The target is no foreign key: a link
+                // whose target is gone shows nothing.
+                """
+                CREATE TABLE share_links (
+                    token TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    target_kind TEXT NOT NULL,
+                    target_id TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    revoked_at BIGINT,
+                    expires_at BIGINT,
+                    track_id TEXT
+                )
+                """,
+                "CREATE INDEX share_links_user ON share_links (user_id)",
+                "CREATE INDEX share_links_target ON share_links (target_kind, target_id)",
+            ]),
+        // Places with their notes and labels, as SQLite's (its v1 and v4: `deleted_at` for undo). Photos are not
+        // here yet: they need a storage every instance shares.
+        Migration(
+            name: "v3 places, notes, labels",
+            statements: [
+                """
+                CREATE TABLE places (
+                    id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    latitude DOUBLE PRECISION NOT NULL,
+                    longitude DOUBLE PRECISION NOT NULL,
+                    name TEXT NOT NULL,
+                    address TEXT,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL,
+                    deleted_at BIGINT
+                )
+                """,
+                "CREATE INDEX places_user ON places (user_id, created_at DESC)",
+                "CREATE INDEX places_deleted ON places (deleted_at) WHERE deleted_at IS NOT NULL",
+                """
+                CREATE TABLE notes (
+                    id TEXT PRIMARY KEY,
+                    place_id TEXT NOT NULL REFERENCES places (id) ON DELETE CASCADE,
+                    body TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX notes_place ON notes (place_id, created_at)",
+                """
+                CREATE TABLE labels (
+                    id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    name TEXT NOT NULL,
+                    color TEXT NOT NULL,
+                    UNIQUE (user_id, name)
+                )
+                """,
+                """
+                CREATE TABLE place_labels (
+                    place_id TEXT NOT NULL REFERENCES places (id) ON DELETE CASCADE,
+                    label_id TEXT NOT NULL REFERENCES labels (id) ON DELETE CASCADE,
+                    PRIMARY KEY (place_id, label_id)
+                )
+                """,
+                "CREATE INDEX place_labels_label ON place_labels (label_id)",
+            ]),
+        // A live device track's figures kept as it grows, as SQLite's "v7 device track figures".
+        Migration(
+            name: "v4 device track figures",
+            statements: [
+                "ALTER TABLE recordings ADD COLUMN figures_point_count BIGINT",
+                "ALTER TABLE recordings ADD COLUMN figures_until BIGINT",
+            ]),
     ]
 
     /// The table of applied migrations.
@@ -225,7 +336,8 @@ extension PostgresRideStore {
 
     /// The tables of the schema (tests: "nothing left behind").
     static let tableNames: Set<String> = [
-        "users", "devices", "track_imports", "tracks", "segments", "point_blocks", "recordings", migrationsTable,
+        "users", "devices", "track_imports", "tracks", "segments", "point_blocks", "recordings", "sessions", "device_fixes", "share_links",
+        "places", "notes", "labels", "place_labels", migrationsTable,
     ]
 
     /// Rows in one of the schema's tables.

@@ -9,7 +9,7 @@ extension PostgresRideStore {
             throw RideStoreError.invalid(field: "tracks", reason: "replacing a track takes exactly one track")
         }
         for track in batch.tracks { try SQLiteRideStore.validate(name: track.name) }
-        guard batch.places.isEmpty else { throw Self.unavailable("saving places with an import") }
+        for place in batch.places { try SQLiteRideStore.validate(place) }
         return try await transaction { [logger] connection in
             try await Self.requireUser(connection, userID, logger: logger)
             if batch.replacing == nil, !batch.allowsDuplicate {
@@ -45,7 +45,9 @@ extension PostgresRideStore {
                     summaries.append(try await Self.summary(connection, id: id, userID: userID, logger: logger))
                 }
             }
-            return .imported(importID, tracks: summaries, places: [])
+            var placeIDs: [PlaceID] = []
+            for place in batch.places { placeIDs.append(try await Self.insertPlace(place, userID: userID, now: now, connection, logger: logger)) }
+            return .imported(importID, tracks: summaries, places: placeIDs)
         }
     }
 

@@ -154,6 +154,7 @@ extension SQLiteRideStore {
     /// enough has been added since (`refreshFiguresIfDue`).
     static func ingest(_ fixes: [TrackerFix], deviceID: DeviceID, userID: UserID, gapSeconds: Double, _ db: Database) throws -> IngestResult {
         let gap = Int64(max(60, gapSeconds) * 1000)
+        try validate(fixes)
         guard let device = try DeviceRecord.fetchOne(
             db.cachedStatement(sql: "SELECT * FROM device WHERE id = ? AND userId = ?"), arguments: [deviceID, userID])
         else { throw RideStoreError.notFound(kind: "device", id: deviceID.rawValue) }
@@ -405,9 +406,7 @@ extension SQLiteRideStore {
     /// A device's new live track: a recording with the device, its track's source `device`, named after the
     /// device and the first fix's day.
     static func startDeviceTrack(device: DeviceRecord, at time: Date, now: Date, _ db: Database) throws -> RecordingRecord {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withFullDate]
-        let name = "\(device.name) \(formatter.string(from: time))"
+        let name = deviceTrackName(deviceName: device.name, at: time)
         let trackID = try freshID(db, table: "track")
         var record = emptyRecord(id: trackID, userID: device.userId, name: name, kind: .ride, source: .device, now: now)
         let content = TrackContent(
@@ -422,6 +421,27 @@ extension SQLiteRideStore {
             routeTrackId: nil, lastClientSequence: nil, startedAt: now, updatedAt: now, options: nil, clientId: nil)
         try recording.insert(db)
         return recording
+    }
+
+    /// A device's live track's name: the device's and the first fix's day (UTC), "Phone 2024-05-04".
+    static func deviceTrackName(deviceName: String, at time: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate]
+        return "\(deviceName) \(formatter.string(from: time))"
+    }
+
+    /// Fixes both stores take: coordinates in range, every other value finite. The server's payload readers
+    /// make only such fixes (`TrackerFix.checked`); this keeps any other caller from storing NaN.
+    static func validate(_ fixes: [TrackerFix]) throws {
+        for fix in fixes {
+            guard Coordinate(latitude: fix.latitude, longitude: fix.longitude).isValid else {
+                throw RideStoreError.invalid(field: "fix", reason: "position \(fix.latitude), \(fix.longitude) is not a valid coordinate")
+            }
+            let values = [fix.elevationMeters, fix.speedMetersPerSecond, fix.courseDegrees, fix.accuracyMeters, fix.batteryPercent]
+            guard fix.time.timeIntervalSince1970.isFinite, values.allSatisfy({ $0?.isFinite ?? true }) else {
+                throw RideStoreError.invalid(field: "fix", reason: "holds a value that is not a finite number")
+            }
+        }
     }
 
     /// Writes a device track's points again from its fixes in time order (a fix arrived out of order).

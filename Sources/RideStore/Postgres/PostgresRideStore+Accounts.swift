@@ -1,0 +1,573 @@
+import Foundation
+import PostgresNIO
+import RideKit
+
+// Accounts, sessions, device ingestion and live share links (issue 12) on PostgreSQL, with the semantics of
+// `SQLiteRideStore+Accounts`. What several instances may do at once is decided by the database: row locks order
+// the posts of one user and of one device, and the unique (device_id, time) stores a fix once.
+extension PostgresRideStore {
+    // MARK: Users
+
+    public func users() async throws -> [User] {
+        try await transaction(readOnly: true) { [logger] connection in
+            // "C": by the bytes of the names, as SQLite orders them, whatever the database's locale.
+            try await Self.users(
+                connection.query(#"SELECT id, name, password_hash, created_at FROM users ORDER BY name COLLATE "C""#, logger: logger))
+        }
+    }
+
+    public func setPasswordHash(_ hash: String?, userID: UserID) async throws {
+        try await transaction { [logger] connection in
+            try await Self.requireUser(connection, userID, logger: logger)
+            try await connection.query("UPDATE users SET password_hash = \(hash) WHERE id = \(userID.rawValue)", logger: logger)
+            try await connection.query("DELETE FROM sessions WHERE user_id = \(userID.rawValue)", logger: logger)
+        }
+    }
+
+    public func deleteUser(id: UserID) async throws -> Bool {
+        try await transaction { [logger] connection in
+            // Everything of theirs goes with the row: every table that holds a user's data cascades from `users`.
+            let rows = try await connection.query("DELETE FROM users WHERE id = \(id.rawValue) RETURNING id", logger: logger)
+            return try await rows.collect().count == 1
+        }
+    }
+
+    // MARK: Sessions
+
+    public func createSession(tokenHash: String, userID: UserID, expiresAt: Date) async throws {
+        try await transaction { [logger] connection in
+            try await Self.requireUser(connection, userID, logger: logger)
+            let now = Self.milliseconds(Self.now())
+            // Expired sessions go as new ones come: the table holds only live ones (and a few hours' worth).
+            try await connection.query("DELETE FROM sessions WHERE expires_at < \(now)", logger: logger)
+            try await connection.query(
+                """
+                INSERT INTO sessions (token_hash, user_id, created_at, expires_at)
+                VALUES (\(tokenHash), \(userID.rawValue), \(now), \(Self.milliseconds(expiresAt)))
+                """, logger: logger)
+        }
+    }
+
+    public func sessionUser(tokenHash: String, now: Date) async throws -> User? {
+        try await transaction(readOnly: true) { [logger] connection in
+            try await Self.users(
+                connection.query(
+                    """
+                    SELECT users.id, users.name, users.password_hash, users.created_at
+                    FROM sessions JOIN users ON users.id = sessions.user_id
+                    WHERE sessions.token_hash = \(tokenHash) AND sessions.expires_at > \(Self.milliseconds(now))
+                    """, logger: logger)
+            ).first
+        }
+    }
+
+    public func deleteSession(tokenHash: String) async throws {
+        try await transaction { [logger] connection in
+            try await connection.query("DELETE FROM sessions WHERE token_hash = \(tokenHash)", logger: logger)
+        }
+    }
+
+    public func deleteSessions(userID: UserID) async throws {
+        try await transaction { [logger] connection in
+            try await connection.query("DELETE FROM sessions WHERE user_id = \(userID.rawValue)", logger: logger)
+        }
+    }
+
+    // MARK: Devices
+
+    public func device(id: DeviceID, userID: UserID) async throws -> Device? {
+        try await transaction(readOnly: true) { [logger] connection in
+            try await Self.device(connection, id: id, userID: userID, logger: logger)
+        }
+    }
+
+    public func replaceDeviceToken(id: DeviceID, userID: UserID, tokenHash: String) async throws -> Device {
+        guard !tokenHash.isEmpty else { throw RideStoreError.invalid(field: "tokenHash", reason: "must not be empty") }
+        return try await transaction { [logger] connection in
+            let rows = try await connection.query(
+                """
+                UPDATE devices SET token_hash = \(tokenHash) WHERE id = \(id.rawValue) AND user_id = \(userID.rawValue)
+                RETURNING \(unescaped: Self.deviceColumns)
+                """, logger: logger)
+            guard let device = try await Self.devices(rows).first else { throw RideStoreError.notFound(kind: "device", id: id.rawValue) }
+            return device
+        }
+    }
+
+    /// The user's device; with `forUpdate`, locked until the transaction ends (posts of one device take turns).
+    static func device(
+        _ connection: PostgresConnection, id: DeviceID, userID: UserID, forUpdate: Bool = false, logger: Logger
+    ) async throws -> Device? {
+        try await devices(
+            connection.query(
+                """
+                SELECT \(unescaped: deviceColumns) FROM devices WHERE id = \(id.rawValue) AND user_id = \(userID.rawValue)
+                \(unescaped: forUpdate ? "FOR NO KEY UPDATE" : "")
+                """, logger: logger)
+        ).first
+    }
+
+    // MARK: Positions from devices
+
+    public func ingest(_ fixes: [TrackerFix], deviceID: DeviceID, userID: UserID, gapSeconds: Double) async throws -> IngestResult {
+        try await transaction { [logger] connection in
+            try await Self.ingest(fixes, deviceID: deviceID, userID: userID, gapSeconds: gapSeconds, connection, logger: logger)
+        }
+    }
+
+    public func ingest(_ posts: [DevicePost], gapSeconds: Double) async throws -> [Result<IngestResult, RideStoreError>] {
+        try await transaction { [logger] connection in
+            // Every user and device of the batch is locked first, users before devices and each in one order (as
+            // `ingest` takes them): two instances' batches that share some then wait for each other, never deadlock.
+            let userIDs = Array(Set(posts.map(\.userID.rawValue))).sorted()
+            try await connection.query(
+                "SELECT id FROM users WHERE id = ANY(\(userIDs)) ORDER BY id FOR NO KEY UPDATE", logger: logger)
+            let deviceIDs = Array(Set(posts.map(\.deviceID.rawValue))).sorted()
+            try await connection.query(
+                "SELECT id FROM devices WHERE id = ANY(\(deviceIDs)) ORDER BY id FOR NO KEY UPDATE", logger: logger)
+            var results: [Result<IngestResult, RideStoreError>] = []
+            for post in posts {
+                // Each post in its own savepoint: one that fails (its device just revoked) leaves the others whole.
+                try await connection.query("SAVEPOINT post", logger: logger)
+                do {
+                    let result = try await Self.ingest(
+                        post.fixes, deviceID: post.deviceID, userID: post.userID, gapSeconds: gapSeconds, connection, logger: logger)
+                    try await connection.query("RELEASE SAVEPOINT post", logger: logger)
+                    results.append(.success(result))
+                } catch {
+                    // A refusal of this post's (not found, a value refused) is its outcome; a failure of the database
+                    // is the whole batch's.
+                    guard let refusal = Self.storeError(error) as? RideStoreError, Self.isRefusal(refusal) else { throw error }
+                    try await connection.query("ROLLBACK TO SAVEPOINT post", logger: logger)
+                    results.append(.failure(refusal))
+                }
+            }
+            return results
+        }
+    }
+
+    /// True for an error that is the request's fault, not the database's.
+    static func isRefusal(_ error: RideStoreError) -> Bool {
+        switch error {
+        case .notFound, .invalid, .conflict: return true
+        case .damaged, .database, .invalidFile, .io, .unsupported: return false
+        }
+    }
+
+    /// One device's post, inside the caller's transaction (`SQLiteRideStore.ingest`'s rule, step for step).
+    static func ingest(
+        _ fixes: [TrackerFix], deviceID: DeviceID, userID: UserID, gapSeconds: Double, _ connection: PostgresConnection, logger: Logger
+    ) async throws -> IngestResult {
+        let gap = Int64(max(60, gapSeconds) * 1000)
+        try SQLiteRideStore.validate(fixes)
+        // The user's row lock makes their posts take turns, so that the feed's sequence numbers (`device_fixes.id`)
+        // become visible in their order: a live view reading "after the last one I saw" would otherwise skip a fix
+        // of a transaction that took its number first and committed last. (NO KEY: it does not stop inserts that
+        // merely refer to the user.)
+        try await connection.query("SELECT 1 FROM users WHERE id = \(userID.rawValue) FOR NO KEY UPDATE", logger: logger)
+        // The device's row lock orders two posts of one device (two instances, a retry racing its original): the
+        // second sees the fixes and the live track the first stored, so both never start a live track.
+        guard let device = try await device(connection, id: deviceID, userID: userID, forUpdate: true, logger: logger) else {
+            throw RideStoreError.notFound(kind: "device", id: deviceID.rawValue)
+        }
+        var result = IngestResult()
+        let now = Self.now()
+
+        // One time once: the first of a post's fixes with the same millisecond is kept, the others are duplicates.
+        var unique: [TrackerFix] = []
+        for fix in fixes.sorted(by: { $0.time < $1.time }) {
+            if let last = unique.last, last.milliseconds == fix.milliseconds {
+                result.duplicateCount += 1
+            } else {
+                unique.append(fix)
+            }
+        }
+        // All of them in one statement; the unique (device_id, time) stores each once, even when another
+        // transaction inserts the same time at this moment (it waits for that one, then skips the row).
+        // Absent values travel as NaN and are stored as NULL: `validate` refused every NaN a caller gave.
+        func column(_ value: (TrackerFix) -> Double?) -> [Double] { unique.map { value($0) ?? .nan } }
+        let inserted = try await connection.query(
+            """
+            INSERT INTO device_fixes (device_id, user_id, time, latitude, longitude, elevation, speed, course, accuracy, battery, received_at)
+            SELECT \(deviceID.rawValue), \(userID.rawValue), t, la, lo, NULLIF(e, 'NaN'), NULLIF(s, 'NaN'), NULLIF(c, 'NaN'),
+                   NULLIF(a, 'NaN'), NULLIF(b, 'NaN'), \(milliseconds(now))
+            FROM unnest(\(unique.map(\.milliseconds))::bigint[], \(unique.map(\.latitude))::float8[], \(unique.map(\.longitude))::float8[],
+                        \(column(\.elevationMeters))::float8[], \(column(\.speedMetersPerSecond))::float8[],
+                        \(column(\.courseDegrees))::float8[], \(column(\.accuracyMeters))::float8[],
+                        \(column(\.batteryPercent))::float8[]) AS f (t, la, lo, e, s, c, a, b)
+            ON CONFLICT (device_id, time) DO NOTHING
+            RETURNING time
+            """, logger: logger)
+        var storedTimes = Set<Int64>()
+        for try await time in inserted.decode(Int64.self) { storedTimes.insert(time) }
+        let fresh = unique.filter { storedTimes.contains($0.milliseconds) }
+        result.duplicateCount += unique.count - fresh.count
+        result.storedCount = fresh.count
+        try await connection.query("UPDATE devices SET last_seen_at = \(milliseconds(now)) WHERE id = \(deviceID.rawValue)", logger: logger)
+        guard !fresh.isEmpty else { return result }
+
+        var live = try await liveDeviceRecording(connection, deviceID: deviceID, logger: logger)
+        var bounds: (Int64, Int64)?
+        if let recording = live { bounds = try await fixTimeBounds(connection, trackID: recording.trackID, logger: logger) }
+        var pending: [TrackerFix] = []
+        var assigned: [Int64] = []
+        var rebuild = false
+        func flush() async throws {
+            guard let recording = live else { return }
+            if !assigned.isEmpty {
+                try await connection.query(
+                    """
+                    UPDATE device_fixes SET track_id = \(recording.trackID.rawValue)
+                    WHERE device_id = \(deviceID.rawValue) AND time = ANY(\(assigned))
+                    """, logger: logger)
+            }
+            if rebuild {
+                try await rebuildPoints(trackID: recording.trackID, connection, logger: logger)
+            } else if !pending.isEmpty {
+                try await appendPoints(pending.map(SQLiteRideStore.trackPoint), trackID: recording.trackID, connection, logger: logger)
+            }
+            pending = []
+            assigned = []
+            rebuild = false
+        }
+        for fix in fresh {
+            let time = fix.milliseconds
+            if let recording = live, let (first, last) = bounds {
+                if time > last + gap {
+                    try await flush()
+                    try await finishDeviceTrack(recording, connection, logger: logger)
+                    result.finishedTrackIDs.append(recording.trackID)
+                    live = nil
+                    bounds = nil
+                } else if time < first - gap {
+                    result.lateCount += 1
+                    continue
+                }
+            }
+            if live == nil {
+                live = try await startDeviceTrack(device: device, at: fix.time, now: now, connection, logger: logger)
+                bounds = nil
+            }
+            assigned.append(time)
+            if let (first, last) = bounds {
+                if time > last { pending.append(fix) } else { rebuild = true }
+                bounds = (min(first, time), max(last, time))
+            } else {
+                pending.append(fix)
+                bounds = (time, time)
+            }
+        }
+        try await flush()
+        if let recording = live {
+            try await connection.query(
+                "UPDATE recordings SET updated_at = \(milliseconds(now)) WHERE id = \(recording.id.rawValue)", logger: logger)
+            if let (_, last) = bounds { try await refreshFiguresIfDue(recording, lastFixTime: last, connection, logger: logger) }
+            result.liveTrackID = recording.trackID
+        }
+        return result
+    }
+
+    /// A growing device track's figures, computed again when enough has come (`SQLiteRideStore.refreshFiguresIfDue`'s
+    /// rule: at least 1 % more points, and a minute more of riding or 5 % (10 at least) more points).
+    static func refreshFiguresIfDue(_ recording: Recording, lastFixTime: Int64, _ connection: PostgresConnection, logger: Logger) async throws {
+        let rows = try await connection.query(
+            """
+            SELECT tracks.point_count, recordings.figures_point_count, recordings.figures_until
+            FROM recordings JOIN tracks ON tracks.id = recordings.track_id WHERE recordings.id = \(recording.id.rawValue)
+            """, logger: logger)
+        var state: (Int64, Int64?, Int64?)?
+        for try await row in rows.decode((Int64, Int64?, Int64?).self) { state = row }
+        guard let (pointCount, figuresPointCount, figuresUntil) = state else { return }
+        let added = pointCount - (figuresPointCount ?? 0)
+        guard added >= max(1, pointCount / 100),
+              added >= max(10, pointCount / 20) || lastFixTime - (figuresUntil ?? 0) >= 60_000
+        else { return }
+        guard var track = try await trackRecord(connection, id: recording.trackID, forUpdate: true, logger: logger) else { return }
+        var content = try TrackHeaderCodec.decode(track.gpxHeader, version: track.gpxVersion, creator: track.gpxCreator)
+        try await loadPoints(into: &content, trackID: track.id, connection, logger: logger)
+        try track.apply(try TrackLibrary.stats(of: content, kind: track.kind))
+        track.segmentCount = content.segmentCount
+        track.pointCount = content.trackPointCount
+        track.preview = PreviewCodec.encode(PreviewCodec.preview(of: content))
+        track.gpxHeader = TrackHeaderCodec.encode(content)
+        try await updateTrackRecord(track, connection, logger: logger)
+        try await connection.query(
+            """
+            UPDATE recordings SET figures_point_count = \(Int64(content.trackPointCount)), figures_until = \(lastFixTime)
+            WHERE id = \(recording.id.rawValue)
+            """, logger: logger)
+    }
+
+    public func finishIdleDeviceTracks(gapSeconds: Double, now: Date) async throws -> [TrackID] {
+        let cutoff = Self.milliseconds(now) - Int64(max(60, gapSeconds) * 1000)
+        return try await transaction { [logger] connection in
+            let rows = try await connection.query(
+                """
+                SELECT recordings.id, recordings.user_id FROM recordings JOIN devices ON devices.id = recordings.device_id
+                WHERE recordings.state <> \(RecordingState.stopped.rawValue) AND (devices.last_seen_at IS NULL OR devices.last_seen_at < \(cutoff))
+                ORDER BY recordings.id FOR UPDATE OF recordings SKIP LOCKED
+                """, logger: logger)
+            var candidates: [(String, String)] = []
+            for try await row in rows.decode((String, String).self) { candidates.append(row) }
+            var finished: [TrackID] = []
+            for (id, user) in candidates {
+                guard let recordingID = RecordingID(id), let userID = UserID(user),
+                      let recording = try await Self.recording(connection, id: recordingID, userID: userID, logger: logger)
+                else { continue }
+                let last = try await Self.fixTimeBounds(connection, trackID: recording.trackID, logger: logger)?.1 ?? 0
+                guard last < cutoff else { continue }
+                try await Self.finishDeviceTrack(recording, connection, logger: logger)
+                finished.append(recording.trackID)
+            }
+            return finished
+        }
+    }
+
+    public func deviceFixes(userID: UserID, after sequence: Int64, limit: Int) async throws -> [StoredDeviceFix] {
+        let limit = Int64(max(1, min(limit, 10_000)))
+        return try await transaction(readOnly: true) { [logger] connection in
+            try await Self.storedFixes(
+                connection.query(
+                    """
+                    SELECT \(unescaped: Self.fixColumns) FROM device_fixes
+                    WHERE user_id = \(userID.rawValue) AND id > \(sequence) ORDER BY id LIMIT \(limit)
+                    """, logger: logger))
+        }
+    }
+
+    public func deviceFixes(deviceID: DeviceID, userID: UserID, since: Date, limit: Int) async throws -> [StoredDeviceFix] {
+        let limit = Int64(max(1, min(limit, 100_000)))
+        return try await transaction(readOnly: true) { [logger] connection in
+            try await Self.storedFixes(
+                connection.query(
+                    """
+                    SELECT \(unescaped: Self.fixColumns) FROM device_fixes
+                    WHERE device_id = \(deviceID.rawValue) AND user_id = \(userID.rawValue) AND time >= \(Self.milliseconds(since))
+                    ORDER BY time LIMIT \(limit)
+                    """, logger: logger))
+        }
+    }
+
+    public func latestDeviceFixes(userID: UserID) async throws -> [StoredDeviceFix] {
+        try await transaction(readOnly: true) { [logger] connection in
+            // Each device's last fix, read backwards from the unique (device_id, time) index: one row a device.
+            try await Self.storedFixes(
+                connection.query(
+                    """
+                    SELECT \(unescaped: Self.fixColumns) FROM devices CROSS JOIN LATERAL (
+                        SELECT * FROM device_fixes WHERE device_fixes.device_id = devices.id ORDER BY time DESC LIMIT 1
+                    ) AS device_fixes
+                    WHERE devices.user_id = \(userID.rawValue)
+                    ORDER BY devices.created_at, devices.id
+                    """, logger: logger))
+        }
+    }
+
+    public func lastDeviceFixSequence(userID: UserID) async throws -> Int64 {
+        try await transaction(readOnly: true) { [logger] connection in
+            var sequence: Int64 = 0
+            let rows = try await connection.query(
+                "SELECT coalesce(max(id), 0) FROM device_fixes WHERE user_id = \(userID.rawValue)", logger: logger)
+            for try await value in rows.decode(Int64.self) { sequence = value }
+            return sequence
+        }
+    }
+
+    // MARK: Live share links
+
+    public func createLiveShare(token: String, deviceID: DeviceID, userID: UserID, expiresAt: Date, untilRideEnds: Bool) async throws
+        -> LiveShare
+    {
+        guard ShareLink.isWellFormed(token: token) else {
+            throw RideStoreError.invalid(field: "token", reason: "must be 16 to 128 characters of A-Z, a-z, 0-9, - and _")
+        }
+        return try await transaction { [logger] connection in
+            guard let device = try await Self.device(connection, id: deviceID, userID: userID, logger: logger) else {
+                throw RideStoreError.notFound(kind: "device", id: deviceID.rawValue)
+            }
+            var trackID: TrackID?
+            if untilRideEnds {
+                guard let live = try await Self.liveDeviceRecording(connection, deviceID: deviceID, logger: logger) else {
+                    throw RideStoreError.conflict("the device has no ride in progress")
+                }
+                trackID = live.trackID
+            }
+            let now = Self.now()
+            let rows = try await connection.query(
+                """
+                INSERT INTO share_links (token, user_id, target_kind, target_id, created_at, expires_at, track_id)
+                VALUES (\(token), \(userID.rawValue), 'device', \(deviceID.rawValue), \(Self.milliseconds(now)),
+                        \(Self.milliseconds(expiresAt)), \(trackID?.rawValue))
+                ON CONFLICT (token) DO NOTHING RETURNING token
+                """, logger: logger)
+            guard try await rows.collect().count == 1 else { throw RideStoreError.conflict("the token is taken") }
+            return LiveShare(
+                token: token, userID: userID, deviceID: deviceID, deviceName: device.name, trackID: trackID, createdAt: now,
+                expiresAt: SQLiteRideStore.rounded(expiresAt))
+        }
+    }
+
+    public func liveShare(token: String, now: Date) async throws -> LiveShare? {
+        guard ShareLink.isWellFormed(token: token) else { return nil }
+        return try await transaction(readOnly: true) { [logger] connection in
+            let rows = try await connection.query(
+                """
+                SELECT share_links.user_id, share_links.target_id, share_links.track_id, share_links.created_at, share_links.expires_at,
+                       devices.name
+                FROM share_links JOIN devices ON devices.id = share_links.target_id AND devices.user_id = share_links.user_id
+                WHERE share_links.token = \(token) AND share_links.target_kind = 'device' AND share_links.revoked_at IS NULL
+                    AND share_links.expires_at > \(Self.milliseconds(now))
+                """, logger: logger)
+            var found: LiveShare?
+            for try await (userID, deviceID, trackID, createdAt, expiresAt, name) in rows.decode(
+                (String, String, String?, Int64, Int64, String).self)
+            {
+                found = LiveShare(
+                    token: token, userID: try Self.shortID(userID, column: "share_links.user_id"),
+                    deviceID: try Self.shortID(deviceID, column: "share_links.target_id"), deviceName: name,
+                    trackID: try trackID.map { try Self.shortID($0, column: "share_links.track_id") }, createdAt: Self.date(createdAt),
+                    expiresAt: Self.date(expiresAt))
+            }
+            guard let share = found else { return nil }
+            if let trackID = share.trackID {
+                // The ride it was made for has ended: the link shows nothing more.
+                let live = try await connection.query(
+                    "SELECT 1 FROM recordings WHERE track_id = \(trackID.rawValue) AND state <> \(RecordingState.stopped.rawValue)",
+                    logger: logger)
+                guard try await live.collect().count > 0 else { return nil }
+            }
+            return share
+        }
+    }
+
+    public func revokeShareLink(token: String, userID: UserID) async throws -> Bool {
+        guard ShareLink.isWellFormed(token: token) else { return false }
+        return try await transaction { [logger] connection in
+            let rows = try await connection.query(
+                """
+                UPDATE share_links SET revoked_at = \(Self.milliseconds(Self.now()))
+                WHERE token = \(token) AND user_id = \(userID.rawValue) AND revoked_at IS NULL RETURNING token
+                """, logger: logger)
+            return try await rows.collect().count > 0
+        }
+    }
+
+    // MARK: Helpers
+
+    static let fixColumns = """
+        device_fixes.id, device_fixes.device_id, device_fixes.track_id, device_fixes.time, device_fixes.latitude, \
+        device_fixes.longitude, device_fixes.elevation, device_fixes.speed, device_fixes.course, device_fixes.accuracy, \
+        device_fixes.battery, device_fixes.received_at
+        """
+
+    static func storedFixes(_ rows: PostgresRowSequence) async throws -> [StoredDeviceFix] {
+        var fixes: [StoredDeviceFix] = []
+        for try await row in rows {
+            let r = row.makeRandomAccess()
+            let fix = TrackerFix(
+                time: date(try r[3].decode(Int64.self)), latitude: try r[4].decode(Double.self), longitude: try r[5].decode(Double.self),
+                elevationMeters: try r[6].decode(Double?.self), speedMetersPerSecond: try r[7].decode(Double?.self),
+                courseDegrees: try r[8].decode(Double?.self), accuracyMeters: try r[9].decode(Double?.self),
+                batteryPercent: try r[10].decode(Double?.self))
+            fixes.append(
+                StoredDeviceFix(
+                    sequence: try r[0].decode(Int64.self), deviceID: try shortID(r[1].decode(String.self), column: "device_fixes.device_id"),
+                    trackID: try r[2].decode(String?.self).map { try shortID($0, column: "device_fixes.track_id") }, fix: fix,
+                    receivedAt: date(try r[11].decode(Int64.self))))
+        }
+        return fixes
+    }
+
+    /// The device's live track's recording (the newest not stopped), if any.
+    static func liveDeviceRecording(_ connection: PostgresConnection, deviceID: DeviceID, logger: Logger) async throws -> Recording? {
+        try await recordings(
+            connection.query(
+                """
+                SELECT \(unescaped: recordingColumns) FROM recordings JOIN tracks ON tracks.id = recordings.track_id
+                WHERE recordings.device_id = \(deviceID.rawValue) AND recordings.state <> \(RecordingState.stopped.rawValue)
+                ORDER BY recordings.started_at DESC, recordings.id DESC LIMIT 1
+                """, logger: logger)
+        ).first
+    }
+
+    /// The first and last fix times (ms) in a device track, nil when it has none.
+    static func fixTimeBounds(_ connection: PostgresConnection, trackID: TrackID, logger: Logger) async throws -> (Int64, Int64)? {
+        let rows = try await connection.query(
+            "SELECT min(time), max(time) FROM device_fixes WHERE track_id = \(trackID.rawValue)", logger: logger)
+        var bounds: (Int64, Int64)?
+        for try await (first, last) in rows.decode((Int64?, Int64?).self) {
+            if let first, let last { bounds = (first, last) }
+        }
+        return bounds
+    }
+
+    /// A device's new live track: a recording with the device, its track's source `device`, named after the
+    /// device and the first fix's day.
+    static func startDeviceTrack(device: Device, at time: Date, now: Date, _ connection: PostgresConnection, logger: Logger) async throws
+        -> Recording
+    {
+        let name = SQLiteRideStore.deviceTrackName(deviceName: device.name, at: time)
+        let trackID = ShortID.random()
+        var record = SQLiteRideStore.emptyRecord(id: trackID, userID: device.userID, name: name, kind: .ride, source: .device, now: now)
+        let content = TrackContent(
+            creator: GPXWriter.defaultCreator, tracks: [PackedTrack(header: Track(name: TrackSummary.cleanedName(name)), segments: [PackedSegment()])])
+        try SQLiteRideStore.fill(
+            &record, with: NewTrack(name: name, kind: .ride, content: content, stats: TrackStats(activity: TrackKind.ride.activity), preview: []),
+            importID: nil, position: 0, now: now)
+        record.state = .recording
+        try await insertTrackRecord(record, connection, logger: logger)
+        try await insertContent(content, trackID: trackID, connection, logger: logger)
+        let id = ShortID.random()
+        try await connection.query(
+            """
+            INSERT INTO recordings (id, user_id, track_id, device_id, state, started_at, updated_at)
+            VALUES (\(id.rawValue), \(device.userID.rawValue), \(trackID.rawValue), \(device.id.rawValue),
+                    \(RecordingState.recording.rawValue), \(milliseconds(now)), \(milliseconds(now)))
+            """, logger: logger)
+        guard let recording = try await recording(connection, id: id, userID: device.userID, logger: logger) else {
+            throw RideStoreError.database("the device's new recording is not found")
+        }
+        return recording
+    }
+
+    /// Writes a device track's points again from its fixes in time order (a fix arrived out of order).
+    static func rebuildPoints(trackID: TrackID, _ connection: PostgresConnection, logger: Logger) async throws {
+        let segments = try await connection.query(
+            "SELECT id FROM segments WHERE track_id = \(trackID.rawValue) AND role = 0 AND part = 0 ORDER BY position DESC LIMIT 1",
+            logger: logger)
+        var segmentID: Int64?
+        for try await id in segments.decode(Int64.self) { segmentID = id }
+        guard let segmentID else { throw RideStoreError.damaged("device track \(trackID) has no segment") }
+        let points = try await storedFixes(
+            connection.query(
+                "SELECT \(unescaped: fixColumns) FROM device_fixes WHERE track_id = \(trackID.rawValue) ORDER BY time", logger: logger)
+        ).map { SQLiteRideStore.trackPoint($0.fix) }
+        try await connection.query("DELETE FROM point_blocks WHERE segment_id = \(segmentID)", logger: logger)
+        try await insertBlocks(PackedPoints(points[...]).packedBlocks, segmentID: segmentID, firstPosition: 0, connection, logger: logger)
+        try await connection.query("UPDATE segments SET point_count = \(Int64(points.count)) WHERE id = \(segmentID)", logger: logger)
+        try await connection.query(
+            "UPDATE tracks SET point_count = \(Int64(points.count)), updated_at = \(milliseconds(now())) WHERE id = \(trackID.rawValue)",
+            logger: logger)
+    }
+
+    /// Stops a device's live track and saves it with its figures (as `stopRecording` does for a ride).
+    static func finishDeviceTrack(_ recording: Recording, _ connection: PostgresConnection, logger: Logger) async throws {
+        let now = now()
+        try await connection.query(
+            """
+            UPDATE recordings SET state = \(RecordingState.stopped.rawValue), stopped_at = \(milliseconds(now)), updated_at = \(milliseconds(now))
+            WHERE id = \(recording.id.rawValue)
+            """, logger: logger)
+        guard var track = try await trackRecord(connection, id: recording.trackID, forUpdate: true, logger: logger) else { return }
+        var content = try TrackHeaderCodec.decode(track.gpxHeader, version: track.gpxVersion, creator: track.gpxCreator)
+        try await loadPoints(into: &content, trackID: track.id, connection, logger: logger)
+        try track.apply(try TrackLibrary.stats(of: content, kind: track.kind))
+        track.state = .complete
+        track.updatedAt = now
+        track.segmentCount = content.segmentCount
+        track.pointCount = content.trackPointCount
+        track.preview = PreviewCodec.encode(PreviewCodec.preview(of: content))
+        track.gpxHeader = TrackHeaderCodec.encode(content)
+        try await updateTrackRecord(track, connection, logger: logger)
+    }
+}
