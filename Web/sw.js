@@ -40,7 +40,10 @@ self.addEventListener('fetch', (event) => {
     return;
   }
   if (request.mode === 'navigate') {
-    event.respondWith(staleWhileRevalidate(new Request('/index.html'), SHELL_CACHE));
+    // Every address of the app is index.html, but the login page is its own page: answered with index.html,
+    // the app would ask the API, get 401, go to the login page and get index.html again, forever.
+    const page = url.pathname === '/login.html' ? '/login.html' : '/index.html';
+    event.respondWith(staleWhileRevalidate(new Request(page), SHELL_CACHE));
     return;
   }
   event.respondWith(staleWhileRevalidate(request, SHELL_CACHE));

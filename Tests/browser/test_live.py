@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from conftest import ROOT, VIEWPORTS, shot, start_server, stop_server
 
@@ -108,10 +109,17 @@ def test_login_device_live_positions_and_logout(browser, accounts_server, viewpo
         finally:
             viewer.close()
 
-        # Log out: the session ends, the app asks to log in again.
+        # Log out: the session ends, the app asks to log in again. With the service worker in charge (it answers
+        # the app's addresses from its cache): it once answered the login page with the app, whose 401 sent it
+        # back to the login page, forever.
         page.goto('/#/settings')
+        page.wait_for_function('navigator.serviceWorker && navigator.serviceWorker.controller !== null', timeout=10000)
         page.get_by_role('button', name='Log out').click()
         page.wait_for_url('**/login.html*')
+        expect(page.get_by_role('heading', name='Log in')).to_be_visible()
+        page.wait_for_timeout(1500)
+        assert page.url.endswith('/login.html'), page.url
+        expect(page.locator('#login-form')).to_be_visible()
         assert page.request.get(base + '/api/tracks').status == 401
         shot(page, 'logged-out')
     finally:

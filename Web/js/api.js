@@ -38,7 +38,7 @@ async function call(method, path, body, rawType) {
   if (text) {
     try { data = JSON.parse(text); } catch { data = null; }
   }
-  if (response.status === 401 && path !== '/api/login') {
+  if (response.status === 401 && path !== '/api/login' && location.pathname !== '/login.html') {
     // Accounts are on and the session ended: the login page, then back here.
     location.assign('/login.html?next=' + encodeURIComponent(location.pathname + location.hash));
   }
