@@ -267,8 +267,7 @@ extension PostgresRideStore {
         return result
     }
 
-    /// A growing device track's figures, computed again when enough has come (`SQLiteRideStore.refreshFiguresIfDue`'s
-    /// rule: at least 1 % more points, and a minute more of riding or 5 % (10 at least) more points).
+    /// A growing device track's figures, computed again when enough has come (`SQLiteRideStore.figuresAreDue`).
     static func refreshFiguresIfDue(_ recording: Recording, lastFixTime: Int64, _ connection: PostgresConnection, logger: Logger) async throws {
         let rows = try await connection.query(
             """
@@ -278,9 +277,8 @@ extension PostgresRideStore {
         var state: (Int64, Int64?, Int64?)?
         for try await row in rows.decode((Int64, Int64?, Int64?).self) { state = row }
         guard let (pointCount, figuresPointCount, figuresUntil) = state else { return }
-        let added = pointCount - (figuresPointCount ?? 0)
-        guard added >= max(1, pointCount / 100),
-              added >= max(10, pointCount / 20) || lastFixTime - (figuresUntil ?? 0) >= 60_000
+        guard SQLiteRideStore.figuresAreDue(
+            pointCount: Int(pointCount), figuresPointCount: figuresPointCount.map(Int.init), figuresUntil: figuresUntil, lastFixTime: lastFixTime)
         else { return }
         guard var track = try await trackRecord(connection, id: recording.trackID, forUpdate: true, logger: logger) else { return }
         var content = try TrackHeaderCodec.decode(track.gpxHeader, version: track.gpxVersion, creator: track.gpxCreator)

@@ -244,16 +244,21 @@ extension SQLiteRideStore {
     static func refreshFiguresIfDue(_ recording: inout RecordingRecord, lastFixTime: Int64, _ db: Database) throws {
         guard let pointCount = try Int.fetchOne(db.cachedStatement(sql: "SELECT pointCount FROM track WHERE id = ?"), arguments: [recording.trackId])
         else { return }
-        let added = pointCount - (recording.figuresPointCount ?? 0)
-        let minute: Int64 = 60_000
-        guard added >= max(1, pointCount / 100),
-              added >= max(10, pointCount / 20) || lastFixTime - (recording.figuresUntil ?? 0) >= minute
+        guard figuresAreDue(pointCount: pointCount, figuresPointCount: recording.figuresPointCount, figuresUntil: recording.figuresUntil,
+                            lastFixTime: lastFixTime)
         else { return }
         guard var track = try TrackRecord.fetchOne(db, key: recording.trackId) else { return }
         let content = try applyFigures(to: &track, db)
         try track.update(db)
         recording.figuresPointCount = content.trackPointCount
         recording.figuresUntil = lastFixTime
+    }
+
+    /// The rule above, for both stores: whether a live track of `pointCount` points, whose figures cover
+    /// `figuresPointCount` points up to the fix at `figuresUntil` (ms), gets them computed again now.
+    static func figuresAreDue(pointCount: Int, figuresPointCount: Int?, figuresUntil: Int64?, lastFixTime: Int64) -> Bool {
+        let added = pointCount - (figuresPointCount ?? 0)
+        return added >= max(1, pointCount / 100) && (added >= max(10, pointCount / 20) || lastFixTime - (figuresUntil ?? 0) >= 60_000)
     }
 
     /// Computes a track's figures from its stored points and puts them in the record (not saved).
