@@ -249,6 +249,57 @@ extension PostgresRideStore {
                 "ALTER TABLE recordings ADD COLUMN figures_point_count BIGINT",
                 "ALTER TABLE recordings ADD COLUMN figures_until BIGINT",
             ]),
+        // What SQLite's store keeps on its one machine, for every instance: photos (bytes in the database, in a
+        // table of their own so that listing notes never reads them; a row deleted takes its bytes with it in
+        // the same transaction, so there is no orphan to clean up as large objects would leave), what the
+        // documents folder held, and the failed logins the rate limit counts.
+        Migration(
+            name: "v5 photos, documents, login failures",
+            statements: [
+                """
+                CREATE TABLE photos (
+                    id TEXT PRIMARY KEY,
+                    note_id TEXT NOT NULL REFERENCES notes (id) ON DELETE CASCADE,
+                    media_type TEXT NOT NULL,
+                    byte_count BIGINT NOT NULL,
+                    thumbnail_media_type TEXT,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX photos_note ON photos (note_id, created_at)",
+                """
+                CREATE TABLE photo_bytes (
+                    photo_id TEXT PRIMARY KEY REFERENCES photos (id) ON DELETE CASCADE,
+                    bytes BYTEA NOT NULL,
+                    thumbnail BYTEA
+                )
+                """,
+                // JPEG, PNG, WebP and HEIC are compressed already: PostgreSQL's TOAST would spend time for nothing.
+                "ALTER TABLE photo_bytes ALTER COLUMN bytes SET STORAGE EXTERNAL",
+                "ALTER TABLE photo_bytes ALTER COLUMN thumbnail SET STORAGE EXTERNAL",
+                """
+                CREATE TABLE document_files (
+                    user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    path TEXT NOT NULL,
+                    track_id TEXT REFERENCES tracks (id) ON DELETE SET NULL,
+                    byte_count BIGINT NOT NULL,
+                    modified_nanoseconds BIGINT NOT NULL,
+                    content_hash TEXT NOT NULL,
+                    synced_at BIGINT NOT NULL,
+                    PRIMARY KEY (user_id, path)
+                )
+                """,
+                "CREATE INDEX document_files_track ON document_files (track_id)",
+                // One row per failed login, by key ("name:…" or "address:…"); old rows are removed as they are read.
+                """
+                CREATE TABLE login_failures (
+                    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    key TEXT NOT NULL,
+                    failed_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX login_failures_key ON login_failures (key, failed_at)",
+            ]),
     ]
 
     /// The table of applied migrations.
