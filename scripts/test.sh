@@ -55,6 +55,11 @@ start_test_postgres
 step "swift test"
 swift test
 
+# Faults on PostgreSQL with real `bikeride serve` processes: an instance killed mid-batch, PostgreSQL restarted
+# mid-ride, the network to it cut (Tests/faults). They restart the throwaway cluster, so they run after the rest.
+step "fault tests on PostgreSQL"
+python3 -m pytest -q -p no:cacheprovider Tests/faults
+
 # --- browser tests ------------------------------------------------------------------------------
 # The web app in the system's Chromium with an emulated GPS, against the debug build of `bikeride serve`
 # (DESIGN 8): Playwright for Python, on a phone and a desktop viewport. Screenshots land in

@@ -36,6 +36,11 @@ extension Bikeride {
         @Option(help: "Connections to PostgreSQL this instance opens at most (default 10).")
         var databaseConnections: Int?
 
+        @Option(help: ArgumentHelp(
+            "How long one request's PostgreSQL transaction may take before its connection is given up and the request answered 503 (a network cut to the database); bulk imports get 20 times as long. Default 30.",
+            valueName: "seconds"))
+        var databaseTimeout: Double?
+
         @Option(help: "An MBTiles file to serve as the offline base map (/tiles/{z}/{x}/{y}.png).")
         var tiles: String?
 
@@ -70,6 +75,9 @@ extension Bikeride {
             if let port, !(0...65535).contains(port) { throw ValidationError("--port must be 0–65535") }
             if let databaseConnections, !(1...1000).contains(databaseConnections) {
                 throw ValidationError("--database-connections must be 1–1000")
+            }
+            if let databaseTimeout, !(databaseTimeout.isFinite && (1...3600).contains(databaseTimeout)) {
+                throw ValidationError("--database-timeout must be 1–3600 seconds")
             }
             if let deviceGapMinutes, !(deviceGapMinutes.isFinite && (1...10_080).contains(deviceGapMinutes)) {
                 throw ValidationError("--device-gap-minutes must be 1–10080")
@@ -132,7 +140,9 @@ extension Bikeride {
                 if let databaseURL {
                     // PostgreSQL (several instances on one database): fails here, clearly, when it cannot be reached.
                     let store = try await PostgresRideStore.open(
-                        .init(url: databaseURL, maximumConnections: databaseConnections ?? 10), logger: Logger(label: "bikeride.postgres"))
+                        .init(
+                            url: databaseURL, maximumConnections: databaseConnections ?? 10,
+                            transactionTimeoutSeconds: databaseTimeout ?? 30), logger: Logger(label: "bikeride.postgres"))
                     library = try await dataDirectory.openLibrary(on: store)
                 } else {
                     // The embedded store in the data directory: recordings and saved tracks.

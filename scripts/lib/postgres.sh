@@ -54,7 +54,7 @@ stop_test_postgres() {
         rm -rf "$postgres_test_dir"
     fi
     postgres_test_dir=""
-    unset BIKERIDE_TEST_DATABASE_URL
+    unset BIKERIDE_TEST_DATABASE_URL BIKERIDE_TEST_POSTGRES_CTL BIKERIDE_TEST_POSTGRES_DATA BIKERIDE_TEST_POSTGRES_OWNER BIKERIDE_TEST_POSTGRES_OPTIONS
 }
 
 start_test_postgres() {
@@ -79,9 +79,19 @@ start_test_postgres() {
         --encoding=UTF8 --locale=C.UTF-8 >"$postgres_test_dir/initdb.log" 2>&1 \
         || { cat "$postgres_test_dir/initdb.log" >&2; fail "initdb failed (its output is above)"; }
     # Loopback and the socket in the folder only; fsync off: a throwaway cluster need not survive a power cut.
+    local options="-c listen_addresses=127.0.0.1 -p $port -k $postgres_test_dir -c fsync=off -c full_page_writes=off -c max_connections=200"
     as_postgres_owner "$postgres_test_bin/pg_ctl" -D "$postgres_test_dir/data" -l "$postgres_test_dir/server.log" -w -t 60 \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $postgres_test_dir -c fsync=off -c full_page_writes=off -c max_connections=200" \
-        start >/dev/null \
+        -o "$options" start >/dev/null \
         || { cat "$postgres_test_dir/server.log" >&2; fail "the test PostgreSQL server did not start (its log is above)"; }
     export BIKERIDE_TEST_DATABASE_URL="postgres://$role@127.0.0.1:$port/postgres"
+    # For the fault tests (Tests/faults), which restart this server mid-ride: its pg_ctl, its data folder, and
+    # the user it runs as (empty when that is the user running the tests).
+    export BIKERIDE_TEST_POSTGRES_CTL="$postgres_test_bin/pg_ctl"
+    export BIKERIDE_TEST_POSTGRES_DATA="$postgres_test_dir/data"
+    export BIKERIDE_TEST_POSTGRES_OPTIONS="$options"
+    if [ "$(id -u)" = 0 ]; then
+        export BIKERIDE_TEST_POSTGRES_OWNER="$postgres_test_os_user"
+    else
+        export BIKERIDE_TEST_POSTGRES_OWNER=""
+    fi
 }

@@ -49,6 +49,10 @@ extension APIError {
             case .unsupported:
                 // Not a failure to retry: this server's store does not do that (places on PostgreSQL, for now).
                 self = APIError(.notImplemented, code: "not_implemented", message: error.description)
+            case .unavailable:
+                // PostgreSQL restarting or out of reach: the client's retry (every app retries a 503) will work.
+                self = APIError(.serviceUnavailable, code: "store_unavailable", message: "the database cannot be reached now; send again later",
+                    retryAfterSeconds: 5)
             case .damaged, .database, .io:
                 self = APIError(.internalServerError, code: "store_error", message: "the store failed; the request may be retried")
             }

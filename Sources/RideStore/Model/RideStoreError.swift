@@ -16,6 +16,9 @@ public enum RideStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case io(path: String, reason: String)
     /// This store cannot do that (yet): a call the PostgreSQL store does not implement. Retrying will not help.
     case unsupported(String)
+    /// The database cannot be reached now (PostgreSQL restarting, the network to it cut): nothing of the call was
+    /// done, or its outcome is unknown to a retry that the store deduplicates. Retrying later will help.
+    case unavailable(String)
 
     public var description: String {
         switch self {
@@ -27,6 +30,7 @@ public enum RideStoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidFile(let path, let reason): return "\(path): \(reason)"
         case .io(let path, let reason): return "\(path): \(reason)"
         case .unsupported(let reason): return reason
+        case .unavailable(let reason): return "the database is unavailable: \(reason)"
         }
     }
 }

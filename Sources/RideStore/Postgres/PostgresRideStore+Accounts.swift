@@ -150,7 +150,7 @@ extension PostgresRideStore {
     static func isRefusal(_ error: RideStoreError) -> Bool {
         switch error {
         case .notFound, .invalid, .conflict: return true
-        case .damaged, .database, .invalidFile, .io, .unsupported: return false
+        case .damaged, .database, .invalidFile, .io, .unsupported, .unavailable: return false
         }
     }
 

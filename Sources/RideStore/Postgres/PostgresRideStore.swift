@@ -22,12 +22,23 @@ public final class PostgresRideStore: RideStore {
         public var maximumConnections: Int
         /// How long opening a connection may take before it fails, seconds.
         public var connectTimeoutSeconds: Double
+        /// How long one call's transaction may take, seconds, before its connection is given up and the call fails
+        /// as `unavailable`: what ends a call whose database went silent (a network cut sends no reset, and
+        /// TCP would wait many minutes). A bulk import gets `longTransactionFactor` times as long.
+        public var transactionTimeoutSeconds: Double
 
-        public init(url: PostgresDatabaseURL, maximumConnections: Int = 10, connectTimeoutSeconds: Double = 10) {
+        public init(
+            url: PostgresDatabaseURL, maximumConnections: Int = 10, connectTimeoutSeconds: Double = 10,
+            transactionTimeoutSeconds: Double = 30
+        ) {
             self.url = url
             self.maximumConnections = maximumConnections
             self.connectTimeoutSeconds = connectTimeoutSeconds
+            self.transactionTimeoutSeconds = transactionTimeoutSeconds
         }
+
+        /// A bulk import's transaction may take this many times `transactionTimeoutSeconds`.
+        public static let longTransactionFactor = 20.0
     }
 
     let client: PostgresClient
@@ -44,6 +55,13 @@ public final class PostgresRideStore: RideStore {
         clientConfiguration.options.maximumConnections = configuration.maximumConnections
         clientConfiguration.options.minimumConnections = 0
         clientConfiguration.options.connectTimeout = .milliseconds(Int64(configuration.connectTimeoutSeconds * 1000))
+        // The database's side of a network cut: a transaction whose client went silent (its connection given up
+        // at the deadline, but no reset reached the server) would hold its row locks, and with them the
+        // device's or the recording's next posts, until TCP noticed, hours later. PostgreSQL ends a session
+        // idle inside a transaction for that long.
+        clientConfiguration.options.additionalStartupParameters = [
+            ("idle_in_transaction_session_timeout", String(Int64(configuration.transactionTimeoutSeconds * 1000)))
+        ]
         let client = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
         self.client = client
         runTask = Task { await client.run() }
@@ -102,37 +120,67 @@ public final class PostgresRideStore: RideStore {
     /// Runs `body` in one transaction on a pooled connection: committed when it returns, rolled back when it
     /// throws. `readOnly` reads take one snapshot for all their statements.
     ///
-    /// Waiting for a connection is bounded (`connectTimeoutSeconds`, at least 5 s): while the database is down,
-    /// postgres-nio's pool keeps trying to connect and would hold the call forever; here it fails instead, so
-    /// that the server answers (and the phone retries) rather than hanging. A call that has its connection is
-    /// never cut short.
-    func transaction<T: Sendable>(readOnly: Bool = false, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    /// Both waits are bounded, so that while the database is down or out of reach the server answers 503 (and
+    /// the phone retries) rather than hanging:
+    /// - for a connection, `connectTimeoutSeconds` (at least 5 s): postgres-nio's pool keeps trying to connect
+    ///   and would hold the call forever;
+    /// - for the transaction, `transactionTimeoutSeconds` (`long`: a bulk import, 20 times that): past it the
+    ///   connection is closed, which fails the statement waiting on it, and the call fails as `unavailable`.
+    ///   PostgreSQL rolls back what the closed connection had not committed; a COMMIT whose answer was lost may
+    ///   have happened, which is why every write a client retries is deduplicated by the database.
+    func transaction<T: Sendable>(
+        readOnly: Bool = false, long: Bool = false, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
         let logger = self.logger
         let client = self.client
         let acquired = AcquiredFlag()
+        let expired = AcquiredFlag()
         let wait = max(5, configuration.connectTimeoutSeconds)
+        let deadline = configuration.transactionTimeoutSeconds * (long ? Configuration.longTransactionFactor : 1)
         let url = configuration.url
         do {
             return try await withThrowingTaskGroup(of: T?.self) { group in
                 group.addTask {
                     try await client.withConnection { connection in
                         acquired.set()
-                        try await connection.query(
-                            PostgresQuery(unsafeSQL: readOnly ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN"), logger: logger)
-                        do {
-                            let value = try await body(connection)
-                            try await connection.query("COMMIT", logger: logger)
-                            return value
-                        } catch {
-                            _ = try? await connection.query("ROLLBACK", logger: logger)
-                            throw error
+                        return try await withThrowingTaskGroup(of: T?.self) { work in
+                            work.addTask {
+                                try await connection.query(
+                                    PostgresQuery(unsafeSQL: readOnly ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN"), logger: logger)
+                                do {
+                                    let value = try await body(connection)
+                                    try await connection.query("COMMIT", logger: logger)
+                                    return value
+                                } catch {
+                                    if !expired.isSet { _ = try? await connection.query("ROLLBACK", logger: logger) }
+                                    throw error
+                                }
+                            }
+                            work.addTask {
+                                try await Task.sleep(for: .milliseconds(Int64(deadline * 1000)))
+                                expired.set()
+                                logger.warning("a PostgreSQL transaction took over \(deadline) s: its connection is closed")
+                                try? await connection.close()
+                                return nil
+                            }
+                            do {
+                                while let result = try await work.next() {
+                                    if let value = result {
+                                        work.cancelAll()
+                                        return value
+                                    }
+                                }
+                            } catch where expired.isSet {
+                                throw RideStoreError.unavailable("PostgreSQL at \(url) did not answer within \(Self.seconds(deadline))")
+                            }
+                            throw RideStoreError.unavailable("PostgreSQL at \(url) did not answer within \(Self.seconds(deadline))")
                         }
                     }
                 }
                 group.addTask {
                     try await Task.sleep(for: .milliseconds(Int64(wait * 1000)))
                     if acquired.isSet { return nil }
-                    throw RideStoreError.database("no connection to PostgreSQL at \(url) within \(Int(wait)) s (is the server up?)")
+                    throw RideStoreError.unavailable("no connection to PostgreSQL at \(url) within \(Self.seconds(wait)) (is the server up?)")
                 }
                 while let result = try await group.next() {
                     if let value = result {
@@ -145,6 +193,10 @@ public final class PostgresRideStore: RideStore {
         } catch {
             throw Self.storeError(error)
         }
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
     }
 
     /// postgres-nio's errors as `RideStoreError`: constraint violations are conflicts, the rest database errors
@@ -160,11 +212,24 @@ public final class PostgresRideStore: RideStore {
             if let state = error.serverInfo?[.sqlState], state.hasPrefix("22") {
                 return RideStoreError.invalid(field: "value", reason: error.serverInfo?[.message] ?? "cannot be stored")
             }
+            if isUnavailable(error) { return RideStoreError.unavailable(describe(error)) }
             return RideStoreError.database(describe(error))
         case let error as PointBlockError: return RideStoreError.damaged(error.description)
         case let error as PostgresDecodingError:
             return RideStoreError.damaged("a column of type \(error.postgresType) could not be read as \(error.targetType)")
         default: return RideStoreError.database(describe(error))
+        }
+    }
+
+    /// True when the database, not the request, is away: the connection failed or was closed, or the server is
+    /// shutting down or starting (SQLSTATE class 08, 57P01–57P03). A retry later will work.
+    static func isUnavailable(_ error: PSQLError) -> Bool {
+        if let state = error.serverInfo?[.sqlState] {
+            return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+        }
+        switch error.code {
+        case .connectionError, .serverClosedConnection, .clientClosedConnection: return true
+        default: return false
         }
     }
 
