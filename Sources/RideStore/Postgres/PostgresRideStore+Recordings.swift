@@ -103,7 +103,8 @@ extension PostgresRideStore {
         return try await transaction { [logger] connection in
             // The row lock orders two batches of one recording (two instances, a retry racing its original): the
             // second reads the sequence number the first stored, so each fix is stored once.
-            guard let recording = try await Self.recording(connection, id: recordingID, userID: userID, forUpdate: true, logger: logger) else {
+            let locked = try await connection.execute(LockRecording(id: recordingID.rawValue, userID: userID.rawValue), logger: logger)
+            guard var recording = try await locked.first(where: { _ in true }) else {
                 throw RideStoreError.notFound(kind: "recording", id: recordingID.rawValue)
             }
             guard recording.state != .stopped else { throw RideStoreError.conflict("recording \(recordingID) is stopped") }
@@ -114,19 +115,24 @@ extension PostgresRideStore {
                 last = fix.sequence
             }
             let points = fresh.map(\.point)
-            if !points.isEmpty {
-                try await Self.appendPoints(points, trackID: recording.trackID, connection, logger: logger)
-            }
             if let acknowledged = acknowledgedThrough, last.map({ acknowledged > $0 }) ?? true { last = acknowledged }
-            try await connection.query(
-                """
-                UPDATE recordings SET last_client_sequence = \(last), updated_at = \(Self.milliseconds(Self.now()))
-                WHERE id = \(recordingID.rawValue)
-                """, logger: logger)
-            guard let updated = try await Self.recording(connection, id: recordingID, userID: userID, logger: logger) else {
-                throw RideStoreError.notFound(kind: "recording", id: recordingID.rawValue)
+            let now = Self.milliseconds(Self.now())
+            if !points.isEmpty {
+                let segmentID = try await Self.appendToLastSegment(points, trackID: recording.trackID, connection, logger: logger)
+                // The recording's row is locked: nobody else changes its track's counts meanwhile.
+                try await connection.execute(
+                    CountAppendedPoints(
+                        count: Int64(points.count), segmentID: segmentID, trackID: recording.trackID.rawValue,
+                        recordingID: recordingID.rawValue, lastSequence: last, now: now),
+                    logger: logger)
+                recording.pointCount += points.count
+            } else {
+                try await connection.execute(
+                    AcknowledgeSequence(recordingID: recordingID.rawValue, lastSequence: last, now: now), logger: logger)
             }
-            return FixAppendResult(recording: updated, appended: points, replayedCount: fixes.count - points.count)
+            recording.lastClientSequence = last
+            recording.updatedAt = Self.date(now)
+            return FixAppendResult(recording: recording, appended: points, replayedCount: fixes.count - points.count)
         }
     }
 
@@ -225,10 +231,14 @@ extension PostgresRideStore {
 
     static func recordings(_ rows: PostgresRowSequence) async throws -> [Recording] {
         var result: [Recording] = []
-        for try await row in rows {
+        for try await row in rows { result.append(try recording(row)) }
+        return result
+    }
+
+    /// A row of `recordingColumns`.
+    static func recording(_ row: PostgresRow) throws -> Recording {
             let r = row.makeRandomAccess()
-            result.append(
-                Recording(
+            return Recording(
                     id: try shortID(r[0].decode(String.self), column: "recordings.id"),
                     userID: try shortID(r[1].decode(String.self), column: "recordings.user_id"),
                     trackID: try shortID(r[2].decode(String.self), column: "recordings.track_id"),
@@ -238,9 +248,7 @@ extension PostgresRideStore {
                     lastClientSequence: try r[6].decode(Int64?.self), startedAt: date(try r[7].decode(Int64.self)),
                     updatedAt: date(try r[8].decode(Int64.self)), stoppedAt: try r[9].decode(Int64?.self).map(date),
                     pointCount: Int(try r[10].decode(Int64.self)), segmentCount: Int(try r[11].decode(Int64.self)),
-                    options: RecordingOptionsRecord.decode(try r[12].decode(String?.self)), clientID: try r[13].decode(String?.self)))
-        }
-        return result
+                    options: RecordingOptionsRecord.decode(try r[12].decode(String?.self)), clientID: try r[13].decode(String?.self))
     }
 
     static func recording(
@@ -287,45 +295,183 @@ extension PostgresRideStore {
             "UPDATE recordings SET state = \(state.rawValue), updated_at = \(milliseconds(now())) WHERE id = \(id.rawValue)", logger: logger)
     }
 
-    /// Appends points to the last segment of the track's first `trk`: the last block is filled up (decoded,
-    /// extended, packed again: at most 1,024 points), then new blocks follow.
+    /// Appends points to the last segment of the track's first `trk`, and counts them in the segment and the track.
     static func appendPoints(_ points: [TrackPoint], trackID: TrackID, _ connection: PostgresConnection, logger: Logger) async throws {
-        let segments = try await connection.query(
-            "SELECT id FROM segments WHERE track_id = \(trackID.rawValue) AND role = 0 AND part = 0 ORDER BY position DESC LIMIT 1",
-            logger: logger)
-        var segmentID: Int64?
-        for try await id in segments.decode(Int64.self) { segmentID = id }
-        guard let segmentID else { throw RideStoreError.damaged("recording track \(trackID) has no segment") }
+        let segmentID = try await appendToLastSegment(points, trackID: trackID, connection, logger: logger)
+        try await connection.execute(
+            CountPoints(count: Int64(points.count), segmentID: segmentID, trackID: trackID.rawValue, now: milliseconds(now())), logger: logger)
+    }
+
+    /// Appends points to the last segment of the track's first `trk` and returns that segment's id: the last
+    /// block is filled up (decoded, extended, packed again: at most 1,024 points), then new blocks follow. The
+    /// caller adds the count to the segment's and the track's.
+    static func appendToLastSegment(_ points: [TrackPoint], trackID: TrackID, _ connection: PostgresConnection, logger: Logger) async throws -> Int64 {
+        var tail: LastBlock.Row?
+        for try await row in try await connection.execute(LastBlock(trackID: trackID.rawValue), logger: logger) { tail = row }
+        guard let tail else { throw RideStoreError.damaged("recording track \(trackID) has no segment") }
+        let segmentID = tail.segmentID
         var remaining = points[...]
         var nextPosition: Int64 = 0
-        let lastBlock = try await connection.query(
-            "SELECT id, position, point_count, data FROM point_blocks WHERE segment_id = \(segmentID) ORDER BY position DESC LIMIT 1",
-            logger: logger)
-        var last: (id: Int64, position: Int64, count: Int64, data: Data)?
-        for try await row in lastBlock.decode((Int64, Int64, Int64, Data).self) { last = (row.0, row.1, row.2, row.3) }
-        if let last {
-            nextPosition = last.position + 1
-            if last.count < PackedPoints.blockCapacity {
-                guard last.count >= 0 else { throw RideStoreError.damaged("a point block of track \(trackID) claims \(last.count) points") }
-                var blockPoints = try PointBlock(pointCount: Int(last.count), data: last.data).points()
-                let taken = remaining.prefix(PackedPoints.blockCapacity - Int(last.count))
+        if let blockID = tail.blockID, let position = tail.position, let count = tail.count, let data = tail.data {
+            nextPosition = position + 1
+            if count < PackedPoints.blockCapacity {
+                guard count >= 0 else { throw RideStoreError.damaged("a point block of track \(trackID) claims \(count) points") }
+                var blockPoints = try PointBlock(pointCount: Int(count), data: data).points()
+                let taken = remaining.prefix(PackedPoints.blockCapacity - Int(count))
                 blockPoints += taken
                 remaining = remaining.dropFirst(taken.count)
                 let block = PointBlock(points: blockPoints[...])
-                try await connection.query(
-                    "UPDATE point_blocks SET point_count = \(Int64(block.pointCount)), data = \(block.data) WHERE id = \(last.id)",
-                    logger: logger)
+                try await connection.execute(
+                    RewriteBlock(id: blockID, count: Int64(block.pointCount), data: ByteBuffer(bytes: block.data)), logger: logger)
             }
         }
         if !remaining.isEmpty {
             try await insertBlocks(PackedPoints(remaining).packedBlocks, segmentID: segmentID, firstPosition: Int(nextPosition), connection, logger: logger)
         }
-        try await connection.query(
-            "UPDATE segments SET point_count = point_count + \(Int64(points.count)) WHERE id = \(segmentID)", logger: logger)
-        try await connection.query(
-            """
-            UPDATE tracks SET point_count = point_count + \(Int64(points.count)), updated_at = \(milliseconds(now()))
-            WHERE id = \(trackID.rawValue)
-            """, logger: logger)
+        return segmentID
     }
+}
+
+// The statements of a recording's fix batch, the hot path of a ride (one batch every few seconds from every rider):
+// prepared once per connection (postgres-nio keeps them by name), so each batch sends only their values.
+
+/// The recording, its row locked for the transaction; `recordingColumns`.
+struct LockRecording: PostgresPreparedStatement {
+    static let sql = """
+        SELECT \(PostgresRideStore.recordingColumns) FROM recordings JOIN tracks ON tracks.id = recordings.track_id
+        WHERE recordings.id = $1 AND recordings.user_id = $2 FOR UPDATE OF recordings
+        """
+    typealias Row = Recording
+    var id: String
+    var userID: String
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 2)
+        bindings.append(id)
+        bindings.append(userID)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Recording { try PostgresRideStore.recording(row) }
+}
+
+/// The last segment of a recording's track and the last block of that segment (none in a new segment), in one
+/// round trip.
+struct LastBlock: PostgresPreparedStatement {
+    static let sql = """
+        SELECT s.id, b.id, b.position, b.point_count, b.data
+        FROM (SELECT id FROM segments WHERE track_id = $1 AND role = 0 AND part = 0 ORDER BY position DESC LIMIT 1) AS s
+        LEFT JOIN LATERAL (
+            SELECT id, position, point_count, data FROM point_blocks WHERE segment_id = s.id ORDER BY position DESC LIMIT 1
+        ) AS b ON true
+        """
+    struct Row {
+        var segmentID: Int64
+        var blockID: Int64?
+        var position: Int64?
+        var count: Int64?
+        var data: Data?
+    }
+    var trackID: String
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(trackID)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        let (segmentID, blockID, position, count, data) = try row.decode((Int64, Int64?, Int64?, Int64?, Data?).self)
+        return Row(segmentID: segmentID, blockID: blockID, position: position, count: count, data: data)
+    }
+}
+
+struct RewriteBlock: PostgresPreparedStatement {
+    static let sql = "UPDATE point_blocks SET point_count = $2, data = $3 WHERE id = $1"
+    typealias Row = Void
+    var id: Int64
+    var count: Int64
+    var data: ByteBuffer
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 3)
+        bindings.append(id)
+        bindings.append(count)
+        bindings.append(data)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws {}
+}
+
+/// The appended points counted in the segment and the track, and the last sequence number kept, in one statement.
+struct CountAppendedPoints: PostgresPreparedStatement {
+    static let sql = """
+        WITH segment AS (UPDATE segments SET point_count = point_count + $1 WHERE id = $2),
+             track AS (UPDATE tracks SET point_count = point_count + $1, updated_at = $6 WHERE id = $3)
+        UPDATE recordings SET last_client_sequence = $5, updated_at = $6 WHERE id = $4
+        """
+    typealias Row = Void
+    var count: Int64
+    var segmentID: Int64
+    var trackID: String
+    var recordingID: String
+    var lastSequence: Int64?
+    var now: Int64
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 6)
+        bindings.append(count)
+        bindings.append(segmentID)
+        bindings.append(trackID)
+        bindings.append(recordingID)
+        bindings.append(lastSequence)
+        bindings.append(now)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws {}
+}
+
+/// Appended points counted in the segment and the track.
+struct CountPoints: PostgresPreparedStatement {
+    static let sql = """
+        WITH segment AS (UPDATE segments SET point_count = point_count + $1 WHERE id = $2)
+        UPDATE tracks SET point_count = point_count + $1, updated_at = $4 WHERE id = $3
+        """
+    typealias Row = Void
+    var count: Int64
+    var segmentID: Int64
+    var trackID: String
+    var now: Int64
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 4)
+        bindings.append(count)
+        bindings.append(segmentID)
+        bindings.append(trackID)
+        bindings.append(now)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws {}
+}
+
+/// A batch with nothing new (a replay, or fixes sent while paused): only the last sequence number kept moves.
+struct AcknowledgeSequence: PostgresPreparedStatement {
+    static let sql = "UPDATE recordings SET last_client_sequence = $2, updated_at = $3 WHERE id = $1"
+    typealias Row = Void
+    var recordingID: String
+    var lastSequence: Int64?
+    var now: Int64
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 3)
+        bindings.append(recordingID)
+        bindings.append(lastSequence)
+        bindings.append(now)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws {}
 }
