@@ -3,8 +3,8 @@ and what a phone does — send, and send again until the answer is a success.
 
 - an instance killed with SIGKILL in the middle of a batch: the phone sends it again to the other instance, and
   every fix is stored exactly once;
-- PostgreSQL restarted in the middle of a ride: the server answers 503 (never 500, never a hang), recovers by
-  itself, and the phone's retries lose nothing;
+- PostgreSQL stopped for 13 s in the middle of a ride: a request waits up to 10 s for it, then is answered 503
+  (never 500, never a hang); the server recovers by itself, and the phone's retries lose nothing;
 - the network to the database cut (a proxy that stops passing bytes without closing anything, as a cable pulled
   or a firewall dropping packets does): a request waiting on the database is answered 503 within the
   configured deadline, and everything works again once the network is back.
@@ -49,6 +49,8 @@ DATABASE_TIMEOUT = 3
 LONGEST_ANSWER = 25
 # How long the network to the database stays cut: longer than the deadline, shorter than the connection wait.
 CUT_SECONDS = 9
+# How long PostgreSQL stays stopped mid-ride.
+OUTAGE_SECONDS = 13
 
 
 def free_port():
@@ -263,33 +265,54 @@ def test_an_overland_batch_whose_instance_is_killed_is_stored_once_when_sent_aga
     assert psql(database, 'SELECT count(*) FROM device_fixes') == '1000'
 
 
+class Phone:
+    """A ride in progress: batches of 10 fixes, one every 0.2 s, each sent until it is stored, until `finish`."""
+
+    def __init__(self, instance, recording):
+        self.instance = instance
+        self.recording = recording
+        self.answers = []
+        self.failures = []
+        self.sent = 0
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self.ride)
+        self.thread.start()
+
+    def ride(self):
+        try:
+            while not self.stopping.is_set():
+                n = self.sent
+                send_until_stored([self.instance], f'/api/recordings/{self.recording}/fixes', fixes(n * 10 + 1, n * 10 + 10),
+                                  self.answers)
+                self.sent += 1
+                time.sleep(0.2)
+        except BaseException as error:  # noqa: B902 — reported by finish
+            self.failures.append(error)
+
+    def finish(self, after_seconds):
+        """Rides on for `after_seconds` more, stops, and returns how many batches were stored."""
+        time.sleep(after_seconds)
+        self.stopping.set()
+        self.thread.join(timeout=180)
+        assert not self.thread.is_alive(), 'the phone never finished its ride'
+        assert not self.failures, self.failures[0]
+        return self.sent
+
+
 def test_postgres_restarted_mid_ride_answers_503_and_recovers_by_itself(instances):
     a = instances('a')
     recording = start_recording(a, 'Through a restart')
-    answers = []
-    failures = []
-
-    def ride():
-        try:
-            for n in range(40):
-                send_until_stored([a], f'/api/recordings/{recording}/fixes', fixes(n * 10 + 1, n * 10 + 10), answers)
-                time.sleep(0.1)
-        except BaseException as error:  # noqa: B902 — reported by the test's thread below
-            failures.append(error)
-
-    phone = threading.Thread(target=ride)
-    phone.start()
+    phone = Phone(a, recording)
     time.sleep(1.5)
     pg_ctl('stop', '-m', 'immediate', '-w')
-    time.sleep(3)
+    # Longer than a request waits for a connection (10 s): a shorter outage is only a slower answer.
+    time.sleep(OUTAGE_SECONDS)
     pg_ctl('start', '-w', '-t', '60', '-l', str(Path(PG_DATA).parent / 'server.log'), '-o', PG_OPTIONS)
-    phone.join(timeout=180)
-    assert not phone.is_alive(), 'the phone never finished its ride'
-    assert not failures, failures[0]
-    statuses = [status for status, _, _ in answers]
-    assert 503 in statuses, f'PostgreSQL was down for 3 s and nothing was answered 503: {statuses}'
-    assert max(took for _, took, _ in answers if took is not None) < LONGEST_ANSWER
-    assert stop_and_count(a, recording) == 400
+    sent = phone.finish(after_seconds=2)
+    statuses = [status for status, _, _ in phone.answers]
+    assert 503 in statuses, f'PostgreSQL was down for {OUTAGE_SECONDS} s and nothing was answered 503: {statuses}'
+    assert max(took for _, took, _ in phone.answers if took is not None) < LONGEST_ANSWER
+    assert stop_and_count(a, recording) == sent * 10
 
 
 class CuttableProxy:
@@ -360,34 +383,21 @@ def test_a_network_cut_to_the_database_is_answered_503_within_the_deadline_and_h
     try:
         a = instances('a', with_port(database, proxy.port))
         recording = start_recording(a, 'Through a network cut')
-        answers = []
-        failures = []
-
-        def ride():
-            try:
-                for n in range(30):
-                    send_until_stored([a], f'/api/recordings/{recording}/fixes', fixes(n * 10 + 1, n * 10 + 10), answers)
-                    time.sleep(0.1)
-            except BaseException as error:  # noqa: B902
-                failures.append(error)
-
-        phone = threading.Thread(target=ride)
-        phone.start()
+        phone = Phone(a, recording)
         time.sleep(1.5)
         proxy.cut()
         cut_at = time.monotonic()
         time.sleep(CUT_SECONDS)
         healed_at = time.monotonic()
         proxy.heal()
-        phone.join(timeout=180)
-        assert not phone.is_alive(), 'the phone never finished its ride'
-        assert not failures, failures[0]
+        sent = phone.finish(after_seconds=2)
+        answers = phone.answers
         # The request waiting on the database when the network went is answered 503 at its deadline, while the
         # network is still cut (not when it comes back).
         during = [(status, finished - cut_at) for status, _, finished in answers if cut_at < finished < healed_at]
         assert any(status == 503 and after < DATABASE_TIMEOUT + 4 for status, after in during), \
             f'no 503 within {DATABASE_TIMEOUT} s of the cut: {during}'
         assert max(took for _, took, _ in answers if took is not None) < LONGEST_ANSWER
-        assert stop_and_count(a, recording) == 300
+        assert stop_and_count(a, recording) == sent * 10
     finally:
         proxy.close()
