@@ -41,7 +41,7 @@ import Testing
             let (_, token) = try await serverA.addDevice("Phone", user: User.localName)
             let opened = ContinuousClock.now
             async let feed = serverA.run { client in
-                try await client.execute(uri: "/api/live?lastEventId=0&maxSeconds=6", method: .get).text
+                try await client.execute(uri: "/api/live?lastEventId=0&maxSeconds=20", method: .get).text
             }
             // A's relay listens, and its view has read the store (nothing yet) and waits.
             try await Self.waitForListener(first)
@@ -57,8 +57,9 @@ import Testing
             let postedAt = ContinuousClock.now - opened
             #expect(posted == .ok)
             let text = try await feed
-            // The post came well inside the stream's 6 s; the event is in it although the view never polled.
-            #expect(postedAt < .seconds(5), "the post came \(postedAt) after the view opened: too late to tell")
+            // The post came inside the stream's 20 s (a loaded machine takes a few to start two servers); the event
+            // is in it although the view never polled.
+            #expect(postedAt < .seconds(19), "the post came \(postedAt) after the view opened: too late to tell")
             #expect(text.components(separatedBy: "event: fix").count == 2, "\(text)")
             #expect(text.contains(#""batteryPercent":64"#))
         }
