@@ -131,3 +131,72 @@ public struct IngestResult: Sendable, Hashable {
 
     public init() {}
 }
+
+// MARK: - What several server processes on one store share
+
+/// A store that several `bikeride serve` processes use at once (PostgreSQL, DESIGN 1): what happens on one of
+/// them reaches the others. The embedded SQLite store has one process, and is not one.
+public protocol MultiInstanceStore: Sendable {
+    /// Tells this process, as soon as they are committed, that some process stored device fixes of a user: a
+    /// live view waiting here reads the store at once instead of at its next poll. One connection listens for
+    /// as long as the stream is iterated, and connects again by itself (with a growing pause) when it breaks;
+    /// `.resumed` says it listens (again), after which whatever was missed meanwhile should be looked for.
+    func liveNotifications() -> AsyncStream<LiveNotification>
+    /// Failed logins counted in the store, so that the limit holds across every process.
+    func loginFailureCounter(limits: LoginLimits) -> any LoginFailureCounter
+}
+
+/// What `MultiInstanceStore.liveNotifications()` says.
+public enum LiveNotification: Sendable, Hashable {
+    /// Some process stored fixes of the user's devices.
+    case fixesStored(UserID)
+    /// Listening started or started again: notifications sent while it was down are lost, so every view looks.
+    case resumed
+}
+
+/// Failed logins, counted per user name and per address over a sliding window, so that guessing a password online
+/// takes years, not hours: in the server's memory with one process (`LoginRateLimiter`, the SQLite store), in the
+/// database when several processes share it (PostgreSQL), where failures on any of them add up.
+public protocol LoginFailureCounter: Sendable {
+    /// Seconds to wait before `name` may be tried again from `address`, or nil when a login may be tried now.
+    func retryAfter(name: String, address: String?, now: Date) async throws -> Int?
+    /// Counts one failed login for the name and for the address.
+    func recordFailure(name: String, address: String?, now: Date) async throws
+    /// Forgets the name's failures (it logged in); the address's stay.
+    func clearFailures(name: String) async throws
+}
+
+/// How many failed logins a name and an address may have within a window.
+public struct LoginLimits: Sendable, Hashable {
+    public var failuresPerName: Int
+    public var failuresPerAddress: Int
+    public var windowSeconds: Double
+
+    /// 5 failures per name and 20 per address in 15 minutes.
+    public init(failuresPerName: Int = 5, failuresPerAddress: Int = 20, windowSeconds: Double = 900) {
+        self.failuresPerName = failuresPerName
+        self.failuresPerAddress = failuresPerAddress
+        self.windowSeconds = windowSeconds
+    }
+
+    /// The keys a login counts under, each with its limit: the name (case folded) and, when known, the address.
+    public func keys(name: String, address: String?) -> [(key: String, limit: Int)] {
+        var keys = [(key: "name:" + name.lowercased(), limit: failuresPerName)]
+        if let address { keys.append((key: "address:" + address, limit: failuresPerAddress)) }
+        return keys
+    }
+
+    /// Seconds until a key with these failure times (any order) is under its limit again, or nil when it is
+    /// under now: the `limit`-th newest failure inside the window must leave it first.
+    public func wait(failureTimes: [Date], limit: Int, now: Date) -> Double? {
+        let recent = failureTimes.filter { now.timeIntervalSince($0) < windowSeconds }.sorted(by: >)
+        guard limit > 0, recent.count >= limit else { return nil }
+        return windowSeconds - now.timeIntervalSince(recent[limit - 1])
+    }
+
+    /// Whole seconds to wait, at least 1, from the longest of `waits`.
+    public static func retryAfter(_ waits: [Double?]) -> Int? {
+        guard let wait = waits.compactMap({ $0 }).max() else { return nil }
+        return max(1, Int(wait.rounded(.up)))
+    }
+}

@@ -12,16 +12,19 @@ extension Bikeride {
                 Applies, each in its own transaction, the migrations the database lacks, and lists them. Refuses a database \
                 whose schema a newer bikeride wrote. `bikeride serve --database` does the same at start; run this first when \
                 several instances share the database. The URL comes from --database, else BIKERIDE_DATABASE_URL; the \
-                password from the URL, else PGPASSWORD.
+                password from the URL, else --database-password-file (or BIKERIDE_DATABASE_PASSWORD_FILE), else PGPASSWORD.
                 """
         )
 
         @Option(help: ArgumentHelp("postgres://USER@HOST:PORT/DB", valueName: "url"))
         var database: String?
 
+        @Option(help: ArgumentHelp("A file holding the database's password, when the URL has none.", valueName: "file"))
+        var databasePasswordFile: String?
+
         func run() async throws {
             do {
-                guard let url = try PostgresRideStore.databaseURL(option: database) else {
+                guard let url = try PostgresDatabaseURL.configured(option: database, passwordFile: databasePasswordFile) else {
                     throw ValidationError("give --database postgres://USER@HOST:PORT/DB (or set BIKERIDE_DATABASE_URL)")
                 }
                 var logger = Logger(label: "bikeride.postgres")

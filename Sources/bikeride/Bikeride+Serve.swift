@@ -12,7 +12,7 @@ extension Bikeride {
             abstract: "Run the server and the web app.",
             discussion: """
                 Settings come from these flags, then from BIKERIDE_* environment variables (BIKERIDE_HOST, BIKERIDE_PORT, \
-                BIKERIDE_DATA_DIR, BIKERIDE_DATABASE_URL, BIKERIDE_TILES, BIKERIDE_TLS_CERT, BIKERIDE_TLS_KEY, BIKERIDE_WEB_ROOT, BIKERIDE_LEAFLET_DIR, \
+                BIKERIDE_DATA_DIR, BIKERIDE_DATABASE_URL, BIKERIDE_DATABASE_PASSWORD_FILE, BIKERIDE_TILES, BIKERIDE_TLS_CERT, BIKERIDE_TLS_KEY, BIKERIDE_WEB_ROOT, BIKERIDE_LEAFLET_DIR, \
                 BIKERIDE_GEOCODER_URL, BIKERIDE_GEOCODER_CONTACT, BIKERIDE_LOG_LEVEL), then defaults. A phone's browser gives its position only to pages served over HTTPS (or \
                 from localhost): give --tls-cert and --tls-key, or put a reverse proxy such as Caddy in front (see README). \
                 Ctrl-C or SIGTERM stops the server after the requests in flight are answered.
@@ -29,9 +29,14 @@ extension Bikeride {
         var dataDir: String?
 
         @Option(help: ArgumentHelp(
-            "A PostgreSQL database to keep the data in instead of the data directory's SQLite file: postgres://USER@HOST:PORT/DB (password in the URL or PGPASSWORD; ?sslmode=disable|prefer|require). Photos and the documents folder are not available on PostgreSQL yet.",
+            "A PostgreSQL database to keep the data in instead of the data directory's SQLite file: postgres://USER@HOST:PORT/DB (password in the URL, --database-password-file or PGPASSWORD; ?sslmode=disable|prefer|require). Several instances may share it. Photos and the documents folder are not available on PostgreSQL yet.",
             valueName: "url"))
         var database: String?
+
+        @Option(help: ArgumentHelp(
+            "A file holding the database's password (or set BIKERIDE_DATABASE_PASSWORD_FILE); used when the URL has none, before PGPASSWORD.",
+            valueName: "file"))
+        var databasePasswordFile: String?
 
         @Option(help: "Connections to PostgreSQL this instance opens at most (default 10).")
         var databaseConnections: Int?
@@ -120,7 +125,7 @@ extension Bikeride {
             let databaseURL: PostgresDatabaseURL?
             do {
                 configuration = try resolvedConfiguration()
-                databaseURL = try PostgresRideStore.databaseURL(option: database)
+                databaseURL = try PostgresDatabaseURL.configured(option: database, passwordFile: databasePasswordFile)
                 try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
             } catch {
                 printError("bikeride serve: \(error)")

@@ -18,6 +18,12 @@ struct LibraryOptions: ParsableArguments {
             valueName: "URL"))
     var database: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "A file holding the database's password (or set BIKERIDE_DATABASE_PASSWORD_FILE); used when the URL has none, before PGPASSWORD.",
+            valueName: "FILE"))
+    var databasePasswordFile: String?
+
     var directory: DataDirectory {
         dataDirectory.map { DataDirectory(url: URL(filePath: $0, directoryHint: .isDirectory)) } ?? DataDirectory.default()
     }
@@ -26,7 +32,7 @@ struct LibraryOptions: ParsableArguments {
     func open() async throws -> TrackLibrary {
         let url: PostgresDatabaseURL?
         do {
-            url = try PostgresRideStore.databaseURL(option: database)
+            url = try PostgresDatabaseURL.configured(option: database, passwordFile: databasePasswordFile)
         } catch {
             printError("bikeride: --database: \(error)")
             throw ExitCode.failure

@@ -7,11 +7,12 @@ import RideStore
 ///
 /// A wrong name and a wrong password answer alike (401 `invalid_login`), and take the same time: an unknown
 /// name costs one hash too. Failed attempts are limited per name and per IP (429 with
-/// `Retry-After`). Hashing runs on `PasswordWork`, off the event loop.
+/// `Retry-After`), counted by `limiter`: in memory, or in the database that several instances share. Hashing
+/// runs on `PasswordWork`, off the event loop.
 struct AccountsController<Context: UserRequestContext>: Sendable {
     let store: any RideStore
     let sessions: SessionAuthority
-    let limiter: LoginRateLimiter
+    let limiter: any LoginFailureCounter
     let work: PasswordWork
     let accountsRequired: Bool
     /// The configured cost: an unknown name (or a user without a password) costs one hash of the password,
@@ -56,7 +57,7 @@ struct AccountsController<Context: UserRequestContext>: Sendable {
         guard !name.isEmpty, name.count <= 100, body.password.utf8.count <= PasswordHasher.maximumPasswordBytes else {
             throw APIError(.unauthorized, code: "invalid_login", message: "wrong name or password")
         }
-        if let wait = await limiter.retryAfter(name: name, address: context.remoteIPAddress) {
+        if let wait = try await limiter.retryAfter(name: name, address: context.remoteIPAddress, now: Date()) {
             var error = APIError(.tooManyRequests, code: "too_many_attempts", message: "too many failed logins; try again in \(wait) seconds")
             error.retryAfterSeconds = wait
             throw error
@@ -73,11 +74,11 @@ struct AccountsController<Context: UserRequestContext>: Sendable {
             return PasswordHasher.verify(password, against: hash)
         }
         guard let user, user.passwordHash != nil, matches else {
-            await limiter.recordFailure(name: name, address: context.remoteIPAddress)
+            try await limiter.recordFailure(name: name, address: context.remoteIPAddress, now: Date())
             context.logger.notice("login failed", metadata: ["name": "\(name.prefix(100))", "address": "\(context.remoteIPAddress ?? "?")"])
             throw APIError(.unauthorized, code: "invalid_login", message: "wrong name or password")
         }
-        await limiter.recordSuccess(name: name)
+        try await limiter.clearFailures(name: name)
         let cookie = try await sessions.start(for: user.id, request: request)
         var response = try SessionPayload(user: UserPayload(id: user.id.rawValue, name: user.name), accounts: accountsRequired)
             .response(from: request, context: context)

@@ -15,6 +15,8 @@ import ServiceLifecycle
 struct LiveController<Context: UserRequestContext>: Sendable {
     let library: TrackLibrary
     let feed: LiveFeed
+    /// How often a waiting view reads the store without being woken (`ServerConfiguration.livePollSeconds`).
+    var pollSeconds: Double = 1
 
     func addRoutes(to router: Router<Context>) {
         router.get("api/live") { request, context in try await stream(request, context) }
@@ -37,6 +39,7 @@ struct LiveController<Context: UserRequestContext>: Sendable {
         }
         let maxSeconds = request.uri.queryParameters["maxSeconds"].flatMap { Double(String($0)) }.map { min(max($0, 0.1), 3600) } ?? 300
         let feed = self.feed
+        let pollSeconds = self.pollSeconds
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-store"
@@ -53,16 +56,24 @@ struct LiveController<Context: UserRequestContext>: Sendable {
             // graceful shutdown waits for requests in flight, and a stream would otherwise hold it for minutes.
             while Date() < deadline, !Task.isCancelled, !Task.isShuttingDownGracefully {
                 let version = await feed.version(userID)
+                let readAt = Date()
                 let fixes = try await store.deviceFixes(userID: userID, after: last, limit: 500)
                 if fixes.isEmpty {
-                    // Woken by a post at once; otherwise a look every second (shutdown, deadline).
-                    let slice = max(0.01, min(1, deadline.timeIntervalSinceNow))
-                    let waitStarted = Date()
-                    await feed.wait(userID, after: version, seconds: slice)
-                    idleSeconds += Date().timeIntervalSince(waitStarted)
-                    if idleSeconds >= 15 {
-                        try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
-                        idleSeconds = 0
+                    // Woken by a post at once (on any instance, through the store's notifications); otherwise the
+                    // store is read again every `pollSeconds`, the safety net. Slices of at most a second notice
+                    // shutdown, the deadline and the keep-alive's time.
+                    var woken = false
+                    while !woken, Date() < deadline, !Task.isCancelled, !Task.isShuttingDownGracefully,
+                        Date().timeIntervalSince(readAt) < pollSeconds
+                    {
+                        let slice = max(0.01, min(1, deadline.timeIntervalSinceNow, pollSeconds - Date().timeIntervalSince(readAt)))
+                        let waitStarted = Date()
+                        woken = await feed.wait(userID, after: version, seconds: slice)
+                        idleSeconds += Date().timeIntervalSince(waitStarted)
+                        if idleSeconds >= 15 {
+                            try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                            idleSeconds = 0
+                        }
                     }
                     continue
                 }

@@ -5,16 +5,22 @@ import RideStore
 /// Wakes the live views of a user when their devices' fixes are stored. It carries no data: a woken view
 /// reads the store from its last event id, so nothing is missed between a wake and a read, and a reconnect
 /// (`Last-Event-ID`) resumes exactly where it stopped.
+///
+/// A post to this process notifies at once (`IngestController`); on PostgreSQL a post to another instance
+/// reaches here through the database's notifications (`LiveNotificationRelay`). A view also looks by itself
+/// every `ServerConfiguration.livePollSeconds`, the safety net when a notification is lost.
 public actor LiveFeed {
     private var waiters: [UserID: [UUID: CheckedContinuation<Bool, Never>]] = [:]
     /// Counts each user's notifications: a view reads it before it reads the store, and waits only while it is
     /// unchanged, so a notify between the read and the wait is never lost.
     private var versions: [UserID: UInt64] = [:]
+    /// Counts `notifyEveryone()`, part of every user's version.
+    private var everyone: UInt64 = 0
 
     public init() {}
 
     /// The user's notification count.
-    public func version(_ userID: UserID) -> UInt64 { versions[userID, default: 0] }
+    public func version(_ userID: UserID) -> UInt64 { versions[userID, default: 0] &+ everyone }
 
     /// Wakes every view of the user.
     public func notify(_ userID: UserID) {
@@ -23,11 +29,22 @@ public actor LiveFeed {
         for continuation in list.values { continuation.resume(returning: true) }
     }
 
+    /// Wakes every view of every user (the database's notifications resumed after a break: what was posted
+    /// meanwhile was not announced).
+    public func notifyEveryone() {
+        everyone &+= 1
+        let all = waiters
+        waiters = [:]
+        for list in all.values {
+            for continuation in list.values { continuation.resume(returning: true) }
+        }
+    }
+
     /// Returns when the user's version differs from `version` (true) or after `seconds` (false), whichever is
     /// first. The check and the parking happen in one turn of the actor, so a notify cannot fall between them.
     @discardableResult
     func wait(_ userID: UserID, after version: UInt64, seconds: Double) async -> Bool {
-        guard versions[userID, default: 0] == version else { return true }
+        guard self.version(userID) == version else { return true }
         let id = UUID()
         // Runs on the actor only after this turn, when the waiter is parked.
         let timer = Task { [weak self] in

@@ -4,6 +4,7 @@ import HummingbirdCore
 import HummingbirdTLS
 import NIOSSL
 import Logging
+import ServiceLifecycle
 import RideKit
 import RideStore
 
@@ -24,8 +25,9 @@ public func buildApplication(
     var logger = logger ?? Logger(label: "bikeride")
     logger.logLevel = configuration.logLevel
     let tiles = try configuration.tilesPath.map { path throws(MBTilesError) in try MBTilesReader(path: path) }
+    let liveFeed = LiveFeed()
     let router = buildRouter(
-        configuration: configuration, library: library, tiles: tiles, metrics: metrics, logger: logger)
+        configuration: configuration, library: library, tiles: tiles, metrics: metrics, liveFeed: liveFeed, logger: logger)
     let server: HTTPServerBuilder
     if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
         let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
@@ -34,12 +36,18 @@ public func buildApplication(
     } else {
         server = .http1()
     }
-    let idleTracks = IdleDeviceTracks(store: library.store, gapSeconds: configuration.deviceTrackGapSeconds, logger: logger)
+    var services: [any Service] = [
+        IdleDeviceTracks(store: library.store, gapSeconds: configuration.deviceTrackGapSeconds, logger: logger)
+    ]
+    // Several instances on one database: a post to another instance wakes this one's live views at once.
+    if let shared = library.store as? any MultiInstanceStore {
+        services.append(LiveNotificationRelay(store: shared, feed: liveFeed, logger: logger))
+    }
     return Application(
         router: router,
         server: server,
         configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "bikeride"),
-        services: [idleTracks],
+        services: services,
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port) },
         logger: logger
     )
@@ -88,8 +96,12 @@ public func buildRouter(
     SharesController<RideRequestContext>(library: library).addRoutes(to: router)
     PhotosController<RideRequestContext>(library: library).addRoutes(to: router)
     GeocodeController<RideRequestContext>(geocoder: configuration.geocoder.map { Geocoder(configuration: $0) }).addRoutes(to: router)
+    // Failed logins: in the database when several instances share it (they add up across them), else in memory.
+    let limiter: any LoginFailureCounter =
+        (library.store as? any MultiInstanceStore)?.loginFailureCounter(limits: configuration.loginLimits)
+        ?? LoginRateLimiter(limits: configuration.loginLimits)
     AccountsController<RideRequestContext>(
-        store: library.store, sessions: sessions, limiter: LoginRateLimiter(), work: passwordWork,
+        store: library.store, sessions: sessions, limiter: limiter, work: passwordWork,
         accountsRequired: configuration.requiresAccounts, hasher: configuration.passwordHasher
     ).addRoutes(to: router)
     DevicesController<RideRequestContext>(library: library).addRoutes(to: router)
@@ -97,7 +109,7 @@ public func buildRouter(
         store: library.store, feed: liveFeed, metrics: metrics, ownTracksSecret: configuration.ownTracksSecret,
         committer: IngestCommitter(store: library.store, gapSeconds: configuration.deviceTrackGapSeconds)
     ).addRoutes(to: router)
-    LiveController<RideRequestContext>(library: library, feed: liveFeed).addRoutes(to: router)
+    LiveController<RideRequestContext>(library: library, feed: liveFeed, pollSeconds: configuration.livePollSeconds).addRoutes(to: router)
     LiveShareController<RideRequestContext>(library: library).addRoutes(to: router)
     if let tiles {
         TilesController<RideRequestContext>(tiles: tiles, metrics: metrics).addRoutes(to: router.group("tiles"))

@@ -52,6 +52,12 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var ownTracksSecret: String?
     /// The cost of password hashes made by this server (tests use `PasswordHasher.forTesting`).
     public var passwordHasher = PasswordHasher()
+    /// How often a live view (`/api/live`) reads the store when nothing woke it: the safety net for a post
+    /// whose notification was lost (another instance's, while the database's notifications were down). Tests set
+    /// it long, to see that notifications alone wake a view.
+    public var livePollSeconds: Double = 1
+    /// The login rate limit: failures per name and per address in a window.
+    public var loginLimits = LoginLimits()
 
     public init() {}
 
@@ -117,6 +123,12 @@ public struct ServerConfiguration: Sendable, Hashable {
     public func validate() throws(ConfigurationError) {
         if (tlsCertificatePath == nil) != (tlsKeyPath == nil) {
             throw .invalid(name: "--tls-cert/--tls-key", value: tlsCertificatePath ?? tlsKeyPath ?? "", expected: "both a certificate and a key, or neither")
+        }
+        guard livePollSeconds.isFinite, livePollSeconds > 0 else {
+            throw .invalid(name: "livePollSeconds", value: "\(livePollSeconds)", expected: "seconds more than 0")
+        }
+        guard loginLimits.failuresPerName >= 1, loginLimits.failuresPerAddress >= 1, loginLimits.windowSeconds.isFinite, loginLimits.windowSeconds > 0 else {
+            throw .invalid(name: "loginLimits", value: "\(loginLimits)", expected: "at least one failure per name and per address, in a window of more than 0 s")
         }
         for path in [tilesPath, tlsCertificatePath, tlsKeyPath].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: path) {
             throw .missingFile(path)

@@ -29,8 +29,12 @@ public struct PostgresDatabaseURL: Sendable, Hashable, CustomStringConvertible {
         self.tls = tls
     }
 
-    /// Parses `text`; a password missing from the URL is taken from `environment["PGPASSWORD"]`.
-    public init(parsing text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    /// Parses `text`. The password is the URL's; else the one in `passwordFile` (`--database-password-file`),
+    /// else in the file `environment["BIKERIDE_DATABASE_PASSWORD_FILE"]` names; else `environment["PGPASSWORD"]`.
+    /// A password file that is named is always read, and refused clearly when missing, unreadable or empty.
+    public init(
+        parsing text: String, passwordFile: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws {
         func invalid(_ reason: String) -> RideStoreError {
             .invalid(field: "database URL", reason: "\(reason) (expected postgres://USER@HOST:PORT/DATABASE)")
         }
@@ -60,9 +64,59 @@ public struct PostgresDatabaseURL: Sendable, Hashable, CustomStringConvertible {
         self.host = host
         self.port = port
         self.user = user
-        self.password = components.password ?? environment["PGPASSWORD"]
+        let file = passwordFile ?? environment["BIKERIDE_DATABASE_PASSWORD_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+        let filePassword = try file.map(Self.password(fromFile:))
+        self.password = components.password ?? filePassword ?? environment["PGPASSWORD"]
         self.database = path
         self.tls = tls
+    }
+
+    /// The database the command line names: `--database` (`option`), else `BIKERIDE_DATABASE_URL`; nil for neither
+    /// (the SQLite store). The password as `init(parsing:passwordFile:environment:)` finds it, `passwordFile` being
+    /// `--database-password-file`. A password file without a database is refused, not ignored.
+    public static func configured(
+        option: String?, passwordFile: String?, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> PostgresDatabaseURL? {
+        guard let text = option ?? environment["BIKERIDE_DATABASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) else {
+            if let passwordFile {
+                throw RideStoreError.invalid(
+                    field: "database password file", reason: "\(passwordFile) is given but no database: add --database postgres://USER@HOST:PORT/DB")
+            }
+            return nil
+        }
+        return try PostgresDatabaseURL(parsing: text, passwordFile: passwordFile, environment: environment)
+    }
+
+    /// The most bytes a password file may hold: a password, not a document.
+    public static let maximumPasswordFileBytes = 4096
+
+    /// The password in a file (a Docker or Kubernetes secret, a file readable by the service's user only): its
+    /// text without the line break(s) at its end. Refused, naming the file, when it does not exist, cannot be
+    /// read, is empty, is not UTF-8 text, holds more than one line or more than `maximumPasswordFileBytes`.
+    public static func password(fromFile path: String) throws -> String {
+        func refused(_ reason: String) -> RideStoreError { .invalid(field: "database password file", reason: "\(path) \(reason)") }
+        var isDirectory: ObjCBool = false
+        guard !path.isEmpty, FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw refused("does not exist") }
+        guard !isDirectory.boolValue else { throw refused("is a directory, not a file") }
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw refused("cannot be read (check its permissions)") }
+        defer { try? handle.close() }
+        let data: Data
+        do {
+            data = try handle.read(upToCount: maximumPasswordFileBytes + 1) ?? Data()
+        } catch {
+            throw refused("cannot be read: \(error.localizedDescription)")
+        }
+        guard data.count <= maximumPasswordFileBytes else {
+            throw refused("is larger than \(maximumPasswordFileBytes) bytes; it should hold the password alone")
+        }
+        var bytes = [UInt8](data)
+        while let last = bytes.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") { bytes.removeLast() }
+        guard !bytes.isEmpty else { throw refused("is empty; it should hold the password") }
+        guard let password = String(validating: bytes, as: UTF8.self) else { throw refused("is not UTF-8 text") }
+        guard !bytes.contains(UInt8(ascii: "\n")), !bytes.contains(UInt8(ascii: "\r")) else {
+            throw refused("holds more than one line; it should hold the password alone")
+        }
+        return password
     }
 
     /// The URL without its password, for messages and logs.

@@ -205,6 +205,9 @@ extension PostgresRideStore {
         result.storedCount = fresh.count
         try await connection.query("UPDATE devices SET last_seen_at = \(milliseconds(now)) WHERE id = \(deviceID.rawValue)", logger: logger)
         guard !fresh.isEmpty else { return result }
+        // Every instance's live views of the user look now (`PostgresLiveListener`). PostgreSQL sends it on COMMIT
+        // only, after the fixes are visible; a rolled-back post (or savepoint) sends nothing.
+        try await connection.query("SELECT pg_notify(\(PostgresLiveListener.channel), \(userID.rawValue))", logger: logger)
 
         var live = try await liveDeviceRecording(connection, deviceID: deviceID, logger: logger)
         var bounds: (Int64, Int64)?
