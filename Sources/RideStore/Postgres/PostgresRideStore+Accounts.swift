@@ -48,16 +48,10 @@ extension PostgresRideStore {
         }
     }
 
+    /// Asked on every request of a logged-in browser: one prepared statement, one round trip.
     public func sessionUser(tokenHash: String, now: Date) async throws -> User? {
-        try await transaction(readOnly: true) { [logger] connection in
-            try await Self.users(
-                connection.query(
-                    """
-                    SELECT users.id, users.name, users.password_hash, users.created_at
-                    FROM sessions JOIN users ON users.id = sessions.user_id
-                    WHERE sessions.token_hash = \(tokenHash) AND sessions.expires_at > \(Self.milliseconds(now))
-                    """, logger: logger)
-            ).first
+        try await statement { [logger] connection in
+            try await connection.execute(SessionUser(tokenHash: tokenHash, now: Self.milliseconds(now)), logger: logger).first { _ in true }
         }
     }
 
@@ -571,4 +565,25 @@ extension PostgresRideStore {
         track.gpxHeader = TrackHeaderCodec.encode(content)
         try await updateTrackRecord(track, connection, logger: logger)
     }
+}
+
+/// The user of an unexpired session.
+struct SessionUser: PostgresPreparedStatement {
+    static let sql = """
+        SELECT users.id, users.name, users.password_hash, users.created_at
+        FROM sessions JOIN users ON users.id = sessions.user_id
+        WHERE sessions.token_hash = $1 AND sessions.expires_at > $2
+        """
+    typealias Row = User
+    var tokenHash: String
+    var now: Int64
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 2)
+        bindings.append(tokenHash)
+        bindings.append(now)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> User { try PostgresRideStore.user(row) }
 }

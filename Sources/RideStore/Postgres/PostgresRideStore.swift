@@ -339,10 +339,14 @@ public final class PostgresRideStore: RideStore {
 
     static func users(_ rows: PostgresRowSequence) async throws -> [User] {
         var users: [User] = []
-        for try await (id, name, passwordHash, createdAt) in rows.decode((String, String, String?, Int64).self) {
-            users.append(User(id: try shortID(id, column: "users.id"), name: name, passwordHash: passwordHash, createdAt: date(createdAt)))
-        }
+        for try await row in rows { users.append(try user(row)) }
         return users
+    }
+
+    /// A row of id, name, password_hash, created_at.
+    static func user(_ row: PostgresRow) throws -> User {
+        let (id, name, passwordHash, createdAt) = try row.decode((String, String, String?, Int64).self)
+        return User(id: try shortID(id, column: "users.id"), name: name, passwordHash: passwordHash, createdAt: date(createdAt))
     }
 
     static func requireUser(_ connection: PostgresConnection, _ userID: UserID, logger: Logger) async throws {
@@ -456,12 +460,6 @@ extension PostgresRideStore {
         try await migrate(configuration, logger: logger)
         let after = try await appliedMigrations(configuration, logger: logger)
         return (after.filter { !before.contains($0) }, after)
-    }
-
-    /// The database URL of `--database`, else of `BIKERIDE_DATABASE_URL`; nil for neither (the SQLite store).
-    public static func databaseURL(option: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PostgresDatabaseURL? {
-        guard let text = option ?? environment["BIKERIDE_DATABASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) else { return nil }
-        return try PostgresDatabaseURL(parsing: text, environment: environment)
     }
 }
 
