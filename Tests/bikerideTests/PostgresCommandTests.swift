@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+
+/// The library commands with `--database URL`, and `bikeride copy`, against the throwaway PostgreSQL server of the
+/// tests (`BIKERIDE_TEST_DATABASE_URL`, scripts/lib/postgres.sh): each test makes a database of its own with
+/// PostgreSQL's `createdb` and drops it after. Without the variable the tests are skipped and say why.
+@Suite struct PostgresCommandTests {
+    let folder: URL
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appending(path: "bikeride-postgres-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    /// A new database on the test server for `body` (its URL), dropped afterwards.
+    static func withDatabase<T>(_ body: (String) throws -> T) throws -> T {
+        guard let server = ProcessInfo.processInfo.environment["BIKERIDE_TEST_DATABASE_URL"], !server.isEmpty,
+              let components = URLComponents(string: server), let host = components.host, let user = components.user
+        else {
+            try Test.cancel("PostgreSQL not tested: BIKERIDE_TEST_DATABASE_URL is not set (README, 'Tests on PostgreSQL')")
+        }
+        let port = components.port ?? 5432
+        let name = "bikeride_cli_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let connection = ["-h", host, "-p", "\(port)", "-U", user]
+        try runProgram("createdb", connection + [name])
+        defer { try? runProgram("dropdb", connection + ["--force", name]) }
+        var url = components
+        url.path = "/" + name
+        return try body(try #require(url.string))
+    }
+
+    /// Runs one of PostgreSQL's programs (on PATH, or where Debian puts them), failing the test when it fails.
+    static func runProgram(_ name: String, _ arguments: [String]) throws {
+        let candidates = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/\(name)" }
+            + ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []).sorted().reversed()
+            .map { "/usr/lib/postgresql/\($0)/bin/\(name)" }
+        let program = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) }, "PostgreSQL's \(name) not found")
+        let process = Process()
+        process.executableURL = URL(filePath: program)
+        process.arguments = arguments
+        let error = Pipe()
+        process.standardError = error
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(name): \(message)")
+    }
+
+    /// The tracks of `list --json` (with the arguments that say which library).
+    static func tracks(_ library: [String]) throws -> [[String: Any]] {
+        let list = try CommandRun.run(["list", "--json", "--all"] + library)
+        #expect(list.status == 0, "\(list.error)")
+        let page = try #require(try JSONSerialization.jsonObject(with: Data(list.output.utf8)) as? [String: Any])
+        return try #require(page["tracks"] as? [[String: Any]])
+    }
+
+    /// Until now `--database` was only tried by hand: import, list, show, places on a PostgreSQL database.
+    @Test func libraryCommandsWorkOnADatabase() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Self.withDatabase { url in
+            // The data directory only holds uploads in transit with --database.
+            let library = ["--database", url, "--data-dir", folder.appending(path: "data").path]
+            let imported = try CommandRun.run(["import", CommandRun.fixture("gpx/coregpx/GPXTest-TrackPointOnly.gpx")] + library)
+            #expect(imported.status == 0, "\(imported.error)")
+            let tracks = try Self.tracks(library)
+            #expect(tracks.count == 1)
+            #expect(tracks.first?["name"] as? String == "GPXTest-TrackPointOnly")
+            #expect(tracks.first?["pointCount"] as? Int == 4142)
+            let id = try #require(tracks.first?["id"] as? String)
+            let show = try CommandRun.run(["show", id, "--json"] + library)
+            let shown = try #require(try JSONSerialization.jsonObject(with: Data(show.output.utf8)) as? [String: Any])
+            #expect((shown["stats"] as? [String: Any])?["pointCount"] as? Int == 4142)
+            // The same file again is not a second track, on PostgreSQL as on SQLite.
+            let again = try CommandRun.run(["import", CommandRun.fixture("gpx/coregpx/GPXTest-TrackPointOnly.gpx")] + library)
+            #expect(again.output.contains("already imported as \(id)"), "\(again.output) \(again.error)")
+            #expect(try CommandRun.run(["places", "add", "Bakery", "--at", "47.3769,8.5417"] + library).status == 0)
+            #expect(try CommandRun.run(["places", "list"] + library).output.contains("Bakery"))
+            // Nothing went to the data directory's SQLite file.
+            #expect(!FileManager.default.fileExists(atPath: folder.appending(path: "data/bikeride.sqlite").path))
+        }
+    }
+
+    @Test func copyMovesALibraryChecksItAndCopiesNothingTheSecondTime() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = ["--data-dir", folder.appending(path: "library").path]
+        for fixture in ["gpx/coregpx/GPXTest-TrackPointOnly.gpx", "gpx/gpxpy/cerknicko-jezero.gpx", "gpx/gpxpy/route.gpx"] {
+            let imported = try CommandRun.run(["import", CommandRun.fixture(fixture)] + source)
+            #expect(imported.status == 0, "\(imported.error)")
+        }
+        #expect(try CommandRun.run(["places", "add", "Bakery", "--at", "47.3769,8.5417", "--note", "Best croissants"] + source).status == 0)
+        try Self.withDatabase { url in
+            let copy = try CommandRun.run(["copy", "--from", folder.appending(path: "library").path, "--to", url, "--json"])
+            #expect(copy.status == 0, "\(copy.error)")
+            #expect(copy.error.contains("copying point_blocks"))
+            let summary = try #require(try JSONSerialization.jsonObject(with: Data(copy.output.utf8)) as? [String: Any])
+            #expect(summary["same"] as? Bool == true)
+            #expect(summary["differing"] as? [String] == [])
+            let tables = try #require(summary["tables"] as? [[String: Any]])
+            let tracksRow = try #require(tables.first { $0["table"] as? String == "tracks" })
+            // One track in GPXTest-TrackPointOnly, seven in cerknicko-jezero, one route.
+            #expect(tracksRow["sourceRows"] as? Int == 9 && tracksRow["targetRows"] as? Int == 9 && tracksRow["copiedRows"] as? Int == 9)
+            #expect(tables.first { $0["table"] as? String == "notes" }?["targetRows"] as? Int == 1)
+
+            // The database lists what the library lists, figures and ids alike.
+            let target = ["--database", url, "--data-dir", folder.appending(path: "instance").path]
+            let copied = try Self.tracks(target)
+            let original = try Self.tracks(source)
+            #expect(copied.count == 9)
+            #expect(NSArray(array: copied).isEqual(to: original))
+            #expect(try CommandRun.run(["places", "list"] + target).output.contains("Bakery"))
+
+            // Again: nothing new, the same checksums, shown as a table.
+            let again = try CommandRun.run(["copy", "--from", folder.appending(path: "library").path, "--to", url])
+            #expect(again.status == 0, "\(again.error)")
+            #expect(again.error.contains("copied 0 new rows"))
+            #expect(again.output.contains("point_blocks") && again.output.contains("same") && !again.output.contains("DIFFERS"))
+        }
+    }
+
+    @Test func copyRefusesAnotherLibrarysDatabaseAndAMissingLibrary() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let library = folder.appending(path: "library").path
+        #expect(try CommandRun.run(["import", CommandRun.fixture("gpx/gpxpy/route.gpx"), "--data-dir", library]).status == 0)
+        try Self.withDatabase { url in
+            // A command on the database made its own local user there.
+            #expect(try CommandRun.run(["list", "--database", url, "--data-dir", folder.appending(path: "other").path]).status == 0)
+            let refused = try CommandRun.run(["copy", "--from", library, "--to", url])
+            #expect(refused.status == 1)
+            #expect(refused.error.contains("holds users that this library does not have: 'local'"), "\(refused.error)")
+            #expect(refused.error.contains("new, empty database"))
+
+            let missing = try CommandRun.run(["copy", "--from", folder.appending(path: "nothing").path, "--to", url])
+            #expect(missing.status == 1)
+            #expect(missing.error.contains("no bikeride library here"))
+        }
+        let noURL = try CommandRun.run(["copy", "--from", library])
+        #expect(noURL.status != 0)
+    }
+}
