@@ -118,6 +118,62 @@ import Testing
         }
     }
 
+    /// `kill -9` while the point blocks are being copied (one a transaction), then the same command again: it
+    /// finishes, and its counts and checksums are the library's.
+    @Test func aCopyKilledMidwayIsFinishedByRunningItAgain() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let library = folder.appending(path: "library").path
+        // 200,000 points: 196 blocks of 1,024.
+        var gpx = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><name>Long</name><trkseg>
+
+            """
+        for index in 0..<200_000 {
+            gpx += "<trkpt lat=\"\(46 + Double(index) / 1_000_000)\" lon=\"6.6\"><ele>\(400 + index % 50)</ele></trkpt>\n"
+        }
+        gpx += "</trkseg></trk></gpx>\n"
+        let file = folder.appending(path: "long.gpx")
+        try Data(gpx.utf8).write(to: file)
+        let imported = try CommandRun.run(["import", file.path, "--data-dir", library])
+        #expect(imported.status == 0, "\(imported.error)")
+        try Self.withDatabase { url in
+            let process = Process()
+            process.executableURL = CommandRun.executable
+            process.arguments = ["copy", "--from", library, "--to", url, "--batch-size", "1"]
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            var seen = ""
+            while !seen.contains("copying point_blocks") {
+                let chunk = errors.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                seen += String(decoding: chunk, as: UTF8.self)
+            }
+            // A few blocks in (each is a transaction of its own), as a crash would find it.
+            Thread.sleep(forTimeInterval: 0.1)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal, "the copy ended before it was killed: \(seen)")
+
+            let partial = try CommandRun.run(["copy", "--check-only", "--json", "--from", library, "--to", url])
+            #expect(partial.status == 1)
+            #expect(partial.error.contains("differs from the library in: point_blocks"), "\(partial.error)")
+            let resumed = try CommandRun.run(["copy", "--json", "--from", library, "--to", url])
+            #expect(resumed.status == 0, "\(resumed.error)")
+            let summary = try #require(try JSONSerialization.jsonObject(with: Data(resumed.output.utf8)) as? [String: Any])
+            let tables = try #require(summary["tables"] as? [[String: Any]])
+            let blocks = try #require(tables.first { $0["table"] as? String == "point_blocks" })
+            #expect(blocks["sourceRows"] as? Int == 196 && blocks["targetRows"] as? Int == 196)
+            #expect((blocks["copiedRows"] as? Int ?? 0) > 0)
+            // What the killed run had committed was kept, not copied again.
+            #expect(tables.first { $0["table"] as? String == "tracks" }?["copiedRows"] as? Int == 0)
+            let list = try CommandRun.run(["list", "--json", "--database", url, "--data-dir", folder.appending(path: "instance").path])
+            #expect(list.output.contains("\"pointCount\":200000"))
+        }
+    }
+
     @Test func copyRefusesAnotherLibrarysDatabaseAndAMissingLibrary() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let library = folder.appending(path: "library").path

@@ -527,6 +527,10 @@ extension LibraryCopy {
                 let bytes: Data
                 let thumbnail: Data?
                 if let fileName {
+                    // The store names its files itself (`PhotoFolder.fileName`): a name that leaves the folder is damage.
+                    for name in [fileName, thumbnailFileName].compactMap({ $0 }) where name.contains("/") || name.hasPrefix(".") {
+                        throw RideStoreError.damaged("photo \(id) names the file '\(name)', which is not in the Photos folder")
+                    }
                     bytes = try photos.read(fileName)
                     thumbnail = try thumbnailFileName.map { try photos.read($0) }
                 } else {
