@@ -12,13 +12,20 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
 
-    /// A new database on the test server for `body` (its URL), dropped afterwards.
-    static func withDatabase<T>(_ body: (String) throws -> T) throws -> T {
+    /// The test server's URL, or the test is skipped (before it builds a library for nothing).
+    static func requireServer() throws -> URLComponents {
         guard let server = ProcessInfo.processInfo.environment["BIKERIDE_TEST_DATABASE_URL"], !server.isEmpty,
-              let components = URLComponents(string: server), let host = components.host, let user = components.user
+              let components = URLComponents(string: server), components.host != nil, components.user != nil
         else {
             try Test.cancel("PostgreSQL not tested: BIKERIDE_TEST_DATABASE_URL is not set (README, 'Tests on PostgreSQL')")
         }
+        return components
+    }
+
+    /// A new database on the test server for `body` (its URL), dropped afterwards.
+    static func withDatabase<T>(_ body: (String) throws -> T) throws -> T {
+        let components = try requireServer()
+        let host = components.host ?? "", user = components.user ?? ""
         let port = components.port ?? 5432
         let name = "bikeride_cli_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let connection = ["-h", host, "-p", "\(port)", "-U", user]
@@ -83,15 +90,20 @@ import Testing
 
     @Test func copyMovesALibraryChecksItAndCopiesNothingTheSecondTime() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try Self.requireServer()
         let source = ["--data-dir", folder.appending(path: "library").path]
         for fixture in ["gpx/coregpx/GPXTest-TrackPointOnly.gpx", "gpx/gpxpy/cerknicko-jezero.gpx", "gpx/gpxpy/route.gpx"] {
             let imported = try CommandRun.run(["import", CommandRun.fixture(fixture)] + source)
             #expect(imported.status == 0, "\(imported.error)")
         }
         #expect(try CommandRun.run(["places", "add", "Bakery", "--at", "47.3769,8.5417", "--note", "Best croissants"] + source).status == 0)
+        let database = folder.appending(path: "library/bikeride.sqlite")
+        let before = try Data(contentsOf: database)
         try Self.withDatabase { url in
             let copy = try CommandRun.run(["copy", "--from", folder.appending(path: "library").path, "--to", url, "--json"])
             #expect(copy.status == 0, "\(copy.error)")
+            // The library was only read.
+            #expect(try Data(contentsOf: database) == before)
             #expect(copy.error.contains("copying point_blocks"))
             let summary = try #require(try JSONSerialization.jsonObject(with: Data(copy.output.utf8)) as? [String: Any])
             #expect(summary["same"] as? Bool == true)
@@ -122,6 +134,7 @@ import Testing
     /// finishes, and its counts and checksums are the library's.
     @Test func aCopyKilledMidwayIsFinishedByRunningItAgain() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try Self.requireServer()
         let library = folder.appending(path: "library").path
         // 200,000 points: 196 blocks of 1,024.
         var gpx = """
@@ -176,6 +189,7 @@ import Testing
 
     @Test func copyRefusesAnotherLibrarysDatabaseAndAMissingLibrary() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try Self.requireServer()
         let library = folder.appending(path: "library").path
         #expect(try CommandRun.run(["import", CommandRun.fixture("gpx/gpxpy/route.gpx"), "--data-dir", library]).status == 0)
         try Self.withDatabase { url in
