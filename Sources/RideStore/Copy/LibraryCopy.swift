@@ -19,6 +19,7 @@ import RideKit
 ///
 /// Memory is bounded by a batch (rows and bytes), time is linear in the library.
 public enum LibraryCopy {
+    /// How big a batch (one transaction) is.
     public struct Options: Sendable {
         /// Rows a batch holds at most (point blocks and tracks: a quarter of it; photos: also bounded by bytes).
         public var batchRows: Int
@@ -27,6 +28,7 @@ public enum LibraryCopy {
         /// Tests: stop (throwing `Interrupted`) after this many batches were written, as a kill would.
         var stopAfterBatches: Int?
 
+        /// The defaults: 1,000 rows (250 point blocks, a few megabytes), and up to 32 MiB of photos.
         public init(batchRows: Int = 1000, batchPhotoBytes: Int = 32 << 20) {
             self.batchRows = batchRows
             self.batchPhotoBytes = batchPhotoBytes
@@ -46,17 +48,24 @@ public enum LibraryCopy {
 
     /// One table on both sides after a copy.
     public struct TableReport: Sendable, Codable, Hashable {
+        /// The table's name in PostgreSQL.
         public var table: String
+        /// Rows in the library.
         public var sourceRows: Int
+        /// Rows in the database.
         public var targetRows: Int
         /// Rows this run wrote (0 for a table copied already).
         public var copiedRows: Int
+        /// SHA-256 (hex) of the library's rows (`RowChecksum`).
         public var sourceChecksum: String
+        /// SHA-256 (hex) of the database's rows, computed the same way.
         public var targetChecksum: String
+        /// Whether both sides hold the same rows.
         public var matches: Bool { sourceRows == targetRows && sourceChecksum == targetChecksum }
 
         enum CodingKeys: String, CodingKey { case table, sourceRows, targetRows, copiedRows, sourceChecksum, targetChecksum, matches }
 
+        /// A table's figures.
         public init(table: String, sourceRows: Int, targetRows: Int, copiedRows: Int, sourceChecksum: String, targetChecksum: String) {
             self.table = table
             self.sourceRows = sourceRows
@@ -88,10 +97,13 @@ public enum LibraryCopy {
         }
     }
 
+    /// Every table after a copy or a check, in the order they are copied.
     public struct Report: Sendable, Codable, Hashable {
+        /// Every table, in the order they are copied.
         public var tables: [TableReport]
         /// The tables whose counts or checksums differ (empty: the copy is whole).
         public var differing: [String] { tables.filter { !$0.matches }.map(\.table) }
+        /// Rows this run wrote, in all tables.
         public var copiedRows: Int { tables.reduce(0) { $0 + $1.copiedRows } }
     }
 
