@@ -20,7 +20,7 @@ extension Bikeride {
 
                 Checked: afterwards every table is counted and hashed (SHA-256 of its rows in key order) on both sides; \
                 the summary shows both, and the command fails naming any table that differs. Progress goes to standard \
-                error, the summary to standard output. The password comes from the URL, else PGPASSWORD.
+                error, the summary to standard output. The password comes from the URL, else --database-password-file, else PGPASSWORD.
                 """
         )
 
@@ -29,6 +29,11 @@ extension Bikeride {
 
         @Option(help: ArgumentHelp("The PostgreSQL database: postgres://USER@HOST:PORT/DB (or set BIKERIDE_DATABASE_URL).", valueName: "URL"))
         var to: String?
+
+        @Option(help: ArgumentHelp(
+            "A file holding the database's password (or set BIKERIDE_DATABASE_PASSWORD_FILE); used when the URL has none, before PGPASSWORD.",
+            valueName: "file"))
+        var databasePasswordFile: String?
 
         @Flag(help: "Only count and compare the tables on both sides; copy nothing.")
         var checkOnly = false
@@ -47,7 +52,7 @@ extension Bikeride {
         func run() async throws {
             let url: PostgresDatabaseURL
             do {
-                guard let given = try PostgresRideStore.databaseURL(option: to) else {
+                guard let given = try PostgresDatabaseURL.configured(option: to, passwordFile: databasePasswordFile) else {
                     throw ValidationError("give --to postgres://USER@HOST:PORT/DB (or set BIKERIDE_DATABASE_URL)")
                 }
                 url = given
