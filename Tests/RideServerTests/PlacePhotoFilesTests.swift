@@ -32,9 +32,8 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: database.folder.appending(path: "Photos").path) == ["\(photo).png"])
     }
 
-    @Test func aJPEGsEXIFThumbnailIsServedAsItsThumbnail() async throws {
-        let database = try TemporaryStore()
-        try await database.server().server.run { client in
+    @Test(arguments: StoreKind.allCases) func aJPEGsEXIFThumbnailIsServedAsItsThumbnail(_ kind: StoreKind) async throws {
+        try await withServer(kind) { server, _ in try await server.run { client in
             let (place, note) = try await client.placeWithNote()
             let jpeg = EXIFJPEG.make()
             let created = try await client.postPhoto("/api/places/\(place)/notes/\(note)/photos", type: "image/jpeg", bytes: jpeg)
@@ -55,14 +54,13 @@ import Testing
             let tag = try #require(whole.headers[.eTag])
             let again = try await client.execute(uri: url, method: .get, headers: [.ifNoneMatch: tag])
             #expect(again.status == .notModified && again.body.readableBytes == 0)
-        }
+        } }
     }
 
     /// Without an EXIF thumbnail the photo itself is the thumbnail until the browser sends one, which is checked
     /// as an image too.
-    @Test func aThumbnailMadeByTheBrowserIsCheckedStoredAndServed() async throws {
-        let database = try TemporaryStore()
-        try await database.server().server.run { client in
+    @Test(arguments: StoreKind.allCases) func aThumbnailMadeByTheBrowserIsCheckedStoredAndServed(_ kind: StoreKind) async throws {
+        try await withServer(kind) { server, _ in try await server.run { client in
             let (place, note) = try await client.placeWithNote()
             let object = try await client.postPhoto("/api/places/\(place)/notes/\(note)/photos", type: "image/png", bytes: Self.png).jsonObject()
             let url = try #require(object["url"] as? String)
@@ -88,7 +86,7 @@ import Testing
             #expect(Array(served.body.readableBytesView) == Self.smallJPEG && served.headers[.contentType] == "image/jpeg")
             #expect(try await client.execute(uri: "/api/places/\(place)/notes/\(note)/photos/ZZZZZZZZ/thumbnail", method: .put,
                                              headers: [.contentType: "image/jpeg"], body: ByteBuffer(bytes: Self.smallJPEG)).status == .notFound)
-        }
+        } }
     }
 
     @Test func deletingANoteOrAPhotoRemovesTheirFiles() async throws {
@@ -107,9 +105,8 @@ import Testing
         }
     }
 
-    @Test func theSharePageShowsThePhotosWhichItsLinkServesWithoutASession() async throws {
-        let database = try TemporaryStore()
-        try await database.server().server.run { client in
+    @Test(arguments: StoreKind.allCases) func theSharePageShowsThePhotosWhichItsLinkServesWithoutASession(_ kind: StoreKind) async throws {
+        try await withServer(kind) { server, _ in try await server.run { client in
             let (place, note) = try await client.placeWithNote()
             let (otherPlace, otherNote) = try await client.placeWithNote()
             let photo = try #require(try await client.postPhoto("/api/places/\(place)/notes/\(note)/photos", type: "image/jpeg", bytes: EXIFJPEG.make())
@@ -127,6 +124,6 @@ import Testing
             let token = String(link.dropFirst("/share/".count))
             #expect(try await client.delete("/api/shares/\(token)").status == .noContent)
             #expect(try await client.get("\(link)/photos/\(photo)").status == .notFound)
-        }
+        } }
     }
 }

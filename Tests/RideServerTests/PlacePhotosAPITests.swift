@@ -29,9 +29,8 @@ extension TestClientProtocol {
 }
 
 @Suite struct PlacePhotosAPITests {
-    @Test func storesAndServesEachImageTypeWithSafeHeaders() async throws {
-        let database = try TemporaryStore()
-        try await database.server().server.run { client in
+    @Test(arguments: StoreKind.allCases) func storesAndServesEachImageTypeWithSafeHeaders(_ kind: StoreKind) async throws {
+        try await withServer(kind) { server, _ in try await server.run { client in
             let (place, note) = try await client.placeWithNote()
             let uri = "/api/places/\(place)/notes/\(note)/photos"
             let cases: [(String, [UInt8], String)] = [
@@ -53,13 +52,12 @@ extension TestClientProtocol {
             }
             let notes = try #require(try await client.get("/api/places/\(place)").jsonObject()["notes"] as? [[String: Any]])
             #expect((notes.first?["photos"] as? [[String: Any]])?.compactMap { $0["mediaType"] as? String } == cases.map { $0.0 })
-        }
+        } }
     }
 
     /// SVG, a script, bytes of another format, a 30 MiB body: refused, and the note keeps no photo.
-    @Test func refusesWhatIsNotAnImageOfItsTypeAndStoresNothing() async throws {
-        let database = try TemporaryStore()
-        try await database.server().server.run { client in
+    @Test(arguments: StoreKind.allCases) func refusesWhatIsNotAnImageOfItsTypeAndStoresNothing(_ kind: StoreKind) async throws {
+        try await withServer(kind) { server, _ in try await server.run { client in
             let (place, note) = try await client.placeWithNote()
             let uri = "/api/places/\(place)/notes/\(note)/photos"
             let cases: [(String, [UInt8], HTTPResponse.Status)] = [
@@ -80,36 +78,35 @@ extension TestClientProtocol {
             }
             let notes = try #require(try await client.get("/api/places/\(place)").jsonObject()["notes"] as? [[String: Any]])
             #expect((notes.first?["photos"] as? [Any])?.isEmpty == true)
+        } }
+    }
+
+    @Test(arguments: StoreKind.allCases) func photosGoWithTheirNoteAndAreFoundOnlyThroughIt(_ kind: StoreKind) async throws {
+        try await withServer(kind) { server, library in
+            let photoID = try await server.run { client in
+                let (place, note) = try await client.placeWithNote()
+                let (otherPlace, otherNote) = try await client.placeWithNote()
+                let created = try await client.postPhoto("/api/places/\(place)/notes/\(note)/photos", type: "image/jpeg", bytes: ImageBytes.jpeg)
+                let id = try #require(try created.jsonObject()["id"] as? String)
+                #expect(try await client.get("/api/places/\(otherPlace)/notes/\(otherNote)/photos/\(id)").status == .notFound)
+                #expect(try await client.get("/api/places/\(otherPlace)/notes/\(note)/photos/\(id)").status == .notFound)
+                #expect(try await client.postPhoto("/api/places/\(place)/notes/ZZZZZZZZ/photos", type: "image/jpeg", bytes: ImageBytes.jpeg).status == .notFound)
+                #expect(try await client.delete("/api/places/\(place)/notes/\(note)").status == .noContent)
+                #expect(try await client.get("/api/places/\(place)/notes/\(note)/photos/\(id)").status == .notFound)
+                return id
+            }
+            #expect(try await library.store.photo(id: try #require(PhotoID(photoID)), userID: library.userID) == nil)
         }
     }
 
-    @Test func photosGoWithTheirNoteAndAreFoundOnlyThroughIt() async throws {
-        let database = try TemporaryStore()
-        let (server, library) = try await database.server()
-        let photoID = try await server.run { client in
-            let (place, note) = try await client.placeWithNote()
-            let (otherPlace, otherNote) = try await client.placeWithNote()
-            let created = try await client.postPhoto("/api/places/\(place)/notes/\(note)/photos", type: "image/jpeg", bytes: ImageBytes.jpeg)
-            let id = try #require(try created.jsonObject()["id"] as? String)
-            #expect(try await client.get("/api/places/\(otherPlace)/notes/\(otherNote)/photos/\(id)").status == .notFound)
-            #expect(try await client.get("/api/places/\(otherPlace)/notes/\(note)/photos/\(id)").status == .notFound)
-            #expect(try await client.postPhoto("/api/places/\(place)/notes/ZZZZZZZZ/photos", type: "image/jpeg", bytes: ImageBytes.jpeg).status == .notFound)
-            #expect(try await client.delete("/api/places/\(place)/notes/\(note)").status == .noContent)
-            #expect(try await client.get("/api/places/\(place)/notes/\(note)/photos/\(id)").status == .notFound)
-            return id
-        }
-        #expect(try await library.store.photo(id: try #require(PhotoID(photoID)), userID: library.userID) == nil)
-    }
-
-    @Test func deletesAPhoto() async throws {
-        let database = try TemporaryStore()
-        try await database.server().server.run { client in
+    @Test(arguments: StoreKind.allCases) func deletesAPhoto(_ kind: StoreKind) async throws {
+        try await withServer(kind) { server, _ in try await server.run { client in
             let (place, note) = try await client.placeWithNote()
             let uri = "/api/places/\(place)/notes/\(note)/photos"
             let id = try #require(try await client.postPhoto(uri, type: "image/png", bytes: ImageBytes.png).jsonObject()["id"] as? String)
             #expect(try await client.delete("\(uri)/\(id)").status == .noContent)
             #expect(try await client.get("\(uri)/\(id)").status == .notFound)
             #expect(try await client.delete("\(uri)/\(id)").status == .notFound)
-        }
+        } }
     }
 }

@@ -33,17 +33,16 @@ import RideKit
             #expect(try await store.places(PlaceQuery(order: .name, limit: 1, offset: 1), userID: user.id).map(\.name) == ["Bakery"])
 
             let second = try await store.addNote(placeID: bakery.id, body: "Closed Mondays", userID: user.id)
-            // Photos are not on PostgreSQL yet (issue 13: they need a storage every instance shares).
-            let photo = kind == .sqlite
-                ? try await store.addPhoto(noteID: second.id, mediaType: "image/JPEG", bytes: Data([0xFF, 0xD8, 0xFF, 0xE0]), userID: user.id) : nil
-            if let photo {
-                #expect(photo.mediaType == "image/jpeg")
-                await #expect(throws: RideStoreError.self) { try await store.addPhoto(noteID: second.id, mediaType: "jpeg", bytes: Data([1]), userID: user.id) }
-                #expect(try await store.photo(id: photo.id, userID: user.id)?.bytes == Data([0xFF, 0xD8, 0xFF, 0xE0]))
-            }
+            let photo = try await store.addPhoto(noteID: second.id, mediaType: "image/JPEG", bytes: Data([0xFF, 0xD8, 0xFF, 0xE0]), userID: user.id)
+            #expect(photo.mediaType == "image/jpeg")
+            await #expect(throws: RideStoreError.self) { try await store.addPhoto(noteID: second.id, mediaType: "jpeg", bytes: Data([1]), userID: user.id) }
+            #expect(try await store.photo(id: photo.id, userID: user.id)?.bytes == Data([0xFF, 0xD8, 0xFF, 0xE0]))
             var notes = try await store.notes(placeID: bakery.id, userID: user.id)
             #expect(notes.map(\.body) == ["Sourdough on Fridays", "Closed Mondays"])
-            #expect(notes[1].photos == (photo.map { [$0] } ?? []))
+            #expect(notes[0].photos.isEmpty && notes[1].photos == [photo])
+            // A note edited keeps (and returns) its photos.
+            #expect(try await store.updateNote(id: second.id, body: "Closed Mondays and Tuesdays", userID: user.id).photos == [photo])
+            _ = try await store.updateNote(id: second.id, body: "Closed Mondays", userID: user.id)
             _ = try await store.updateNote(id: notes[0].id, body: "Sourdough on Fridays and Saturdays", userID: user.id)
             notes = try await store.notes(placeID: bakery.id, userID: user.id)
             #expect(notes[0].body == "Sourdough on Fridays and Saturdays")
@@ -67,7 +66,8 @@ import RideKit
             #expect(try await store.place(id: post.id, userID: user.id)?.labels.map(\.name) == ["Chores"])
             let moved = try await store.updatePlace(id: post.id, userID: user.id, PlaceChanges(name: "Post", latitude: 37.5, address: ""))
             #expect(moved.name == "Post" && moved.latitude == 37.5 && moved.address == nil)
-            if let photo { #expect(try await store.deletePhoto(id: photo.id, userID: user.id)) }
+            #expect(try await store.deletePhoto(id: photo.id, userID: user.id))
+            #expect(try await store.deletePhoto(id: photo.id, userID: user.id) == false)
             #expect(try await store.deletePlaces(ids: [bakery.id, far.id], userID: user.id) == [bakery.id, far.id])
             // Deleted: out of every read until restored; purged: gone with their notes.
             #expect(try await store.places(PlaceQuery(), userID: user.id).map(\.id) == [post.id])

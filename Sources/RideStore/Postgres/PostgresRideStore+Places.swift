@@ -3,8 +3,7 @@ import PostgresNIO
 import RideKit
 
 // Places, notes, labels and place share links on PostgreSQL, with the semantics of `SQLiteRideStore+Places`,
-// `+PlaceEdit`, `+PlaceRestore` and `+ShareLinks`. Photos are not here yet (they need a storage every instance
-// shares): a note lists none, and the photo calls answer `unsupported`.
+// `+PlaceEdit`, `+PlaceRestore` and `+ShareLinks`. A note lists its photos (`PostgresRideStore+Photos`).
 extension PostgresRideStore {
     public func createPlace(_ place: NewPlace, userID: UserID) async throws -> Place {
         try SQLiteRideStore.validate(place)
@@ -132,8 +131,8 @@ extension PostgresRideStore {
 
     public func purgeDeletedPlaces(deletedBefore date: Date) async throws -> [PlaceID] {
         try await transaction { [logger] connection in
-            // Notes, labels carried and share links' targets go with their place (ON DELETE CASCADE; a link whose
-            // place is gone shows nothing).
+            // Notes with their photos (and the photos' bytes), labels carried and share links' targets go with their
+            // place (ON DELETE CASCADE; a link whose place is gone shows nothing).
             let rows = try await connection.query(
                 "DELETE FROM places WHERE deleted_at IS NOT NULL AND deleted_at < \(Self.milliseconds(date)) RETURNING id", logger: logger)
             var ids: [PlaceID] = []
@@ -149,10 +148,16 @@ extension PostgresRideStore {
             guard try await Self.place(connection, id: placeID, userID: userID, logger: logger) != nil else {
                 throw RideStoreError.notFound(kind: "place", id: placeID.rawValue)
             }
-            return try await Self.notes(
+            let notes = try await Self.notes(
                 connection.query(
                     #"SELECT id, place_id, body, created_at, updated_at FROM notes WHERE place_id = \#(placeID.rawValue) ORDER BY created_at, id COLLATE "C""#,
                     logger: logger))
+            let photos = try await Self.photoInfos(connection, placeID: placeID, logger: logger)
+            return notes.map { note in
+                var note = note
+                note.photos = photos[note.id] ?? []
+                return note
+            }
         }
     }
 
@@ -179,6 +184,7 @@ extension PostgresRideStore {
             try await connection.query(
                 "UPDATE notes SET body = \(body), updated_at = \(Self.milliseconds(note.updatedAt)) WHERE id = \(id.rawValue)", logger: logger)
             try await Self.touchPlace(note.placeID, note.updatedAt, connection, logger: logger)
+            note.photos = try await Self.photoInfos(connection, placeID: note.placeID, logger: logger)[id] ?? []
             return note
         }
     }
@@ -186,6 +192,7 @@ extension PostgresRideStore {
     public func deleteNote(id: NoteID, userID: UserID) async throws -> Bool {
         try await transaction { [logger] connection in
             guard let note = try await Self.note(connection, id: id, userID: userID, logger: logger) else { return false }
+            // Its photos and their bytes go with it (ON DELETE CASCADE).
             try await connection.query("DELETE FROM notes WHERE id = \(id.rawValue)", logger: logger)
             try await Self.touchPlace(note.placeID, Self.now(), connection, logger: logger)
             return true
