@@ -29,7 +29,7 @@ extension Bikeride {
         var dataDir: String?
 
         @Option(help: ArgumentHelp(
-            "A PostgreSQL database to keep the data in instead of the data directory's SQLite file: postgres://USER@HOST:PORT/DB (password in the URL, --database-password-file or PGPASSWORD; ?sslmode=disable|prefer|require). Several instances may share it. Photos and the documents folder are not available on PostgreSQL yet.",
+            "A PostgreSQL database to keep the data in instead of the data directory's SQLite file: postgres://USER@HOST:PORT/DB (password in the URL, --database-password-file or PGPASSWORD; ?sslmode=disable|prefer|require). Several instances may share it; photos are kept in it too, and there is no documents folder (see `bikeride sync --database`).",
             valueName: "url"))
         var database: String?
 

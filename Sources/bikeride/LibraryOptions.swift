@@ -28,8 +28,9 @@ struct LibraryOptions: ParsableArguments {
         dataDirectory.map { DataDirectory(url: URL(filePath: $0, directoryHint: .isDirectory)) } ?? DataDirectory.default()
     }
 
-    /// Opens the library, or exits with a message that says what went wrong.
-    func open() async throws -> TrackLibrary {
+    /// Opens the library, or exits with a message that says what went wrong. On PostgreSQL the library has the
+    /// data directory's documents folder only with `documents` (the `sync` command).
+    func open(documents: Bool = false) async throws -> TrackLibrary {
         let url: PostgresDatabaseURL?
         do {
             url = try PostgresDatabaseURL.configured(option: database, passwordFile: databasePasswordFile)
@@ -41,7 +42,7 @@ struct LibraryOptions: ParsableArguments {
             guard let url else { return try await directory.openLibrary() }
             // One command at a time: two connections are plenty.
             let store = try await PostgresRideStore.open(.init(url: url, maximumConnections: 2))
-            return try await directory.openLibrary(on: store)
+            return try await directory.openLibrary(on: store, documents: documents)
         } catch {
             printError("bikeride: cannot open the library in \(url.map { "\($0)" } ?? directory.url.path): \(error)")
             throw ExitCode.failure

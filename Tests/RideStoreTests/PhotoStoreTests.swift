@@ -141,12 +141,7 @@ import RideKit
             #expect(try await store.deleteUser(id: bob.id))
             let rows = try await storedPhotoRows(store)
             #expect(rows.photos == 0)
-            if kind == .sqlite {
-                // Its rows go (foreign keys), its files stay until `preparePhotoFolder` removes leftovers at a later start.
-                withKnownIssue("SQLite's deleteUser leaves the user's photo files in the photo folder") { #expect(rows.bytes == 0) }
-            } else {
-                #expect(rows.bytes == 0)
-            }
+            #expect(rows.bytes == 0)
         }
     }
 }

@@ -88,6 +88,30 @@ import Testing
         }
     }
 
+    /// `sync --database`: the documents folder of the machine the command runs on, synced with the database —
+    /// a track of the database written there, a file put there imported into the database, and nothing twice.
+    @Test func syncWithADatabaseUsesThisMachinesDocumentsFolder() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Self.withDatabase { url in
+            let data = folder.appending(path: "data")
+            let library = ["--database", url, "--data-dir", data.path]
+            #expect(try CommandRun.run(["import", CommandRun.fixture("gpx/coregpx/GPXTest-TrackPointOnly.gpx")] + library).status == 0)
+            let documents = data.appending(path: "Documents")
+            try FileManager.default.createDirectory(at: documents, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(
+                at: URL(filePath: CommandRun.fixture("gpx/gpxpy/cerknicko-jezero.gpx")), to: documents.appending(path: "dropped.gpx"))
+            let first = try CommandRun.run(["sync"] + library)
+            #expect(first.status == 0, "\(first.error)")
+            #expect(first.error.contains("1 imported") && first.error.contains("1 written"), "\(first.error)")
+            let written = try FileManager.default.contentsOfDirectory(atPath: documents.path).filter { $0 != "dropped.gpx" }
+            #expect(written.count == 1 && written.first?.hasSuffix("GPXTest-TrackPointOnly.gpx") == true, "\(written)")
+            #expect(try Self.tracks(library).count == 2)
+            let second = try CommandRun.run(["sync"] + library)
+            #expect(second.error.contains("0 imported, 0 updated, 0 written, 2 unchanged"), "\(second.error)")
+            #expect(try Self.tracks(library).count == 2)
+        }
+    }
+
     @Test func copyMovesALibraryChecksItAndCopiesNothingTheSecondTime() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         _ = try Self.requireServer()

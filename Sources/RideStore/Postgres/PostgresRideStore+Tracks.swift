@@ -10,7 +10,8 @@ extension PostgresRideStore {
         }
         for track in batch.tracks { try SQLiteRideStore.validate(name: track.name) }
         for place in batch.places { try SQLiteRideStore.validate(place) }
-        return try await transaction { [logger] connection in
+        // A file of millions of points is written in one transaction: it gets the long deadline.
+        return try await transaction(long: true) { [logger] connection in
             try await Self.requireUser(connection, userID, logger: logger)
             if batch.replacing == nil, !batch.allowsDuplicate {
                 let existing = try await Self.importedTracks(connection, contentHash: batch.source.contentHash, userID: userID, logger: logger)

@@ -282,10 +282,6 @@ public final class PostgresRideStore: RideStore {
         return id
     }
 
-    /// A call this store does not implement yet: `unsupported`, which the server answers with 501.
-    static func unavailable(_ method: String) -> RideStoreError {
-        RideStoreError.unsupported("\(method) is not available on PostgreSQL yet (use the SQLite store for it)")
-    }
 
     // MARK: Users
 
@@ -439,16 +435,21 @@ struct DeviceByToken: PostgresPreparedStatement {
 }
 
 extension DataDirectory {
-    /// The local user's library on a PostgreSQL store: uploads are spooled in this directory (per instance);
-    /// no documents folder (not on PostgreSQL yet).
-    public func openLibrary(on store: PostgresRideStore) async throws -> TrackLibrary {
+    /// The local user's library on a PostgreSQL store. Uploads are spooled in this directory (one request's
+    /// file, on the instance that takes the request). The documents folder is a folder of one machine: a server
+    /// on PostgreSQL keeps none (its instances do not share a disk; the database is the library), and
+    /// `documents: true` (what `bikeride sync --database` asks) syncs this directory's `Documents/` with the
+    /// database, on the machine the command runs on.
+    public func openLibrary(on store: PostgresRideStore, documents: Bool = false) async throws -> TrackLibrary {
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            if documents { try FileManager.default.createDirectory(at: documentsURL, withIntermediateDirectories: true) }
         } catch {
             throw RideStoreError.io(path: url.path, reason: "cannot create the data directory: \(TrackLibrary.describe(error))")
         }
         UploadSpool.removeLeftovers(in: uploadsURL)
-        return TrackLibrary(store: store, userID: try await store.localUser().id, documentsFolder: nil, uploadsFolder: uploadsURL)
+        return TrackLibrary(
+            store: store, userID: try await store.localUser().id, documentsFolder: documents ? documentsURL : nil, uploadsFolder: uploadsURL)
     }
 }
 

@@ -69,7 +69,21 @@ extension SQLiteRideStore {
     }
 
     public func deleteUser(id: UserID) async throws -> Bool {
-        try await write { db in try UserRecord.deleteOne(db, key: id) }
+        let files = try await write { db -> [String]? in
+            let files = try Self.photoFiles(
+                db,
+                sql: """
+                    SELECT photo.fileName, photo.thumbnailFileName FROM photo
+                    JOIN note ON note.id = photo.noteId JOIN place ON place.id = note.placeId WHERE place.userId = ?
+                    """,
+                arguments: [id])
+            // Everything of the user's goes with its row (foreign keys, ON DELETE CASCADE).
+            return try UserRecord.deleteOne(db, key: id) ? files : nil
+        }
+        guard let files else { return false }
+        // After the commit: a crash before this line leaves files no row names, removed at the next start.
+        photoFolder.remove(files)
+        return true
     }
 
     // MARK: Sessions
