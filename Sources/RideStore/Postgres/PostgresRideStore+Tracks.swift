@@ -421,8 +421,8 @@ extension PostgresRideStore {
 
     // MARK: Points
 
-    /// Inserts the segments and point blocks of a track's content: the segments in one statement, the blocks
-    /// with `COPY` when there are many (`copyThreshold`), else with `insertBlocks`; all in the caller's transaction.
+    /// Inserts the segments and point blocks of a track's content: the segments in one statement, the blocks with
+    /// `insertBlocks` (or `COPY`, when `copyThreshold` is set and reached); all in the caller's transaction.
     static func insertContent(_ content: TrackContent, trackID: TrackID, _ connection: PostgresConnection, logger: Logger) async throws {
         var segments: [(role: Int64, part: Int64, position: Int64, points: PackedPoints)] = []
         for (part, track) in content.tracks.enumerated() {
@@ -457,7 +457,7 @@ extension PostgresRideStore {
             let packed = segment.points.packedBlocks
             if !packed.isEmpty { blocks.append((id, packed)) }
         }
-        if blocks.reduce(0, { $0 + $1.blocks.count }) >= copyThreshold {
+        if let threshold = copyThreshold, blocks.reduce(0, { $0 + $1.blocks.count }) >= threshold {
             try await copyBlocks(blocks, connection, logger: logger)
         } else {
             for (segmentID, packed) in blocks {
@@ -473,10 +473,13 @@ extension PostgresRideStore {
         var position: Int64
     }
 
-    /// From how many point blocks (of 1,024 points) a track's blocks go in by `COPY` rather than by `INSERT`s of
-    /// 100 blocks each: below it, the one `INSERT` is as quick and `COPY`'s extra round trips do not pay. A task
-    /// local, so that a test or a measurement can take either path for a scope (`$copyThreshold.withValue`).
-    @TaskLocal static var copyThreshold = 64
+    /// From how many point blocks (of 1,024 points) a track's blocks go in by `COPY` rather than by `insertBlocks`;
+    /// nil: never. Off, as measured: saving a 1M-point track (977 blocks) took 0.18-0.20 s by `insertBlocks` and
+    /// 0.22 s by `COPY` (release build, loopback). The blocks are packed already, and `insertBlocks` sends 100 of
+    /// them a statement as binary bytea; postgres-nio's `COPY` has the text format only, which doubles the bytes
+    /// (hex) and makes the server decode them. A task local, so that a test or a measurement takes either path for
+    /// a scope (`$copyThreshold.withValue`).
+    @TaskLocal static var copyThreshold: Int? = nil
 
     /// Writes point blocks with one `COPY point_blocks FROM STDIN` (postgres-nio's text format: each block's bytes
     /// as bytea hex), sent in pieces of about 1 MiB; each segment's blocks get positions 0, 1, 2 …
@@ -484,7 +487,7 @@ extension PostgresRideStore {
         try await connection.copyFrom(table: "point_blocks", columns: ["segment_id", "position", "point_count", "data"], logger: logger) { writer in
             let piece = 1 << 20
             var buffer = ByteBuffer()
-            buffer.reserveCapacity(piece + 4 * PackedPoints.blockCapacity * 32)
+            buffer.reserveCapacity(piece + (64 << 10))
             for (segmentID, blocks) in segments {
                 for (position, block) in blocks.enumerated() {
                     // Numbers, tabs and `\\x` (an escaped backslash: `\x`, bytea's hex form); nothing of the
