@@ -13,8 +13,6 @@ extension PostgresRideStore {
     /// The schema, in order. The tables mirror `SQLiteRideStore`'s (snake_case, `users` for SQLite's `user`,
     /// a reserved word here); times are milliseconds since 1970 as BIGINT, as there; points are packed blocks
     /// of up to 1,024 (`PointBlockEncoder`) as BYTEA.
-    ///
-    /// Not here yet (later migrations, with the calls that use them): photos and the documents folder's files.
     static let migrations: [Migration] = [
         Migration(
             name: "v1 users, devices, tracks, points, recordings",
@@ -388,7 +386,7 @@ extension PostgresRideStore {
     /// The tables of the schema (tests: "nothing left behind").
     static let tableNames: Set<String> = [
         "users", "devices", "track_imports", "tracks", "segments", "point_blocks", "recordings", "sessions", "device_fixes", "share_links",
-        "places", "notes", "labels", "place_labels", migrationsTable,
+        "places", "notes", "labels", "place_labels", "photos", "photo_bytes", "document_files", "login_failures", migrationsTable,
     ]
 
     /// Rows in one of the schema's tables.
