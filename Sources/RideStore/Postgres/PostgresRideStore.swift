@@ -205,6 +205,12 @@ public final class PostgresRideStore: RideStore {
                 }
                 throw RideStoreError.database("a transaction ended without a result")
             }
+        } catch let error as RideStoreError {
+            throw error
+        } catch where !acquired.isSet && !(error is CancellationError) {
+            // No connection could be made (the database refuses them, is starting, or is out of reach): whatever
+            // the pool's reason, the database is unavailable, and the request may be sent again.
+            throw RideStoreError.unavailable(Self.describe(error))
         } catch {
             throw Self.storeError(error)
         }
