@@ -10,11 +10,15 @@
 #           then back to back (batches/s, p99)
 #   ingest  single-fix OwnTracks posts from 200 devices, back to back (load/ingest_throughput.py --phases single)
 #   import  `bikeride import Benchmarks/data/ride-1m.gpx` (--data-dir / --database): wall time and peak RSS
-#           (/usr/bin/time -v), then the database's size
+#           (/usr/bin/time -v), then the database's size; on SQLite the command also writes the track to the
+#           documents folder (333 MB of GPX, flushed), which PostgreSQL has not, so the store's import alone
+#           (`ridestore-bench seed`, the same `TrackLibrary.importFile` without that copy) is timed too
 #   list    100,000 tracks of 10 points from one generated GPX (load/track_list.py gpx), imported in one transaction
 #           by `ridestore-bench seed` (the import of `bikeride import`, without its copy of each track in the
 #           documents folder, which takes ~13 ms a track: README), then `GET /api/tracks`: the first page and page
-#           1,001 by its cursor (load/track_list.py measure)
+#           1,001 by its cursor (load/track_list.py measure). PostgreSQL gets a VACUUM (ANALYZE) after the seeding
+#           (what autovacuum does within a minute; timed): without it the first reads of the fresh rows write
+#           their hint bits, and the walk measured that
 #
 # Stores: sqlite (one `serve` on a data directory), pg1 (one `serve --database`), pg2 (two `serve --database` on the
 # same database, each with its own data directory; the clients send their requests to both in turn). import runs
@@ -193,22 +197,36 @@ for case in $cases; do
                 stop_servers ;;
             import)
                 if [ "$store" = pg2 ]; then continue; fi
-                fresh_store "$case" "$store"
-                if [ "$store" != sqlite ]; then "$binary" migrate --database "$where" >/dev/null; fi
                 cat "$ride" >/dev/null  # from the page cache for both
                 before=$(load)
-                /usr/bin/time -v -o "$out/import-$store.time" "$binary" import "$ride" "$(store_option "$store")" "$where" \
-                    >"$out/import-$store.txt" 2>&1 || { cat "$out/import-$store.txt" "$out/import-$store.time" >&2; exit 1; }
-                wall=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$out/import-$store.time")
-                rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$out/import-$store.time")
-                cpu=$(awk -F': ' '/Percent of CPU/ { sub("%", "", $2); print $2 }' "$out/import-$store.time")
-                if [ "$store" = sqlite ]; then
-                    bytes=$(du -sb "$where" | cut -f1)
-                else
-                    bytes=$(psql "$where" -X -q -t -A -c 'SELECT pg_database_size(current_database())')
-                fi
-                echo "import $store: ${wall} s, peak RSS $((rss / 1024)) MiB, CPU ${cpu} %, database $((bytes / 1048576)) MiB ($(tail -1 "$out/import-$store.txt"))"
-                record import "$store" "$before" "{\"seconds\": $wall, \"peakKiB\": $rss, \"cpuPercent\": $cpu, \"databaseBytes\": $bytes}" ;;
+                fields=()
+                for how in command library; do
+                    fresh_store "${case}_$how" "$store"
+                    if [ "$store" != sqlite ]; then "$binary" migrate --database "$where" >/dev/null; fi
+                    if [ "$how" = command ]; then
+                        run=("$binary" import "$ride" "$(store_option "$store")" "$where")
+                    elif [ "$store" = sqlite ]; then
+                        mkdir -p "$where"
+                        run=("$seeder" seed "$ride" "$where/bikeride.sqlite")
+                    else
+                        run=("$seeder" seed "$ride" "$where")
+                    fi
+                    /usr/bin/time -v -o "$out/import-$how-$store.time" "${run[@]}" >"$out/import-$how-$store.txt" 2>&1 \
+                        || { cat "$out/import-$how-$store.txt" "$out/import-$how-$store.time" >&2; exit 1; }
+                    wall=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$out/import-$how-$store.time")
+                    rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$out/import-$how-$store.time")
+                    cpu=$(awk -F': ' '/Percent of CPU/ { sub("%", "", $2); print $2 }' "$out/import-$how-$store.time")
+                    documents=0
+                    if [ "$store" = sqlite ]; then
+                        bytes=$(cat "$where"/bikeride.sqlite* | wc -c)
+                        if [ -d "$where/Documents" ]; then documents=$(du -sb "$where/Documents" | cut -f1); fi
+                    else
+                        bytes=$(psql "$where" -X -q -t -A -c 'SELECT pg_database_size(current_database())')
+                    fi
+                    echo "import ($how) $store: ${wall} s, peak RSS $((rss / 1024)) MiB, CPU ${cpu} %, database $((bytes / 1048576)) MiB, documents $((documents / 1048576)) MiB ($(tail -1 "$out/import-$how-$store.txt"))"
+                    fields+=("{\"$how\": {\"seconds\": $wall, \"peakKiB\": $rss, \"cpuPercent\": $cpu, \"databaseBytes\": $bytes, \"documentsBytes\": $documents}}")
+                done
+                record import "$store" "$before" "${fields[@]}" ;;
             list)
                 if [ "$store" = pg2 ] && [ -n "${list_database:-}" ]; then
                     where=$list_database  # the same 100,000 tracks, read by two instances
@@ -225,7 +243,14 @@ for case in $cases; do
                     "$seeder" seed "$tracks_gpx" "$target" >"$out/seed-$store.txt" \
                         || { cat "$out/seed-$store.txt" >&2; exit 1; }
                     echo "seeded $store: $(cat "$out/seed-$store.txt")"
-                    seed=$(python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["tracks"] == int(sys.argv[2]), r; print(json.dumps({"seedSeconds": r["seconds"], "seedTracks": r["tracks"]}))' "$out/seed-$store.txt" "$track_count")
+                    vacuum=null
+                    if [ "$store" != sqlite ]; then
+                        started=$(date +%s.%N)
+                        psql "$where" -X -q -c 'VACUUM (ANALYZE)'
+                        vacuum=$(python3 -c "import sys; print(round($(date +%s.%N) - $started, 2))")
+                        echo "VACUUM (ANALYZE): $vacuum s"
+                    fi
+                    seed=$(python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["tracks"] == int(sys.argv[2]), r; print(json.dumps({"seedSeconds": r["seconds"], "seedTracks": r["tracks"], "vacuumSeconds": json.loads(sys.argv[3])}))' "$out/seed-$store.txt" "$track_count" "$vacuum")
                     if [ "$store" = pg1 ]; then list_database=$where; fi
                 fi
                 start_servers "$store" "$where"
@@ -265,7 +290,7 @@ def row(case, label, f):
     if any((case, s) in by for s in stores):
         lines.append(f'| {case} | {label} | ' + ' | '.join(cell(case, s, f) for s in stores) + ' |')
 n = f'{int(clients):,}'
-row('fix', f'paced, {n} clients × 1 batch/s: p50 / p99', lambda r: f"{r['paced']['p50']:.1f} / {r['paced']['p99']:.1f} ms")
+row('fix', f'paced, {n} clients × 1 batch/s: p50 / p90 / p99', lambda r: f"{r['paced']['p50']:.1f} / {r['paced']['p90']:.1f} / {r['paced']['p99']:.0f} ms")
 row('fix', 'paced: answered/s, errors', lambda r: f"{r['paced']['rate']:.0f}, {r['paced']['errors']}")
 row('fix', 'back to back: batches/s', lambda r: f"**{r['unpaced']['rate']:,.0f}**")
 row('fix', 'back to back: p50 / p99', lambda r: f"{r['unpaced']['p50']:.0f} / {r['unpaced']['p99']:.0f} ms")
@@ -275,11 +300,14 @@ row('ingest', f'OwnTracks single fixes, {n} devices: posts/s', lambda r: f"**{r[
 row('ingest', 'p50 / p99', lambda r: f"{r['single']['p50']:.0f} / {r['single']['p99']:.0f} ms")
 row('ingest', 'serve peak RSS', lambda r: f"{r['serverPeakMiB']} MiB")
 row('ingest', 'load average before → after', lambda r: f"{r['load'][0]:.1f} → {r['load'][1]:.1f}")
-row('import', f'`bikeride import` {ride}: wall', lambda r: f"**{r['seconds']:.2f} s**")
-row('import', 'peak RSS (bikeride) / CPU', lambda r: f"{r['peakKiB'] / 1024:.0f} MiB / {r['cpuPercent']} %")
-row('import', 'database size after', lambda r: f"{r['databaseBytes'] / 1048576:.1f} MiB")
+row('import', f'`bikeride import {ride}`: wall', lambda r: f"**{r['command']['seconds']:.2f} s**")
+row('import', '… peak RSS (bikeride) / CPU', lambda r: f"{r['command']['peakKiB'] / 1024:.0f} MiB / {r['command']['cpuPercent']} %")
+row('import', '… database / documents folder after', lambda r: f"{r['command']['databaseBytes'] / 1048576:.1f} MiB / {r['command']['documentsBytes'] / 1048576:.0f} MiB")
+row('import', 'the store\'s import alone (`ridestore-bench seed`): wall', lambda r: f"**{r['library']['seconds']:.2f} s**")
+row('import', '… peak RSS / CPU', lambda r: f"{r['library']['peakKiB'] / 1024:.0f} MiB / {r['library']['cpuPercent']} %")
 row('import', 'load average before → after', lambda r: f"{r['load'][0]:.1f} → {r['load'][1]:.1f}")
 row('list', f'seed {int(tracks):,} tracks (one import, `ridestore-bench seed`)', lambda r: f"{r['seedSeconds']:.1f} s" if 'seedSeconds' in r else '(pg1\'s)')
+row('list', '… then VACUUM (ANALYZE)', lambda r: f"{r['vacuumSeconds']:.1f} s" if r.get('vacuumSeconds') is not None else '—')
 row('list', 'first page of 50: median / p90', lambda r: f"**{r['first']['medianMs']:.1f}** / {r['first']['p90Ms']:.1f} ms")
 row('list', f'page {int(deep) + 1:,} (cursor): median / p90', lambda r: f"**{r['deep']['medianMs']:.1f}** / {r['deep']['p90Ms']:.1f} ms")
 row('list', f'walk of {int(deep):,} pages: mean a page', lambda r: f"{r['walkMeanMs']:.1f} ms")
