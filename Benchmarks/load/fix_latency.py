@@ -1,12 +1,19 @@
 """Fix-batch round trip under many concurrent recording clients, on loopback (issue 4's benchmark).
 
-    python3 Benchmarks/load/fix_latency.py [--base http://127.0.0.1:8080] [--clients 200] [--seconds 30] [--fixes 1] [--peer]
+    python3 Benchmarks/load/fix_latency.py [--base http://127.0.0.1:8080 [--base URL2 ...]] [--clients 200] [--seconds 30]
+        [--fixes 1] [--peer] [--json]
 
 Each client starts a recording, then posts a batch of `--fixes` fixes once a second, as a phone does (the
 clients spread evenly over the second, as phones are not in step), over
 one kept-alive connection, and times each request from the first byte sent to the last byte of the answer.
 A second phase drops the pacing (each client posts again as soon as it has its answer) to find the
 throughput. Prints p50/p90/p99/max latency and requests per second for each phase.
+
+Several `--base` URLs (instances of `serve` on one PostgreSQL database): each client keeps one connection to each
+and sends its requests to them in turn, starting at a different one per client, as a load balancer without
+sticky sessions would: a recording is started on one instance and its batches alternate between all of them.
+
+`--json` adds one line of JSON per phase (`{"phase": ..., "requests": ..., "rate": ..., "p50": ..., ...}`, ms).
 
 `--peer` first runs the paced phase with `GET /health` instead of the batch (same clients, same pacing, same
 connections): the round trip of a request that touches no store, the floor under the batch's figure.
@@ -60,11 +67,17 @@ class Connection:
         self.writer.close()
 
 
-async def client(index, clients, base, fixes_per_batch, stop_at, paced, latencies, errors, health=False):
-    url = urlparse(base)
-    connection = Connection(url.hostname, url.port or 80)
-    await connection.open()
-    status, payload = await connection.post('/api/recordings', {'name': f'load {index}'})
+async def client(index, clients, bases, fixes_per_batch, stop_at, paced, latencies, errors, health=False):
+    connections = []
+    for base in bases:
+        url = urlparse(base)
+        connection = Connection(url.hostname, url.port or 80)
+        await connection.open()
+        connections.append(connection)
+    # Round robin over the instances, each client starting at its own.
+    turn = index % len(connections)
+    status, payload = await connections[turn].post('/api/recordings', {'name': f'load {index}'})
+    assert status == 201 or status == 200, (status, payload)
     recording = json.loads(payload)['id']
     if paced:
         # Phones are not in step: each client starts at its own point of the second.
@@ -79,6 +92,8 @@ async def client(index, clients, base, fixes_per_batch, stop_at, paced, latencie
                 'sequence': sequence, 'latitude': START_LAT + sequence * 4e-5, 'longitude': START_LON + index * 1e-4,
                 'accuracy': 5, 'time': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(t0 + sequence)),
             })
+        turn = (turn + 1) % len(connections)
+        connection = connections[turn]
         began = time.perf_counter()
         if health:
             status, _ = await connection.get('/health')
@@ -89,13 +104,18 @@ async def client(index, clients, base, fixes_per_batch, stop_at, paced, latencie
             errors.append(status)
         if paced:
             await asyncio.sleep(max(0, 1 - (time.perf_counter() - began)))
-    connection.close()
+    for connection in connections:
+        connection.close()
 
 
-def summary(name, latencies, seconds, errors):
+def summary(name, latencies, seconds, errors, as_json=False):
     ordered = sorted(latencies)
     def percentile(p):
         return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] * 1000
+    if as_json:
+        return json.dumps({'phase': name, 'requests': len(ordered), 'seconds': seconds, 'rate': len(ordered) / seconds,
+                           'errors': len(errors), 'p50': percentile(50), 'p90': percentile(90), 'p99': percentile(99),
+                           'max': ordered[-1] * 1000})
     return (f'{name}: {len(ordered)} requests in {seconds:.1f} s = {len(ordered) / seconds:.0f}/s, errors {len(errors)}; '
             f'latency ms p50 {percentile(50):.1f}  p90 {percentile(90):.1f}  p99 {percentile(99):.1f}  max {ordered[-1] * 1000:.1f}  '
             f'mean {statistics.mean(ordered) * 1000:.1f}')
@@ -109,18 +129,24 @@ async def phase(args, paced, seconds, health=False):
     name = 'paced, 1 batch/s per client' if paced else 'unpaced, back to back'
     if health:
         name = 'peer: GET /health, paced, 1/s per client'
-    return summary(name, latencies, time.time() - began, errors)
+    seconds = time.time() - began
+    text = summary(name, latencies, seconds, errors)
+    if args.json:
+        text += '\n' + summary('paced' if paced and not health else 'unpaced' if not health else 'peer', latencies, seconds, errors, True)
+    return text
 
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument('--base', default='http://127.0.0.1:8080')
+    parser.add_argument('--base', action='append', help='an instance (repeat for several; default http://127.0.0.1:8080)')
     parser.add_argument('--clients', type=int, default=200)
     parser.add_argument('--seconds', type=float, default=30)
     parser.add_argument('--fixes', type=int, default=1)
     parser.add_argument('--peer', action='store_true', help='first the same paced load on GET /health')
+    parser.add_argument('--json', action='store_true', help='also one line of JSON per phase')
     args = parser.parse_args()
-    print(f'{args.clients} clients, {args.fixes} fix(es) per batch, against {args.base}')
+    args.base = args.base or ['http://127.0.0.1:8080']
+    print(f'{args.clients} clients, {args.fixes} fix(es) per batch, against {", ".join(args.base)}')
     if args.peer:
         print(asyncio.run(phase(args, True, args.seconds, health=True)))
     print(asyncio.run(phase(args, True, args.seconds)))

@@ -4,6 +4,8 @@
 //   ridestore-bench csv FILE OUT       the same points as CSV (track, seq, lat, lon, ele, time) for the sqlite3 shell
 //   ridestore-bench read FILE DB       import FILE, then read its track back whole (points decoded), best of runs
 //   ridestore-bench list DB COUNT      save COUNT small tracks, then list pages of 50 (first, deep, search)
+//   ridestore-bench seed FILE STORE    import FILE into STORE (a SQLite file, or postgres://… of a migrated
+//                                      database) as `bikeride import` does, without the documents folder's copies
 //
 // Each prints one line of JSON.
 import Foundation
@@ -122,6 +124,31 @@ do {
             "tracks": count, "listed": listed, "firstPageMedianMilliseconds": first.median, "deepPageMedianMilliseconds": deep.median,
             "searchMedianMilliseconds": search.median,
         ])
+
+    case "seed":
+        // `bikeride import FILE` through the same `TrackLibrary.importFile` (one transaction: the tracks, their
+        // blocks, figures and previews), but with no documents folder: the command would then write every track
+        // as a file of its own, flushed, and record it in its own transaction, about 13 ms a track on this machine
+        // (Benchmarks/README.md, "SQLite and PostgreSQL side by side"). PostgreSQL has no documents folder anyway.
+        guard arguments.count == 4 else { fail("usage: ridestore-bench seed FILE STORE") }
+        let target = arguments[3]
+        let store: any RideStore
+        var postgres: PostgresRideStore?
+        if target.hasPrefix("postgres://") || target.hasPrefix("postgresql://") {
+            guard let url = try PostgresRideStore.databaseURL(option: target) else { fail("not a database URL: \(target)") }
+            let opened = try await PostgresRideStore.open(.init(url: url, maximumConnections: 2))
+            postgres = opened
+            store = opened
+        } else {
+            if FileManager.default.fileExists(atPath: target) { fail("\(target) exists: seed makes a new database") }
+            store = try SQLiteRideStore(path: target)
+        }
+        let library = TrackLibrary(store: store, userID: try await store.localUser().id)
+        let start = DispatchTime.now().uptimeNanoseconds
+        let outcome = try await library.importFile(at: URL(filePath: arguments[2]))
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        await postgres?.close()
+        json(["tracks": outcome.tracks.count, "points": outcome.pointCount, "seconds": seconds])
 
     default:
         fail("unknown command \(arguments[1])")
