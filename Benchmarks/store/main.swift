@@ -135,7 +135,7 @@ do {
         let store: any RideStore
         var postgres: PostgresRideStore?
         if target.hasPrefix("postgres://") || target.hasPrefix("postgresql://") {
-            guard let url = try PostgresRideStore.databaseURL(option: target) else { fail("not a database URL: \(target)") }
+            guard let url = try PostgresDatabaseURL.configured(option: target, passwordFile: nil) else { fail("not a database URL: \(target)") }
             let opened = try await PostgresRideStore.open(.init(url: url, maximumConnections: 2))
             postgres = opened
             store = opened

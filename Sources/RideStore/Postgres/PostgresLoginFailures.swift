@@ -59,7 +59,7 @@ struct PostgresLoginFailures: LoginFailureCounter {
     func clearFailures(name: String) async throws {
         let key = limits.keys(name: name, address: nil)[0].key
         try await store.transaction { [logger = store.logger] connection in
-            try await connection.query("DELETE FROM login_failures WHERE key = \(key)", logger: logger)
+            _ = try await connection.query("DELETE FROM login_failures WHERE key = \(key)", logger: logger)
         }
     }
 }

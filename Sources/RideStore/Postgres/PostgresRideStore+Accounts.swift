@@ -20,7 +20,7 @@ extension PostgresRideStore {
         try await transaction { [logger] connection in
             try await Self.requireUser(connection, userID, logger: logger)
             try await connection.query("UPDATE users SET password_hash = \(hash) WHERE id = \(userID.rawValue)", logger: logger)
-            try await connection.query("DELETE FROM sessions WHERE user_id = \(userID.rawValue)", logger: logger)
+            _ = try await connection.query("DELETE FROM sessions WHERE user_id = \(userID.rawValue)", logger: logger)
         }
     }
 
@@ -57,13 +57,13 @@ extension PostgresRideStore {
 
     public func deleteSession(tokenHash: String) async throws {
         try await transaction { [logger] connection in
-            try await connection.query("DELETE FROM sessions WHERE token_hash = \(tokenHash)", logger: logger)
+            _ = try await connection.query("DELETE FROM sessions WHERE token_hash = \(tokenHash)", logger: logger)
         }
     }
 
     public func deleteSessions(userID: UserID) async throws {
         try await transaction { [logger] connection in
-            try await connection.query("DELETE FROM sessions WHERE user_id = \(userID.rawValue)", logger: logger)
+            _ = try await connection.query("DELETE FROM sessions WHERE user_id = \(userID.rawValue)", logger: logger)
         }
     }
 

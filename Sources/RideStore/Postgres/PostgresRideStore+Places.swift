@@ -391,13 +391,13 @@ extension PostgresRideStore {
 
     static func places(_ connection: PostgresConnection, where clause: String, _ values: [String], logger: Logger) async throws -> [Place] {
         var binds = PostgresBindings()
-        for value in values { try binds.append(value) }
+        for value in values { binds.append(value) }
         return try await places(connection, where: "WHERE " + clause, binds, logger: logger)
     }
 
     static func places(_ connection: PostgresConnection, where clause: String, _ values: [[String]], logger: Logger) async throws -> [Place] {
         var binds = PostgresBindings()
-        for value in values { try binds.append(value) }
+        for value in values { binds.append(value) }
         return try await places(connection, where: "WHERE " + clause, binds, logger: logger)
     }
 

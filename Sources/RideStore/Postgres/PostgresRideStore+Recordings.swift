@@ -120,14 +120,14 @@ extension PostgresRideStore {
             if !points.isEmpty {
                 let segmentID = try await Self.appendToLastSegment(points, trackID: recording.trackID, connection, logger: logger)
                 // The recording's row is locked: nobody else changes its track's counts meanwhile.
-                try await connection.execute(
+                _ = try await connection.execute(
                     CountAppendedPoints(
                         count: Int64(points.count), segmentID: segmentID, trackID: recording.trackID.rawValue,
                         recordingID: recordingID.rawValue, lastSequence: last, now: now),
                     logger: logger)
                 recording.pointCount += points.count
             } else {
-                try await connection.execute(
+                _ = try await connection.execute(
                     AcknowledgeSequence(recordingID: recordingID.rawValue, lastSequence: last, now: now), logger: logger)
             }
             recording.lastClientSequence = last
@@ -298,7 +298,7 @@ extension PostgresRideStore {
     /// Appends points to the last segment of the track's first `trk`, and counts them in the segment and the track.
     static func appendPoints(_ points: [TrackPoint], trackID: TrackID, _ connection: PostgresConnection, logger: Logger) async throws {
         let segmentID = try await appendToLastSegment(points, trackID: trackID, connection, logger: logger)
-        try await connection.execute(
+        _ = try await connection.execute(
             CountPoints(count: Int64(points.count), segmentID: segmentID, trackID: trackID.rawValue, now: milliseconds(now())), logger: logger)
     }
 
@@ -321,7 +321,7 @@ extension PostgresRideStore {
                 blockPoints += taken
                 remaining = remaining.dropFirst(taken.count)
                 let block = PointBlock(points: blockPoints[...])
-                try await connection.execute(
+                _ = try await connection.execute(
                     RewriteBlock(id: blockID, count: Int64(block.pointCount), data: ByteBuffer(bytes: block.data)), logger: logger)
             }
         }

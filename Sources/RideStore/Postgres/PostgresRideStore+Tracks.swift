@@ -652,7 +652,7 @@ extension PostgresRideStore {
 
     public func removeDocumentFile(path: String, userID: UserID) async throws {
         try await transaction { [logger] connection in
-            try await connection.query("DELETE FROM document_files WHERE user_id = \(userID.rawValue) AND path = \(path)", logger: logger)
+            _ = try await connection.query("DELETE FROM document_files WHERE user_id = \(userID.rawValue) AND path = \(path)", logger: logger)
         }
     }
 
