@@ -125,7 +125,8 @@ extension PostgresRideStore {
                 try await connection.query("SAVEPOINT post", logger: logger)
                 do {
                     let result = try await Self.ingest(
-                        post.fixes, deviceID: post.deviceID, userID: post.userID, gapSeconds: gapSeconds, connection, logger: logger)
+                        post.fixes, deviceID: post.deviceID, userID: post.userID, gapSeconds: gapSeconds, batched: true, connection,
+                        logger: logger)
                     try await connection.query("RELEASE SAVEPOINT post", logger: logger)
                     results.append(.success(result))
                 } catch {
@@ -135,6 +136,16 @@ extension PostgresRideStore {
                     try await connection.query("ROLLBACK TO SAVEPOINT post", logger: logger)
                     results.append(.failure(refusal))
                 }
+            }
+            // Every instance's live views of each user who got a fix look now (`PostgresLiveListener`): one
+            // notification per user and batch, sent by PostgreSQL on COMMIT only, after the fixes are visible.
+            var notified = Set<String>()
+            for (post, result) in zip(posts, results) where (try? result.get().storedCount).map({ $0 > 0 }) == true {
+                notified.insert(post.userID.rawValue)
+            }
+            if !notified.isEmpty {
+                _ = try await connection.query(
+                    "SELECT pg_notify(\(PostgresLiveListener.channel), u) FROM unnest(\(notified.sorted())::text[]) AS u", logger: logger)
             }
             return results
         }
@@ -149,8 +160,12 @@ extension PostgresRideStore {
     }
 
     /// One device's post, inside the caller's transaction (`SQLiteRideStore.ingest`'s rule, step for step).
+    ///
+    /// `batched`: the caller (`ingest(_ posts:)`) has locked the post's user and device already, and sends one
+    /// live notification per user for the whole batch.
     static func ingest(
-        _ fixes: [TrackerFix], deviceID: DeviceID, userID: UserID, gapSeconds: Double, _ connection: PostgresConnection, logger: Logger
+        _ fixes: [TrackerFix], deviceID: DeviceID, userID: UserID, gapSeconds: Double, batched: Bool = false, _ connection: PostgresConnection,
+        logger: Logger
     ) async throws -> IngestResult {
         let gap = Int64(max(60, gapSeconds) * 1000)
         try SQLiteRideStore.validate(fixes)
@@ -158,7 +173,9 @@ extension PostgresRideStore {
         // become visible in their order: a live view reading "after the last one I saw" would otherwise skip a fix
         // of a transaction that took its number first and committed last. (NO KEY: it does not stop inserts that
         // merely refer to the user.)
-        try await connection.query("SELECT 1 FROM users WHERE id = \(userID.rawValue) FOR NO KEY UPDATE", logger: logger)
+        if !batched {
+            _ = try await connection.query("SELECT 1 FROM users WHERE id = \(userID.rawValue) FOR NO KEY UPDATE", logger: logger)
+        }
         // The device's row lock orders two posts of one device (two instances, a retry racing its original): the
         // second sees the fixes and the live track the first stored, so both never start a live track.
         guard let device = try await device(connection, id: deviceID, userID: userID, forUpdate: true, logger: logger) else {
@@ -201,7 +218,9 @@ extension PostgresRideStore {
         guard !fresh.isEmpty else { return result }
         // Every instance's live views of the user look now (`PostgresLiveListener`). PostgreSQL sends it on COMMIT
         // only, after the fixes are visible; a rolled-back post (or savepoint) sends nothing.
-        try await connection.query("SELECT pg_notify(\(PostgresLiveListener.channel), \(userID.rawValue))", logger: logger)
+        if !batched {
+            _ = try await connection.query("SELECT pg_notify(\(PostgresLiveListener.channel), \(userID.rawValue))", logger: logger)
+        }
 
         var live = try await liveDeviceRecording(connection, deviceID: deviceID, logger: logger)
         var bounds: (Int64, Int64)?
@@ -256,24 +275,28 @@ extension PostgresRideStore {
         }
         try await flush()
         if let recording = live {
-            try await connection.query(
-                "UPDATE recordings SET updated_at = \(milliseconds(now)) WHERE id = \(recording.id.rawValue)", logger: logger)
-            if let (_, last) = bounds { try await refreshFiguresIfDue(recording, lastFixTime: last, connection, logger: logger) }
+            // The recording's time, and in the same round trip what decides whether its figures are due.
+            let rows = try await connection.query(
+                """
+                UPDATE recordings SET updated_at = \(milliseconds(now)) WHERE id = \(recording.id.rawValue)
+                RETURNING (SELECT point_count FROM tracks WHERE tracks.id = recordings.track_id), figures_point_count, figures_until
+                """, logger: logger)
+            var state: (Int64, Int64?, Int64?)?
+            for try await row in rows.decode((Int64, Int64?, Int64?).self) { state = row }
+            if let (_, last) = bounds, let state {
+                try await refreshFiguresIfDue(recording, state: state, lastFixTime: last, connection, logger: logger)
+            }
             result.liveTrackID = recording.trackID
         }
         return result
     }
 
     /// A growing device track's figures, computed again when enough has come (`SQLiteRideStore.figuresAreDue`).
-    static func refreshFiguresIfDue(_ recording: Recording, lastFixTime: Int64, _ connection: PostgresConnection, logger: Logger) async throws {
-        let rows = try await connection.query(
-            """
-            SELECT tracks.point_count, recordings.figures_point_count, recordings.figures_until
-            FROM recordings JOIN tracks ON tracks.id = recordings.track_id WHERE recordings.id = \(recording.id.rawValue)
-            """, logger: logger)
-        var state: (Int64, Int64?, Int64?)?
-        for try await row in rows.decode((Int64, Int64?, Int64?).self) { state = row }
-        guard let (pointCount, figuresPointCount, figuresUntil) = state else { return }
+    /// `state`: the track's point count, and the recording's figures_point_count and figures_until.
+    static func refreshFiguresIfDue(
+        _ recording: Recording, state: (Int64, Int64?, Int64?), lastFixTime: Int64, _ connection: PostgresConnection, logger: Logger
+    ) async throws {
+        let (pointCount, figuresPointCount, figuresUntil) = state
         guard SQLiteRideStore.figuresAreDue(
             pointCount: Int(pointCount), figuresPointCount: figuresPointCount.map(Int.init), figuresUntil: figuresUntil, lastFixTime: lastFixTime)
         else { return }
