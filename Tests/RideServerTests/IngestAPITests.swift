@@ -298,6 +298,8 @@ import Testing
         let (server, device, token) = try await Self.server()
         let body = #"{"_type":"location","lat":1,"lon":2,"tst":\#(Int(Date().timeIntervalSince1970))}"#
         try await server.run { client in
+            // The old token was just used (and is remembered a few seconds): the rotation forgets it at once.
+            #expect(try await client.execute(uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", token)], body: ByteBuffer(string: body)).status == .ok)
             let rotated = try await client.post("/api/devices/\(device.id)/token")
             #expect(rotated.status == .ok)
             let newToken = try #require(try rotated.jsonObject()["token"] as? String)
@@ -306,6 +308,30 @@ import Testing
             #expect(try await client.execute(uri: "/api/devices/\(device.id)", method: .delete).status == .noContent)
             #expect(try await client.execute(uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", newToken)], body: ByteBuffer(string: body)).status == .unauthorized)
         }
+    }
+
+    /// A device deleted elsewhere (another instance, the command line) while this server remembers its token: the
+    /// store refuses the next post's fixes, and the app is told 401, not 200.
+    @Test func aDeviceDeletedElsewhereIsRefusedDespiteItsRememberedToken() async throws {
+        let (server, device, token) = try await Self.server()
+        let now = Int(Date().timeIntervalSince1970)
+        let first = #"{"_type":"location","lat":1,"lon":2,"tst":\#(now)}"#
+        let later = #"{"_type":"location","lat":1.001,"lon":2,"tst":\#(now + 10)}"#
+        let statuses = try await server.run { client -> [HTTPResponse.Status] in
+            var statuses: [HTTPResponse.Status] = []
+            statuses.append(try await client.execute(
+                uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", token)], body: ByteBuffer(string: first)).status)
+            _ = try await server.library.store.deleteDevice(id: device.id, userID: server.library.userID)
+            statuses.append(try await client.execute(
+                uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", token)], body: ByteBuffer(string: later)).status)
+            // A wrong user name with a remembered token is refused too.
+            statuses.append(try await client.execute(
+                uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("somebody", token)], body: ByteBuffer(string: later)).status)
+            return statuses
+        }
+        #expect(statuses == [.ok, .unauthorized, .unauthorized])
+        #expect(try await server.library.store.devices(userID: server.library.userID).isEmpty)
+        #expect(try await Self.storedCount(server) == 0)  // the device's fixes went with it
     }
 
     @Test func devicesAPIShowsTheTokenOnceWithEachAppsSetup() async throws {

@@ -9,6 +9,8 @@ import RideStore
 /// URL and settings to paste (`setup`).
 struct DevicesController<Context: UserRequestContext>: Sendable {
     let library: TrackLibrary
+    /// The ingestion's cache of recent tokens: a rotated or deleted device's token is forgotten there at once.
+    var tokens = DeviceTokenCache()
 
     static var protocols: [String] { ["owntracks", "overland", "osmand", "gpslogger"] }
 
@@ -60,6 +62,7 @@ struct DevicesController<Context: UserRequestContext>: Sendable {
         guard let id = DeviceID(text) else { throw APIError.notFound("no device with id \(text)") }
         let token = SecretToken.make()
         let device = try await library.store.replaceDeviceToken(id: id, userID: library.userID, tokenHash: SecretToken.hash(token))
+        tokens.forget(deviceID: id)
         let user = try await library.store.user(id: library.userID)
         var payload = DevicePayload(device, latest: nil)
         payload.token = token
@@ -73,6 +76,7 @@ struct DevicesController<Context: UserRequestContext>: Sendable {
         guard let id = DeviceID(text), try await library.store.deleteDevice(id: id, userID: library.userID) else {
             throw APIError.notFound("no device with id \(text)")
         }
+        tokens.forget(deviceID: id)
         return Response(status: .noContent)
     }
 

@@ -29,6 +29,8 @@ struct IngestController<Context: UserRequestContext>: Sendable {
     let ownTracksSecret: String?
     /// Writes posts in group commits (a gap longer than its `gapSeconds` starts a new track).
     let committer: IngestCommitter
+    /// Recently seen tokens' devices (`DeviceTokenCache`: the store still checks each post's device).
+    var tokens = DeviceTokenCache()
 
     /// Overland's 1,000-point batches are about 600 KB; room for twice that, and for gzip's inflated size.
     static var overlandBodyLimitBytes: Int { 4 << 20 }
@@ -137,10 +139,19 @@ struct IngestController<Context: UserRequestContext>: Sendable {
     /// The device whose token this is (and, when a user name is given, whose user has that name), or 401.
     func authenticate(_ request: Request, token: String?, userName: String? = nil) async throws -> Device {
         guard let token, SecretToken.isPlausible(token) else { throw token == nil ? Self.missingToken : APIError.unauthorizedDevice }
-        guard let device = try await store.device(tokenHash: SecretToken.hash(token)) else { throw APIError.unauthorizedDevice }
-        if let userName, !userName.isEmpty {
-            guard let user = try await store.user(id: device.userID), user.name == userName else { throw APIError.unauthorizedDevice }
+        let hash = SecretToken.hash(token)
+        let wantsName = userName.map { !$0.isEmpty } ?? false
+        if let cached = tokens.entry(hash), !wantsName || cached.userName != nil {
+            guard !wantsName || cached.userName == userName else { throw APIError.unauthorizedDevice }
+            return cached.device
         }
+        guard let device = try await store.device(tokenHash: hash) else { throw APIError.unauthorizedDevice }
+        var name: String?
+        if wantsName {
+            guard let user = try await store.user(id: device.userID), user.name == userName else { throw APIError.unauthorizedDevice }
+            name = user.name
+        }
+        tokens.remember(device, userName: name, tokenHash: hash)
         return device
     }
 

@@ -104,10 +104,12 @@ public func buildRouter(
         store: library.store, sessions: sessions, limiter: limiter, work: passwordWork,
         accountsRequired: configuration.requiresAccounts, hasher: configuration.passwordHasher
     ).addRoutes(to: router)
-    DevicesController<RideRequestContext>(library: library).addRoutes(to: router)
+    // The phone apps' tokens seen lately, which a rotation or a deletion through this server forgets at once.
+    let deviceTokens = DeviceTokenCache()
+    DevicesController<RideRequestContext>(library: library, tokens: deviceTokens).addRoutes(to: router)
     IngestController<RideRequestContext>(
         store: library.store, feed: liveFeed, metrics: metrics, ownTracksSecret: configuration.ownTracksSecret,
-        committer: IngestCommitter(store: library.store, gapSeconds: configuration.deviceTrackGapSeconds)
+        committer: IngestCommitter(store: library.store, gapSeconds: configuration.deviceTrackGapSeconds), tokens: deviceTokens
     ).addRoutes(to: router)
     LiveController<RideRequestContext>(library: library, feed: liveFeed, pollSeconds: configuration.livePollSeconds).addRoutes(to: router)
     LiveShareController<RideRequestContext>(library: library).addRoutes(to: router)
