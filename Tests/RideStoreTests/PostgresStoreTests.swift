@@ -187,31 +187,36 @@ import RideKit
             for index in 0..<4 { made.append(try await AccountStoreTests.device(a, user: user.id, name: "Phone \(index)")) }
             let devices = made
             let postsPerDevice = 40
-            let seen = try await withThrowingTaskGroup(of: [Int64].self) { group in
+            let writersDone = Flag()
+            // Reads until it has read once more after every writer finished: then every stored fix was visible to
+            // it, so a fix it never saw was skipped, not late. (No deadline: a loaded machine only makes it slower.)
+            async let reading: [Int64] = {
+                var sequences: [Int64] = []
+                var last: Int64 = 0
+                while true {
+                    let finished = await writersDone.isSet
+                    let page = try await b.deviceFixes(userID: user.id, after: last, limit: 500)
+                    sequences += page.map(\.sequence)
+                    last = page.last?.sequence ?? last
+                    if page.isEmpty {
+                        if finished { return sequences }
+                        try await Task.sleep(for: .milliseconds(10))
+                    }
+                }
+            }()
+            try await withThrowingTaskGroup(of: Void.self) { group in
                 for (index, device) in devices.enumerated() {
                     let store = index % 2 == 0 ? a : b
                     group.addTask {
                         for minute in 0..<postsPerDevice {
                             _ = try await store.ingest(AccountStoreTests.fixes([minute]), deviceID: device.id, userID: user.id, gapSeconds: 1800)
                         }
-                        return []
                     }
                 }
-                group.addTask {
-                    var sequences: [Int64] = []
-                    var last: Int64 = 0
-                    // Until it has seen them all, or long after they were all stored (a fix it skipped).
-                    let deadline = ContinuousClock.now + .seconds(20)
-                    while sequences.count < devices.count * postsPerDevice, ContinuousClock.now < deadline {
-                        let page = try await b.deviceFixes(userID: user.id, after: last, limit: 500)
-                        sequences += page.map(\.sequence)
-                        last = page.last?.sequence ?? last
-                        if page.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
-                    }
-                    return sequences
-                }
-                return try await group.reduce(into: []) { $0 += $1 }
+                try await group.waitForAll()
             }
+            await writersDone.set()
+            let seen = try await reading
             let stored = try await a.deviceFixes(userID: user.id, after: 0, limit: 1000).map(\.sequence)
             #expect(stored.count == devices.count * postsPerDevice)
             #expect(seen == stored)
@@ -252,4 +257,10 @@ extension PostgresTestServer {
     static func administerDatabase(_ url: PostgresDatabaseURL, _ sql: String) async throws {
         try await administer(url, sql)
     }
+}
+
+/// Set once, read by another task.
+private actor Flag {
+    private(set) var isSet = false
+    func set() { isSet = true }
 }
