@@ -252,9 +252,10 @@ extension SQLiteRideStore {
 
     /// A growing device track's figures (distance, time, climb, speeds, the list's little map), computed again
     /// from its points when enough has come since the last time: at least 1 % more points, and either a minute
-    /// more of riding or 5 % more points (10 at least). So the list shows a live track's distance within about a
-    /// minute, and the work stays linear in the points however a device posts (each computation over n points
-    /// follows at least n/100 new ones).
+    /// more of riding or 5 % more points (60 at least: a device sending a fix a second is computed once a minute,
+    /// not every 10 posts, which was a third of a busy server's writing). So the list shows a live track's
+    /// distance within about a minute, and the work stays linear in the points however a device posts (each
+    /// computation over n points follows at least n/100 new ones).
     static func refreshFiguresIfDue(_ recording: inout RecordingRecord, lastFixTime: Int64, _ db: Database) throws {
         guard let pointCount = try Int.fetchOne(db.cachedStatement(sql: "SELECT pointCount FROM track WHERE id = ?"), arguments: [recording.trackId])
         else { return }
@@ -272,7 +273,7 @@ extension SQLiteRideStore {
     /// `figuresPointCount` points up to the fix at `figuresUntil` (ms), gets them computed again now.
     static func figuresAreDue(pointCount: Int, figuresPointCount: Int?, figuresUntil: Int64?, lastFixTime: Int64) -> Bool {
         let added = pointCount - (figuresPointCount ?? 0)
-        return added >= max(1, pointCount / 100) && (added >= max(10, pointCount / 20) || lastFixTime - (figuresUntil ?? 0) >= 60_000)
+        return added >= max(1, pointCount / 100) && (added >= max(60, pointCount / 20) || lastFixTime - (figuresUntil ?? 0) >= 60_000)
     }
 
     /// Computes a track's figures from its stored points and puts them in the record (not saved).

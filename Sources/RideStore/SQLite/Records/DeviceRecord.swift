@@ -24,6 +24,18 @@ extension DeviceRecord: StoreRecord {
         static let createdAt = Column(CodingKeys.createdAt)
     }
 
+    /// Read by column, not through `Decodable`: a device is read on every phone-app post, and GRDB's
+    /// `Decodable` path cost more than the query.
+    init(row: Row) throws {
+        id = try row.decode(forColumn: "id")
+        userId = try row.decode(forColumn: "userId")
+        name = try row.decode(forColumn: "name")
+        tokenHash = try row.decode(forColumn: "tokenHash")
+        `protocol` = try row.decode(forColumn: "protocol")
+        createdAt = Date(storeMilliseconds: try row.decode(forColumn: "createdAt"))
+        lastSeenAt = (try row.decode(Double?.self, forColumn: "lastSeenAt")).map(Date.init(storeMilliseconds:))
+    }
+
     var device: Device {
         Device(
             id: id, userID: userId, name: name, tokenHash: tokenHash, protocolName: `protocol`, createdAt: createdAt,

@@ -34,6 +34,24 @@ extension RecordingRecord: StoreRecord {
         static let startedAt = Column(CodingKeys.startedAt)
         static let clientId = Column(CodingKeys.clientId)
     }
+
+    /// Read by column, not through `Decodable`: a device's recording is read on every phone-app post.
+    init(row: Row) throws {
+        id = try row.decode(forColumn: "id")
+        userId = try row.decode(forColumn: "userId")
+        trackId = try row.decode(forColumn: "trackId")
+        deviceId = try row.decode(forColumn: "deviceId")
+        state = try row.decode(forColumn: "state")
+        routeTrackId = try row.decode(forColumn: "routeTrackId")
+        lastClientSequence = try row.decode(forColumn: "lastClientSequence")
+        startedAt = Date(storeMilliseconds: try row.decode(forColumn: "startedAt"))
+        updatedAt = Date(storeMilliseconds: try row.decode(forColumn: "updatedAt"))
+        stoppedAt = (try row.decode(Double?.self, forColumn: "stoppedAt")).map(Date.init(storeMilliseconds:))
+        options = try row.decode(forColumn: "options")
+        clientId = try row.decode(forColumn: "clientId")
+        figuresPointCount = try row.decode(forColumn: "figuresPointCount")
+        figuresUntil = try row.decode(forColumn: "figuresUntil")
+    }
 }
 
 /// A recording's `Recorder.Options` as stored: JSON with named fields, so that an option added later reads

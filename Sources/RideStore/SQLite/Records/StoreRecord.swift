@@ -11,6 +11,13 @@ extension StoreRecord {
     static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .millisecondsSince1970 }
 }
 
+extension Date {
+    /// A date stored as milliseconds since 1970, read as `StoreRecord`'s `Decodable` path reads it.
+    init(storeMilliseconds milliseconds: Double) {
+        self.init(timeIntervalSince1970: milliseconds / 1000.0)
+    }
+}
+
 /// Ids are stored as their 8 characters.
 extension ShortID: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { rawValue.databaseValue }
