@@ -169,8 +169,9 @@ extension SQLiteRideStore {
     static func ingest(_ fixes: [TrackerFix], deviceID: DeviceID, userID: UserID, gapSeconds: Double, _ db: Database) throws -> IngestResult {
         let gap = Int64(max(60, gapSeconds) * 1000)
         try validate(fixes)
-        guard let device = try DeviceRecord.fetchOne(
-            db.cachedStatement(sql: "SELECT * FROM device WHERE id = ? AND userId = ?"), arguments: [deviceID, userID])
+        // Only what a post needs of the device (its name, for a new track): read on every post.
+        guard let deviceName = try String.fetchOne(
+            db.cachedStatement(sql: "SELECT name FROM device WHERE id = ? AND userId = ?"), arguments: [deviceID, userID])
         else { throw RideStoreError.notFound(kind: "device", id: deviceID.rawValue) }
         var result = IngestResult()
         let now = Self.now()
@@ -190,17 +191,17 @@ extension SQLiteRideStore {
         try db.cachedStatement(sql: "UPDATE device SET lastSeenAt = ? WHERE id = ?").execute(arguments: [Self.milliseconds(now), deviceID])
         guard !fresh.isEmpty else { return result }
 
-        var live = try liveDeviceRecording(db, deviceID: deviceID)
-        var bounds = try live.map { try Self.fixTimeBounds(db, trackID: $0.trackId) } ?? nil
+        var live = try LiveDeviceTrack.fetch(db, deviceID: deviceID)
+        var bounds = live?.bounds
         var pending: [TrackerFix] = []
         var rebuild = false
         let assign = try db.cachedStatement(sql: "UPDATE deviceFix SET trackId = ? WHERE deviceId = ? AND time = ?")
         func flush() throws {
             guard let record = live else { return }
             if rebuild {
-                try Self.rebuildPoints(trackID: record.trackId, db)
+                try Self.rebuildPoints(trackID: record.trackID, db)
             } else if !pending.isEmpty {
-                try Self.appendPoints(pending.map(Self.trackPoint), trackID: record.trackId, db)
+                try Self.appendPoints(pending.map(Self.trackPoint), trackID: record.trackID, db)
             }
             pending = []
             rebuild = false
@@ -210,8 +211,11 @@ extension SQLiteRideStore {
             if let record = live, let (first, last) = bounds {
                 if time > last + gap {
                     try flush()
-                    try Self.finishDeviceTrack(record, db)
-                    result.finishedTrackIDs.append(record.trackId)
+                    guard let recording = try RecordingRecord.fetchOne(db, key: record.recordingID) else {
+                        throw RideStoreError.damaged("recording \(record.recordingID) vanished")
+                    }
+                    try Self.finishDeviceTrack(recording, db)
+                    result.finishedTrackIDs.append(record.trackID)
                     live = nil
                     bounds = nil
                 } else if time < first - gap {
@@ -220,11 +224,12 @@ extension SQLiteRideStore {
                 }
             }
             if live == nil {
-                live = try Self.startDeviceTrack(device: device, at: fix.time, now: now, db)
+                live = LiveDeviceTrack(
+                    try Self.startDeviceTrack(deviceID: deviceID, userID: userID, deviceName: deviceName, at: fix.time, now: now, db))
                 bounds = nil
             }
             guard let record = live else { continue }
-            try assign.execute(arguments: [record.trackId, deviceID, time])
+            try assign.execute(arguments: [record.trackID, deviceID, time])
             if let (first, last) = bounds {
                 if time > last { pending.append(fix) } else { rebuild = true }
                 bounds = (min(first, time), max(last, time))
@@ -237,17 +242,10 @@ extension SQLiteRideStore {
         if var record = live {
             if let (_, last) = bounds { try refreshFiguresIfDue(&record, lastFixTime: last, db) }
             try db.cachedStatement(sql: "UPDATE recording SET updatedAt = ?, figuresPointCount = ?, figuresUntil = ? WHERE id = ?")
-                .execute(arguments: [Self.milliseconds(now), record.figuresPointCount, record.figuresUntil, record.id])
-            result.liveTrackID = record.trackId
+                .execute(arguments: [Self.milliseconds(now), record.figuresPointCount, record.figuresUntil, record.recordingID])
+            result.liveTrackID = record.trackID
         }
         return result
-    }
-
-    /// The device's recording in progress (its live track), if any.
-    static func liveDeviceRecording(_ db: Database, deviceID: DeviceID) throws -> RecordingRecord? {
-        try RecordingRecord.fetchOne(
-            db.cachedStatement(sql: "SELECT * FROM recording WHERE deviceId = ? AND state != ? ORDER BY startedAt DESC LIMIT 1"),
-            arguments: [deviceID, RecordingState.stopped])
     }
 
     /// A growing device track's figures (distance, time, climb, speeds, the list's little map), computed again
@@ -256,13 +254,13 @@ extension SQLiteRideStore {
     /// not every 10 posts, which was a third of a busy server's writing). So the list shows a live track's
     /// distance within about a minute, and the work stays linear in the points however a device posts (each
     /// computation over n points follows at least n/100 new ones).
-    static func refreshFiguresIfDue(_ recording: inout RecordingRecord, lastFixTime: Int64, _ db: Database) throws {
-        guard let pointCount = try Int.fetchOne(db.cachedStatement(sql: "SELECT pointCount FROM track WHERE id = ?"), arguments: [recording.trackId])
+    static func refreshFiguresIfDue(_ recording: inout LiveDeviceTrack, lastFixTime: Int64, _ db: Database) throws {
+        guard let pointCount = try Int.fetchOne(db.cachedStatement(sql: "SELECT pointCount FROM track WHERE id = ?"), arguments: [recording.trackID])
         else { return }
         guard figuresAreDue(pointCount: pointCount, figuresPointCount: recording.figuresPointCount, figuresUntil: recording.figuresUntil,
                             lastFixTime: lastFixTime)
         else { return }
-        guard var track = try TrackRecord.fetchOne(db, key: recording.trackId) else { return }
+        guard var track = try TrackRecord.fetchOne(db, key: recording.trackID) else { return }
         let content = try applyFigures(to: &track, db)
         try track.update(db)
         recording.figuresPointCount = content.trackPointCount
@@ -425,10 +423,12 @@ extension SQLiteRideStore {
 
     /// A device's new live track: a recording with the device, its track's source `device`, named after the
     /// device and the first fix's day.
-    static func startDeviceTrack(device: DeviceRecord, at time: Date, now: Date, _ db: Database) throws -> RecordingRecord {
-        let name = deviceTrackName(deviceName: device.name, at: time)
+    static func startDeviceTrack(
+        deviceID: DeviceID, userID: UserID, deviceName: String, at time: Date, now: Date, _ db: Database
+    ) throws -> RecordingRecord {
+        let name = deviceTrackName(deviceName: deviceName, at: time)
         let trackID = try freshID(db, table: "track")
-        var record = emptyRecord(id: trackID, userID: device.userId, name: name, kind: .ride, source: .device, now: now)
+        var record = emptyRecord(id: trackID, userID: userID, name: name, kind: .ride, source: .device, now: now)
         let content = TrackContent(
             creator: GPXWriter.defaultCreator, tracks: [PackedTrack(header: Track(name: TrackSummary.cleanedName(name)), segments: [PackedSegment()])])
         try fill(&record, with: NewTrack(name: name, kind: .ride, content: content, stats: TrackStats(activity: TrackKind.ride.activity), preview: []),
@@ -437,7 +437,7 @@ extension SQLiteRideStore {
         try record.insert(db)
         try insertContent(content, trackID: trackID, db)
         let recording = RecordingRecord(
-            id: try freshID(db, table: "recording"), userId: device.userId, trackId: trackID, deviceId: device.id, state: .recording,
+            id: try freshID(db, table: "recording"), userId: userID, trackId: trackID, deviceId: deviceID, state: .recording,
             routeTrackId: nil, lastClientSequence: nil, startedAt: now, updatedAt: now, options: nil, clientId: nil)
         try recording.insert(db)
         return recording
@@ -492,5 +492,46 @@ extension SQLiteRideStore {
         track.state = .complete
         track.updatedAt = now
         try track.update(db)
+    }
+}
+
+/// What a post needs of a device's track in progress, read in one statement on every post: its recording and
+/// track, how far its figures go, and its first and last fix times (each one step down the (trackId, time)
+/// index; `MIN(time), MAX(time)` in one subquery would read every fix of the track).
+struct LiveDeviceTrack {
+    var recordingID: RecordingID
+    var trackID: TrackID
+    var figuresPointCount: Int?
+    var figuresUntil: Int64?
+    /// The first and last fix times (ms), nil before the track has a fix.
+    var bounds: (Int64, Int64)?
+
+    init(recordingID: RecordingID, trackID: TrackID, figuresPointCount: Int?, figuresUntil: Int64?, bounds: (Int64, Int64)? = nil) {
+        self.recordingID = recordingID
+        self.trackID = trackID
+        self.figuresPointCount = figuresPointCount
+        self.figuresUntil = figuresUntil
+        self.bounds = bounds
+    }
+
+    init(_ recording: RecordingRecord) {
+        self.init(
+            recordingID: recording.id, trackID: recording.trackId, figuresPointCount: recording.figuresPointCount,
+            figuresUntil: recording.figuresUntil)
+    }
+
+    static func fetch(_ db: Database, deviceID: DeviceID) throws -> LiveDeviceTrack? {
+        let statement = try db.cachedStatement(sql: """
+            SELECT recording.id, recording.trackId, recording.figuresPointCount, recording.figuresUntil,
+                   (SELECT MIN(time) FROM deviceFix WHERE deviceFix.trackId = recording.trackId),
+                   (SELECT MAX(time) FROM deviceFix WHERE deviceFix.trackId = recording.trackId)
+            FROM recording WHERE recording.deviceId = ? AND recording.state != ? ORDER BY recording.startedAt DESC LIMIT 1
+            """)
+        guard let row = try Row.fetchOne(statement, arguments: [deviceID, RecordingState.stopped]) else { return nil }
+        var live = LiveDeviceTrack(
+            recordingID: try row.decode(atIndex: 0), trackID: try row.decode(atIndex: 1), figuresPointCount: try row.decode(atIndex: 2),
+            figuresUntil: try row.decode(atIndex: 3))
+        if let first: Int64 = try row.decode(atIndex: 4), let last: Int64 = try row.decode(atIndex: 5) { live.bounds = (first, last) }
+        return live
     }
 }
