@@ -175,24 +175,28 @@ extension SQLiteRideStore {
         else { throw RideStoreError.notFound(kind: "device", id: deviceID.rawValue) }
         var result = IngestResult()
         let now = Self.now()
+        var live = try LiveDeviceTrack.fetch(db, deviceID: deviceID)
+        var bounds = live?.bounds
+        // A fix within the gap of the live track's fixes joins that track whatever else the post holds (the loop
+        // below decides the same), so it is inserted with its track: no second write of the row and its index.
+        let joinsLive: (TrackID, ClosedRange<Int64>)? = live.flatMap { live in bounds.map { (live.trackID, ($0.0 - gap)...($0.1 + gap)) } }
         let insert = try db.cachedStatement(sql: """
-            INSERT INTO deviceFix (deviceId, userId, time, latitude, longitude, elevation, speed, course, accuracy, battery, receivedAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (deviceId, time) DO NOTHING
+            INSERT INTO deviceFix (deviceId, userId, time, latitude, longitude, elevation, speed, course, accuracy, battery, receivedAt, trackId)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (deviceId, time) DO NOTHING
             """)
-        var fresh: [TrackerFix] = []
+        var fresh: [(fix: TrackerFix, trackID: TrackID?)] = []
         for fix in fixes.sorted(by: { $0.time < $1.time }) {
+            let trackID = joinsLive.flatMap { $0.1.contains(fix.milliseconds) ? $0.0 : nil }
             try insert.execute(arguments: [
                 deviceID, userID, fix.milliseconds, fix.latitude, fix.longitude, fix.elevationMeters, fix.speedMetersPerSecond,
-                fix.courseDegrees, fix.accuracyMeters, fix.batteryPercent, Self.milliseconds(now),
+                fix.courseDegrees, fix.accuracyMeters, fix.batteryPercent, Self.milliseconds(now), trackID,
             ])
-            if db.changesCount > 0 { fresh.append(fix) } else { result.duplicateCount += 1 }
+            if db.changesCount > 0 { fresh.append((fix, trackID)) } else { result.duplicateCount += 1 }
         }
         result.storedCount = fresh.count
         try db.cachedStatement(sql: "UPDATE device SET lastSeenAt = ? WHERE id = ?").execute(arguments: [Self.milliseconds(now), deviceID])
         guard !fresh.isEmpty else { return result }
 
-        var live = try LiveDeviceTrack.fetch(db, deviceID: deviceID)
-        var bounds = live?.bounds
         var pending: [TrackerFix] = []
         var rebuild = false
         let assign = try db.cachedStatement(sql: "UPDATE deviceFix SET trackId = ? WHERE deviceId = ? AND time = ?")
@@ -206,7 +210,7 @@ extension SQLiteRideStore {
             pending = []
             rebuild = false
         }
-        for fix in fresh {
+        for (fix, insertedTrackID) in fresh {
             let time = fix.milliseconds
             if let record = live, let (first, last) = bounds {
                 if time > last + gap {
@@ -229,7 +233,7 @@ extension SQLiteRideStore {
                 bounds = nil
             }
             guard let record = live else { continue }
-            try assign.execute(arguments: [record.trackID, deviceID, time])
+            if insertedTrackID != record.trackID { try assign.execute(arguments: [record.trackID, deviceID, time]) }
             if let (first, last) = bounds {
                 if time > last { pending.append(fix) } else { rebuild = true }
                 bounds = (min(first, time), max(last, time))
