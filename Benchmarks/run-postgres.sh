@@ -102,6 +102,15 @@ pg_version=$(psql_admin -c 'SHOW server_version')
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 load() { cut -d' ' -f1 /proc/loadavg; }
 
+# Starts the servers of STORE and notes the load before the measurement (`before`) and the clients' `--base`
+# arguments for every instance (`base_args`).
+start_measuring() {
+    start_servers "$1" "$where"
+    before=$(load)
+    base_args=()
+    for b in "${bases[@]}"; do base_args+=(--base "$b"); done
+}
+
 # start_servers STORE URL_OR_DIR: starts 1 or 2 instances; fills `servers` and `bases`.
 bases=()
 start_servers() {
@@ -172,10 +181,7 @@ for case in $cases; do
         case $case in
             fix)
                 fresh_store "$case" "$store"
-                start_servers "$store" "$where"
-                before=$(load)
-                base_args=()
-                for b in "${bases[@]}"; do base_args+=(--base "$b"); done
+                start_measuring "$store"
                 python3 Benchmarks/load/fix_latency.py "${base_args[@]}" --clients "$clients" --seconds "$seconds" --json \
                     | tee "$out/fix-$store.txt" | grep -v '^{'
                 peak=$(servers_peak)
@@ -185,10 +191,7 @@ for case in $cases; do
                 stop_servers ;;
             ingest)
                 fresh_store "$case" "$store"
-                start_servers "$store" "$where"
-                before=$(load)
-                base_args=()
-                for b in "${bases[@]}"; do base_args+=(--base "$b"); done
+                start_measuring "$store"
                 python3 Benchmarks/load/ingest_throughput.py "${base_args[@]}" --devices "$clients" --seconds "$seconds" \
                     --phases single --json | tee "$out/ingest-$store.txt" | grep -v '^{'
                 peak=$(servers_peak)
@@ -253,10 +256,7 @@ for case in $cases; do
                     seed=$(python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["tracks"] == int(sys.argv[2]), r; print(json.dumps({"seedSeconds": r["seconds"], "seedTracks": r["tracks"], "vacuumSeconds": json.loads(sys.argv[3])}))' "$out/seed-$store.txt" "$track_count" "$vacuum")
                     if [ "$store" = pg1 ]; then list_database=$where; fi
                 fi
-                start_servers "$store" "$where"
-                before=$(load)
-                base_args=()
-                for b in "${bases[@]}"; do base_args+=(--base "$b"); done
+                start_measuring "$store"
                 (cd Benchmarks/load && python3 track_list.py measure "${base_args[@]}" --deep "$deep_page" --runs 51 --json) \
                     | tee "$out/list-$store.txt" | grep -v '^{'
                 record list "$store" "$before" "$(grep '^{' "$out/list-$store.txt")" "$seed"
