@@ -77,6 +77,8 @@ let package = Package(
             dependencies: [
                 "RideKit",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C interface, which GRDB itself links: the ingestion path's statements (`DirectStatement`).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 // SHA-256 of imported files (duplicate detection): BoringSSL's, with the CPU's SHA instructions.
                 .product(name: "Crypto", package: "swift-crypto"),
                 // The PostgreSQL implementation of the store (Sources/RideStore/Postgres).

@@ -149,19 +149,23 @@ extension SQLiteRideStore {
 
     public func ingest(_ posts: [DevicePost], gapSeconds: Double) async throws -> [Result<IngestResult, RideStoreError>] {
         try await write { db in
-            try posts.map { post in
-                // Each post in its own savepoint: one that fails (its device just revoked) leaves the others whole.
-                var result: Result<IngestResult, RideStoreError> = .failure(.database("not run"))
-                try db.inSavepoint {
-                    do {
-                        result = .success(try Self.ingest(post.fixes, deviceID: post.deviceID, userID: post.userID, gapSeconds: gapSeconds, db))
-                        return .commit
-                    } catch let error as RideStoreError {
-                        result = .failure(error)
-                        return .rollback
-                    }
+            // Each post in its own savepoint: one that fails (its device just revoked) leaves the others whole. The
+            // savepoint statements run directly (GRDB's `inSavepoint` parsed them again for every post); any
+            // other error than the store's own ends the whole transaction, as it would have.
+            let begin = try DirectStatement(db, "SAVEPOINT post")
+            let release = try DirectStatement(db, "RELEASE SAVEPOINT post")
+            let rollback = try DirectStatement(db, "ROLLBACK TO SAVEPOINT post")
+            return try posts.map { post in
+                try begin.execute()
+                do {
+                    let result = try Self.ingest(post.fixes, deviceID: post.deviceID, userID: post.userID, gapSeconds: gapSeconds, db)
+                    try release.execute()
+                    return .success(result)
+                } catch let error as RideStoreError {
+                    try rollback.execute()
+                    try release.execute()
+                    return .failure(error)
                 }
-                return result
             }
         }
     }
@@ -176,8 +180,8 @@ extension SQLiteRideStore {
         let gap = Int64(max(60, gapSeconds) * 1000)
         try validate(fixes)
         // Only what a post needs of the device (its name, for a new track): read on every post.
-        guard let deviceName = try String.fetchOne(
-            db.cachedStatement(sql: "SELECT name FROM device WHERE id = ? AND userId = ?"), arguments: [deviceID, userID])
+        guard let deviceName = try DirectStatement(db, "SELECT name FROM device WHERE id = ? AND userId = ?")
+            .fetchOne(deviceID, userID, decode: { $0.text(0) ?? "" })
         else { throw RideStoreError.notFound(kind: "device", id: deviceID.rawValue) }
         var result = IngestResult()
         let now = Self.now()
@@ -186,26 +190,25 @@ extension SQLiteRideStore {
         // A fix within the gap of the live track's fixes joins that track whatever else the post holds (the loop
         // below decides the same), so it is inserted with its track: no second write of the row and its index.
         let joinsLive: (TrackID, ClosedRange<Int64>)? = live.flatMap { live in bounds.map { (live.trackID, ($0.0 - gap)...($0.1 + gap)) } }
-        let insert = try db.cachedStatement(sql: """
+        let insert = try DirectStatement(db, """
             INSERT INTO deviceFix (deviceId, userId, time, latitude, longitude, elevation, speed, course, accuracy, battery, receivedAt, trackId)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (deviceId, time) DO NOTHING
             """)
         var fresh: [(fix: TrackerFix, trackID: TrackID?)] = []
         for fix in fixes.sorted(by: { $0.time < $1.time }) {
             let trackID = joinsLive.flatMap { $0.1.contains(fix.milliseconds) ? $0.0 : nil }
-            try insert.execute(arguments: [
+            let inserted = try insert.execute(
                 deviceID, userID, fix.milliseconds, fix.latitude, fix.longitude, fix.elevationMeters, fix.speedMetersPerSecond,
-                fix.courseDegrees, fix.accuracyMeters, fix.batteryPercent, Self.milliseconds(now), trackID,
-            ])
-            if db.changesCount > 0 { fresh.append((fix, trackID)) } else { result.duplicateCount += 1 }
+                fix.courseDegrees, fix.accuracyMeters, fix.batteryPercent, Self.milliseconds(now), trackID)
+            if inserted > 0 { fresh.append((fix, trackID)) } else { result.duplicateCount += 1 }
         }
         result.storedCount = fresh.count
-        try db.cachedStatement(sql: "UPDATE device SET lastSeenAt = ? WHERE id = ?").execute(arguments: [Self.milliseconds(now), deviceID])
+        try DirectStatement(db, "UPDATE device SET lastSeenAt = ? WHERE id = ?").execute(Self.milliseconds(now), deviceID)
         guard !fresh.isEmpty else { return result }
 
         var pending: [TrackerFix] = []
         var rebuild = false
-        let assign = try db.cachedStatement(sql: "UPDATE deviceFix SET trackId = ? WHERE deviceId = ? AND time = ?")
+        let assign = try DirectStatement(db, "UPDATE deviceFix SET trackId = ? WHERE deviceId = ? AND time = ?")
         func flush() throws {
             guard let record = live else { return }
             if rebuild {
@@ -239,7 +242,7 @@ extension SQLiteRideStore {
                 bounds = nil
             }
             guard let record = live else { continue }
-            if insertedTrackID != record.trackID { try assign.execute(arguments: [record.trackID, deviceID, time]) }
+            if insertedTrackID != record.trackID { try assign.execute(record.trackID, deviceID, time) }
             if let (first, last) = bounds {
                 if time > last { pending.append(fix) } else { rebuild = true }
                 bounds = (min(first, time), max(last, time))
@@ -251,8 +254,8 @@ extension SQLiteRideStore {
         try flush()
         if var record = live {
             if let (_, last) = bounds { try refreshFiguresIfDue(&record, lastFixTime: last, db) }
-            try db.cachedStatement(sql: "UPDATE recording SET updatedAt = ?, figuresPointCount = ?, figuresUntil = ? WHERE id = ?")
-                .execute(arguments: [Self.milliseconds(now), record.figuresPointCount, record.figuresUntil, record.recordingID])
+            try DirectStatement(db, "UPDATE recording SET updatedAt = ?, figuresPointCount = ?, figuresUntil = ? WHERE id = ?")
+                .execute(Self.milliseconds(now), record.figuresPointCount, record.figuresUntil, record.recordingID)
             result.liveTrackID = record.trackID
         }
         return result
@@ -265,7 +268,7 @@ extension SQLiteRideStore {
     /// distance within about a minute, and the work stays linear in the points however a device posts (each
     /// computation over n points follows at least n/100 new ones).
     static func refreshFiguresIfDue(_ recording: inout LiveDeviceTrack, lastFixTime: Int64, _ db: Database) throws {
-        guard let pointCount = try Int.fetchOne(db.cachedStatement(sql: "SELECT pointCount FROM track WHERE id = ?"), arguments: [recording.trackID])
+        guard let pointCount = try DirectStatement(db, "SELECT pointCount FROM track WHERE id = ?").fetchOne(recording.trackID, decode: { $0.int(0) })
         else { return }
         guard figuresAreDue(pointCount: pointCount, figuresPointCount: recording.figuresPointCount, figuresUntil: recording.figuresUntil,
                             lastFixTime: lastFixTime)
@@ -531,17 +534,17 @@ struct LiveDeviceTrack {
     }
 
     static func fetch(_ db: Database, deviceID: DeviceID) throws -> LiveDeviceTrack? {
-        let statement = try db.cachedStatement(sql: """
+        try DirectStatement(db, """
             SELECT recording.id, recording.trackId, recording.figuresPointCount, recording.figuresUntil,
                    (SELECT MIN(time) FROM deviceFix WHERE deviceFix.trackId = recording.trackId),
                    (SELECT MAX(time) FROM deviceFix WHERE deviceFix.trackId = recording.trackId)
             FROM recording WHERE recording.deviceId = ? AND recording.state != ? ORDER BY recording.startedAt DESC LIMIT 1
-            """)
-        guard let row = try Row.fetchOne(statement, arguments: [deviceID, RecordingState.stopped]) else { return nil }
-        var live = LiveDeviceTrack(
-            recordingID: try row.decode(atIndex: 0), trackID: try row.decode(atIndex: 1), figuresPointCount: try row.decode(atIndex: 2),
-            figuresUntil: try row.decode(atIndex: 3))
-        if let first: Int64 = try row.decode(atIndex: 4), let last: Int64 = try row.decode(atIndex: 5) { live.bounds = (first, last) }
-        return live
+            """
+        ).fetchOne(deviceID, RecordingState.stopped.rawValue) { row in
+            var live = LiveDeviceTrack(
+                recordingID: try row.id(0), trackID: try row.id(1), figuresPointCount: row.optionalInt(2), figuresUntil: row.optionalInt64(3))
+            if let first = row.optionalInt64(4), let last = row.optionalInt64(5) { live.bounds = (first, last) }
+            return live
+        }
     }
 }

@@ -224,15 +224,13 @@ extension SQLiteRideStore {
     /// their sizes; a finished track is packed into full blocks again (`repackPoints`).
     static func appendPoints(_ points: [TrackPoint], trackID: TrackID, _ db: Database) throws {
         guard !points.isEmpty else { return }
-        guard let segmentID = try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT id FROM segment WHERE trackId = ? AND role = 0 AND part = 0 ORDER BY position DESC LIMIT 1"),
-            arguments: [trackID])
+        guard let segmentID = try DirectStatement(
+            db, "SELECT id FROM segment WHERE trackId = ? AND role = 0 AND part = 0 ORDER BY position DESC LIMIT 1"
+        ).fetchOne(trackID, decode: { $0.int64(0) })
         else { throw RideStoreError.damaged("recording track \(trackID) has no segment") }
         // The tail's blocks, newest first: sizes only, so that nothing is decoded that is not merged.
-        let tail = try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT id, position, pointCount FROM pointBlock WHERE segmentId = ? ORDER BY position DESC LIMIT 24"),
-            arguments: [segmentID]
-        ).map { (id: $0[0] as Int64, position: $0[1] as Int, count: $0[2] as Int) }
+        let tail = try DirectStatement(db, "SELECT id, position, pointCount FROM pointBlock WHERE segmentId = ? ORDER BY position DESC LIMIT 24")
+            .fetchAll(segmentID) { (id: $0.int64(0), position: $0.int(1), count: $0.int(2)) }
         let nextPosition = (tail.first?.position ?? -1) + 1
         guard points.count < PackedPoints.blockCapacity else {
             try insertBlocks(PackedPoints(points[...]).packedBlocks, segmentID: segmentID, firstPosition: nextPosition, db)
@@ -255,18 +253,19 @@ extension SQLiteRideStore {
         let mergedBlocks = tail.prefix(merged).reversed()
         var run: [TrackPoint] = []
         run.reserveCapacity(runCount)
-        let select = try db.cachedStatement(sql: "SELECT pointCount, data FROM pointBlock WHERE id = ?")
+        let select = try DirectStatement(db, "SELECT pointCount, data FROM pointBlock WHERE id = ?")
         for block in mergedBlocks {
-            guard let row = try Row.fetchOne(select, arguments: [block.id]) else { throw RideStoreError.damaged("point block \(block.id) vanished") }
-            run += try PointBlock(pointCount: row[0], data: row[1]).points()
+            guard let stored = try select.fetchOne(block.id, decode: { PointBlock(pointCount: $0.int(0), data: $0.data(1)) }) else {
+                throw RideStoreError.damaged("point block \(block.id) vanished")
+            }
+            run += try stored.points()
         }
         run += points
         let packed = PointBlock(points: run[...])
         let oldest = mergedBlocks.first!
-        try db.cachedStatement(sql: "UPDATE pointBlock SET pointCount = ?, data = ? WHERE id = ?")
-            .execute(arguments: [packed.pointCount, packed.data, oldest.id])
-        let delete = try db.cachedStatement(sql: "DELETE FROM pointBlock WHERE id = ?")
-        for block in mergedBlocks.dropFirst() { try delete.execute(arguments: [block.id]) }
+        try DirectStatement(db, "UPDATE pointBlock SET pointCount = ?, data = ? WHERE id = ?").execute(packed.pointCount, packed.data, oldest.id)
+        let delete = try DirectStatement(db, "DELETE FROM pointBlock WHERE id = ?")
+        for block in mergedBlocks.dropFirst() { try delete.execute(block.id) }
         try countAppended(points.count, segmentID: segmentID, trackID: trackID, db)
     }
 
@@ -285,8 +284,8 @@ extension SQLiteRideStore {
     }
 
     private static func countAppended(_ count: Int, segmentID: Int64, trackID: TrackID, _ db: Database) throws {
-        try db.cachedStatement(sql: "UPDATE segment SET pointCount = pointCount + ? WHERE id = ?").execute(arguments: [count, segmentID])
-        try db.cachedStatement(sql: "UPDATE track SET pointCount = pointCount + ?, updatedAt = ? WHERE id = ?")
-            .execute(arguments: [count, Self.milliseconds(Self.now()), trackID])
+        try DirectStatement(db, "UPDATE segment SET pointCount = pointCount + ? WHERE id = ?").execute(count, segmentID)
+        try DirectStatement(db, "UPDATE track SET pointCount = pointCount + ?, updatedAt = ? WHERE id = ?")
+            .execute(count, Self.milliseconds(Self.now()), trackID)
     }
 }

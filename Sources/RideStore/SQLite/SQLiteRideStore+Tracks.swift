@@ -340,9 +340,9 @@ extension SQLiteRideStore {
     }
 
     static func insertBlocks(_ blocks: [PointBlock], segmentID: Int64, firstPosition: Int, _ db: Database) throws {
-        let insert = try db.cachedStatement(sql: "INSERT INTO pointBlock (segmentId, position, pointCount, data) VALUES (?, ?, ?, ?)")
+        let insert = try DirectStatement(db, "INSERT INTO pointBlock (segmentId, position, pointCount, data) VALUES (?, ?, ?, ?)")
         for (offset, block) in blocks.enumerated() {
-            try insert.execute(arguments: [segmentID, firstPosition + offset, block.pointCount, block.data])
+            try insert.execute(segmentID, firstPosition + offset, block.pointCount, block.data)
         }
     }
 
