@@ -93,6 +93,36 @@ import Testing
         }
     }
 
+    /// The `Authorization` header as clients write it: the scheme in any case, spaces or a tab around the
+    /// credentials (RFC 9110 allows them), a password holding colons; and what is not that scheme refused.
+    @Test func authorizationHeadersAreReadAsWrittenAndOthersRefused() async throws {
+        let (server, _, token) = try await Self.server()
+        let encoded = Data("local:\(token)".utf8).base64EncodedString()
+        try await server.run { client in
+            for authorization in ["basic \(encoded)", "BASIC  \(encoded)\t", "Basic \t\(encoded) "] {
+                let response = try await client.execute(
+                    uri: "/ingest/owntracks", method: .post, headers: [.authorization: authorization], body: ByteBuffer(string: "{}"))
+                #expect(response.status == .ok, "\(authorization)")
+            }
+            for authorization in ["Basic\(encoded)", "Basics \(encoded)", "Basic ", "Basic \t ", "Basic " + Data("local".utf8).base64EncodedString(),
+                                  "Basic " + Data([0x6C, 0x3A, 0xFF, 0xFE]).base64EncodedString(), "Basic " + String(repeating: "A", count: 2000)] {
+                let response = try await client.execute(
+                    uri: "/ingest/owntracks", method: .post, headers: [.authorization: authorization], body: ByteBuffer(string: "{}"))
+                #expect(response.status == .unauthorized, "\(authorization)")
+            }
+            // Overland's bearer token, as written, and with a tab after it.
+            for authorization in ["Bearer \(token)", "bearer  \(token)\t"] {
+                let response = try await client.execute(
+                    uri: "/ingest/overland", method: .post, headers: [.authorization: authorization, .contentType: "application/json"],
+                    body: ByteBuffer(string: #"{"locations":[]}"#))
+                #expect(response.status == .ok, "\(authorization)")
+            }
+            #expect(try await client.execute(
+                uri: "/ingest/overland", method: .post, headers: [.authorization: "Bearer\(token)"], body: ByteBuffer(string: #"{"locations":[]}"#)
+            ).status == .unauthorized)
+        }
+    }
+
     /// OwnTracks with its Encryption key set: opened with the server's secret (`--owntracks-secret-file`);
     /// without it, or with another, answered 200 `[]` (the app's queue moves on) and not stored. The body is
     /// one that libsodium sealed (Tests/vectors, made by Tests/tools/make_secretbox_vectors.py).
