@@ -52,11 +52,14 @@ extension SQLiteRideStore {
                 t.add(column: "figuresUntil", .integer)
             }
         }
-        // v7 meant to drop the index on deviceFix(trackId) that (trackId, time) makes redundant, but named it
-        // wrongly (GRDB calls it `deviceFix_on_trackId`): every fix stored kept writing a third index, a quarter
-        // of a busy server's WAL pages (Benchmarks/README.md).
-        migrator.registerMigration("v8 drop the redundant deviceFix(trackId) index") { db in
+        migrator.registerMigration("v8 indexes for ingestion") { db in
+            // v7 meant to drop the index on deviceFix(trackId) that (trackId, time) makes redundant, but named it
+            // wrongly (GRDB calls it `deviceFix_on_trackId`): every fix stored kept writing a third index, a
+            // quarter of a busy server's WAL pages (Benchmarks/README.md).
             try db.execute(sql: "DROP INDEX IF EXISTS deviceFix_on_trackId")
+            // A post finds its device's recording in progress among the device's recordings that are not
+            // stopped, not among all it ever made (which grew with every ride, and were sorted for each post).
+            try db.execute(sql: "CREATE INDEX recording_liveDevice ON recording (deviceId, startedAt) WHERE state != 'stopped'")
         }
     }
 
@@ -533,14 +536,17 @@ struct LiveDeviceTrack {
             figuresUntil: recording.figuresUntil)
     }
 
+    /// `state != 'stopped'` is written out, not bound: only then can SQLite use the partial index
+    /// `recording_liveDevice` (a bound value might be anything).
+    static let query = """
+        SELECT recording.id, recording.trackId, recording.figuresPointCount, recording.figuresUntil,
+               (SELECT MIN(time) FROM deviceFix WHERE deviceFix.trackId = recording.trackId),
+               (SELECT MAX(time) FROM deviceFix WHERE deviceFix.trackId = recording.trackId)
+        FROM recording WHERE recording.deviceId = ? AND recording.state != 'stopped' ORDER BY recording.startedAt DESC LIMIT 1
+        """
+
     static func fetch(_ db: Database, deviceID: DeviceID) throws -> LiveDeviceTrack? {
-        try DirectStatement(db, """
-            SELECT recording.id, recording.trackId, recording.figuresPointCount, recording.figuresUntil,
-                   (SELECT MIN(time) FROM deviceFix WHERE deviceFix.trackId = recording.trackId),
-                   (SELECT MAX(time) FROM deviceFix WHERE deviceFix.trackId = recording.trackId)
-            FROM recording WHERE recording.deviceId = ? AND recording.state != ? ORDER BY recording.startedAt DESC LIMIT 1
-            """
-        ).fetchOne(deviceID, RecordingState.stopped.rawValue) { row in
+        try DirectStatement(db, query).fetchOne(deviceID) { row in
             var live = LiveDeviceTrack(
                 recordingID: try row.id(0), trackID: try row.id(1), figuresPointCount: row.optionalInt(2), figuresUntil: row.optionalInt64(3))
             if let first = row.optionalInt64(4), let last = row.optionalInt64(5) { live.bounds = (first, last) }
