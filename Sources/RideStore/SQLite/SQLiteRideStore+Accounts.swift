@@ -276,8 +276,10 @@ extension SQLiteRideStore {
         guard figuresAreDue(pointCount: pointCount, figuresPointCount: recording.figuresPointCount, figuresUntil: recording.figuresUntil,
                             lastFixTime: lastFixTime)
         else { return }
-        guard var track = try TrackRecord.fetchOne(db, key: recording.trackID) else { return }
-        let content = try applyFigures(to: &track, db)
+        // A cached statement: GRDB's `fetchOne(db, key:)` prepared its query again each time.
+        guard var track = try TrackRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM track WHERE id = ?"), arguments: [recording.trackID])
+        else { return }
+        let content = try applyFigures(to: &track, readingHeaders: false, db)
         try track.update(db)
         recording.figuresPointCount = content.trackPointCount
         recording.figuresUntil = lastFixTime
@@ -291,15 +293,21 @@ extension SQLiteRideStore {
     }
 
     /// Computes a track's figures from its stored points and puts them in the record (not saved).
+    ///
+    /// `readingHeaders: false` leaves the GPX headers (names, metadata, extensions) unread and unchanged: the
+    /// figures need only the points, and a live device track's headers do not change as it grows (parsing
+    /// them was a tenth of each of its refreshes). The content returned then has no headers.
     @discardableResult
-    static func applyFigures(to track: inout TrackRecord, _ db: Database) throws -> TrackContent {
-        var content = try TrackHeaderCodec.decode(track.gpxHeader, version: track.gpxVersion, creator: track.gpxCreator)
+    static func applyFigures(to track: inout TrackRecord, readingHeaders: Bool = true, _ db: Database) throws -> TrackContent {
+        var content = readingHeaders
+            ? try TrackHeaderCodec.decode(track.gpxHeader, version: track.gpxVersion, creator: track.gpxCreator)
+            : TrackContent(version: track.gpxVersion, creator: track.gpxCreator)
         try loadPoints(into: &content, trackID: track.id, db)
         try track.apply(try TrackLibrary.stats(of: content, kind: track.kind))
         track.segmentCount = content.segmentCount
         track.pointCount = content.trackPointCount
         track.preview = PreviewCodec.encode(PreviewCodec.preview(of: content))
-        track.gpxHeader = TrackHeaderCodec.encode(content)
+        if readingHeaders { track.gpxHeader = TrackHeaderCodec.encode(content) }
         return content
     }
 
