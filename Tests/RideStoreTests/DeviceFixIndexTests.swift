@@ -69,3 +69,72 @@ import RideKit
         }
     }
 }
+
+/// A live device track's latest fixes wait in deviceFix, outside its point blocks, until its figures are computed
+/// again: every way of reading or ending the track must still see each fix once.
+@Suite struct PendingDeviceFixTests {
+    static let start = Date(timeIntervalSince1970: 1_700_000_000)
+
+    static func post(_ store: any RideStore, _ device: Device, seconds: Range<Int>) async throws -> TrackID? {
+        var trackID: TrackID?
+        for second in seconds {
+            let fix = TrackerFix(time: start.addingTimeInterval(Double(second)), latitude: 46.5 + Double(second) * 1e-5, longitude: 6.6)
+            trackID = try await store.ingest([fix], deviceID: device.id, userID: device.userID, gapSeconds: 1800).liveTrackID
+        }
+        return trackID
+    }
+
+    static func latitudes(_ store: any RideStore, _ trackID: TrackID, _ userID: UserID) async throws -> [Double] {
+        let track = try #require(try await store.track(id: trackID, userID: userID))
+        return try track.content.document().tracks.flatMap(\.segments).flatMap(\.points).map(\.latitude)
+    }
+
+    static func expected(_ seconds: Range<Int>) -> [Double] { seconds.map { 46.5 + Double($0) * 1e-5 } }
+
+    @Test func aDeletedDevicesRideInProgressIsFinishedWithEveryFix() async throws {
+        let test = try TestStore()
+        let user = try await test.store.localUser()
+        let device = try await test.store.createDevice(NewDevice(name: "Phone", tokenHash: "hash-a", protocolName: "owntracks"), userID: user.id)
+        let trackID = try #require(try await Self.post(test.store, device, seconds: 0..<100))
+        #expect(try await test.store.deleteDevice(id: device.id, userID: user.id))
+        let summary = try #require(try await test.store.trackSummary(id: trackID, userID: user.id))
+        #expect(summary.state == .complete && summary.pointCount == 100)
+        #expect(try await Self.latitudes(test.store, trackID, user.id) == Self.expected(0..<100))
+    }
+
+    /// A library made before v8 held every fix of a live track in its blocks: after the upgrade none is read twice,
+    /// and the track goes on growing.
+    @Test func aLiveTrackFromBeforeVersion8ReadsEachFixOnceAndGoesOn() async throws {
+        let test = try TestStore()
+        let user = try await test.store.localUser()
+        let device = try await test.store.createDevice(NewDevice(name: "Phone", tokenHash: "hash-b", protocolName: "owntracks"), userID: user.id)
+        let trackID = try #require(try await Self.post(test.store, device, seconds: 0..<90))
+        // As v7 left it: every fix in the blocks, no blocksUntil column, the v8 migration not applied.
+        let queue = try DatabaseQueue(path: test.databasePath)
+        try await queue.write { db in
+            try SQLiteRideStore.blockPendingFixes(trackID: trackID, db)
+            try db.execute(sql: "DROP INDEX recording_liveDevice")
+            try db.execute(sql: "ALTER TABLE recording DROP COLUMN blocksUntil")
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v8 indexes for ingestion'")
+        }
+        try queue.close()
+        let reopened = try SQLiteRideStore(path: test.databasePath)
+        #expect(try await Self.latitudes(reopened, trackID, user.id) == Self.expected(0..<90))
+        #expect(try await Self.post(reopened, device, seconds: 90..<150) == trackID)
+        #expect(try await reopened.trackSummary(id: trackID, userID: user.id)?.pointCount == 150)
+        #expect(try await Self.latitudes(reopened, trackID, user.id) == Self.expected(0..<150))
+    }
+
+    /// Out of order, a fix rebuilds the blocks from all fixes: the waiting ones are then in them, read once.
+    @Test func aLateFixRebuildsAndNothingIsReadTwice() async throws {
+        let test = try TestStore()
+        let user = try await test.store.localUser()
+        let device = try await test.store.createDevice(NewDevice(name: "Phone", tokenHash: "hash-c", protocolName: "owntracks"), userID: user.id)
+        let trackID = try #require(try await Self.post(test.store, device, seconds: 1..<80))
+        #expect(try await Self.post(test.store, device, seconds: 0..<1) == trackID)
+        #expect(try await Self.latitudes(test.store, trackID, user.id) == Self.expected(0..<80))
+        #expect(try await Self.post(test.store, device, seconds: 80..<100) == trackID)
+        #expect(try await Self.latitudes(test.store, trackID, user.id) == Self.expected(0..<100))
+        #expect(try await test.store.trackSummary(id: trackID, userID: user.id)?.pointCount == 100)
+    }
+}

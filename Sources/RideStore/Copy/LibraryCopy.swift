@@ -424,8 +424,7 @@ extension LibraryCopy {
             configuration.label = "bikeride.copy"
             do {
                 let pool = try DatabasePool(path: path, configuration: configuration)
-                snapshot = try pool.makeSnapshot()
-                try snapshot.read { db in
+                try pool.read { db in
                     if try SQLiteRideStore.migrator.hasBeenSuperseded(db) {
                         throw RideStoreError.conflict("the library's schema is newer than this bikeride knows: copy it with a newer bikeride")
                     }
@@ -435,10 +434,27 @@ extension LibraryCopy {
                                 + "`bikeride list --data-dir \(directory.url.path)`), which upgrades it, then copy")
                     }
                 }
+                try Self.blockPendingFixes(path: path)
+                snapshot = try pool.makeSnapshot()
             } catch {
                 throw SQLiteRideStore.storeError(error)
             }
             photos = PhotoFolder(url: directory.photosURL)
+        }
+
+        /// A live device track's latest fixes are read from deviceFix until its point blocks take them
+        /// (`SQLiteRideStore.blockPendingFixes`); the copy takes the blocks as they are, so they are put there
+        /// first. The one write a copy makes to its source, and only to tracks in progress.
+        static func blockPendingFixes(path: String) throws {
+            var configuration = GRDB.Configuration()
+            configuration.busyMode = .timeout(10)
+            configuration.label = "bikeride.copy.settle"
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            try queue.write { db in
+                for trackID in try TrackID.fetchAll(db, sql: "SELECT trackId FROM recording WHERE state != 'stopped'") {
+                    try SQLiteRideStore.blockPendingFixes(trackID: trackID, db)
+                }
+            }
         }
 
         func count(_ table: CopyTable) async throws -> Int {

@@ -135,6 +135,8 @@ struct DirectRow {
     func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
     func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
     func optionalInt(_ column: Int32) -> Int? { isNull(column) ? nil : int(column) }
+    func real(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    func optionalReal(_ column: Int32) -> Double? { isNull(column) ? nil : real(column) }
 
     func text(_ column: Int32) -> String? {
         guard let bytes = sqlite3_column_text(handle, column) else { return nil }

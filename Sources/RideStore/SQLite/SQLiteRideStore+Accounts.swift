@@ -60,6 +60,10 @@ extension SQLiteRideStore {
             // A post finds its device's recording in progress among the device's recordings that are not
             // stopped, not among all it ever made (which grew with every ride, and were sorted for each post).
             try db.execute(sql: "CREATE INDEX recording_liveDevice ON recording (deviceId, startedAt) WHERE state != 'stopped'")
+            // A device track's point blocks hold its fixes up to `blocksUntil` (ms); later ones are read from deviceFix
+            // until the track's figures are computed again (`blockPendingFixes`). Until now blocks held them all.
+            try db.alter(table: "recording") { t in t.add(column: "blocksUntil", .integer) }
+            try db.execute(sql: "UPDATE recording SET blocksUntil = (SELECT MAX(time) FROM deviceFix WHERE deviceFix.trackId = recording.trackId)")
         }
     }
 
@@ -217,7 +221,10 @@ extension SQLiteRideStore {
             if rebuild {
                 try Self.rebuildPoints(trackID: record.trackID, db)
             } else if !pending.isEmpty {
-                try Self.appendPoints(pending.map(Self.trackPoint), trackID: record.trackID, db)
+                // The new fixes stay in deviceFix (readers add them after the blocks) until the figures are computed
+                // again; appending them to the blocks on every post was a third of a post's work.
+                try DirectStatement(db, "UPDATE track SET pointCount = pointCount + ?, updatedAt = ? WHERE id = ?")
+                    .execute(pending.count, Self.milliseconds(now), record.trackID)
             }
             pending = []
             rebuild = false
@@ -276,6 +283,7 @@ extension SQLiteRideStore {
         guard figuresAreDue(pointCount: pointCount, figuresPointCount: recording.figuresPointCount, figuresUntil: recording.figuresUntil,
                             lastFixTime: lastFixTime)
         else { return }
+        try blockPendingFixes(trackID: recording.trackID, db)
         // A cached statement: GRDB's `fetchOne(db, key:)` prepared its query again each time.
         guard var track = try TrackRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM track WHERE id = ?"), arguments: [recording.trackID])
         else { return }
@@ -500,6 +508,30 @@ extension SQLiteRideStore {
         try db.execute(
             sql: "UPDATE track SET pointCount = ?, updatedAt = ? WHERE id = ?",
             arguments: [points.count, milliseconds(now()), trackID])
+        try db.execute(sql: "UPDATE recording SET blocksUntil = (SELECT MAX(time) FROM deviceFix WHERE trackId = ?) WHERE trackId = ?", arguments: [trackID, trackID])
+    }
+
+    /// Appends a device track's fixes that are not in its point blocks yet (those after its recording's
+    /// `blocksUntil`) to them, as one append. Its point count already counts them (they were counted as they
+    /// came). Called when its figures are computed again, before it is packed, and before a copy.
+    static func blockPendingFixes(trackID: TrackID, _ db: Database) throws {
+        guard let blocksUntil = try DirectStatement(db, "SELECT blocksUntil FROM recording WHERE trackId = ?").fetchOne(trackID, decode: {
+            $0.optionalInt64(0)
+        }) else { return }
+        let fixes = try pendingFixes(trackID: trackID, after: blocksUntil, db)
+        guard let last = fixes.last else { return }
+        try appendPoints(fixes.map(trackPoint), trackID: trackID, countingTrack: false, db)
+        try DirectStatement(db, "UPDATE recording SET blocksUntil = ? WHERE trackId = ?").execute(last.milliseconds, trackID)
+    }
+
+    /// A device track's fixes after `blocksUntil` (all of them for nil), oldest first: the points not in its blocks.
+    static func pendingFixes(trackID: TrackID, after blocksUntil: Int64?, _ db: Database) throws -> [TrackerFix] {
+        try DirectStatement(db, "SELECT time, latitude, longitude, elevation, speed, course FROM deviceFix WHERE trackId = ? AND time > ? ORDER BY time")
+            .fetchAll(trackID, blocksUntil ?? Int64.min) { row in
+                TrackerFix(
+                    time: Date(timeIntervalSince1970: Double(row.int64(0)) / 1000), latitude: row.real(1), longitude: row.real(2),
+                    elevationMeters: row.optionalReal(3), speedMetersPerSecond: row.optionalReal(4), courseDegrees: row.optionalReal(5))
+            }
     }
 
     /// Stops a device's live track and saves it with its figures (as `stopRecording` does for a ride).

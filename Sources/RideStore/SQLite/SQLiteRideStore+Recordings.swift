@@ -222,7 +222,9 @@ extension SQLiteRideStore {
     /// about log₂(1,024) = 10 times in all, the tail holds a handful of short blocks, and a block that stays
     /// short for good holds more than half a block's points. Readers see blocks in position order, whatever
     /// their sizes; a finished track is packed into full blocks again (`repackPoints`).
-    static func appendPoints(_ points: [TrackPoint], trackID: TrackID, _ db: Database) throws {
+    ///
+    /// `countingTrack: false` leaves the track's point count alone (a device track counts its fixes as they come).
+    static func appendPoints(_ points: [TrackPoint], trackID: TrackID, countingTrack: Bool = true, _ db: Database) throws {
         guard !points.isEmpty else { return }
         guard let segmentID = try DirectStatement(
             db, "SELECT id FROM segment WHERE trackId = ? AND role = 0 AND part = 0 ORDER BY position DESC LIMIT 1"
@@ -234,7 +236,7 @@ extension SQLiteRideStore {
         let nextPosition = (tail.first?.position ?? -1) + 1
         guard points.count < PackedPoints.blockCapacity else {
             try insertBlocks(PackedPoints(points[...]).packedBlocks, segmentID: segmentID, firstPosition: nextPosition, db)
-            try countAppended(points.count, segmentID: segmentID, trackID: trackID, db)
+            try countAppended(points.count, segmentID: segmentID, trackID: countingTrack ? trackID : nil, db)
             return
         }
         var merged = 0
@@ -246,7 +248,7 @@ extension SQLiteRideStore {
         }
         guard merged > 0 else {
             try insertBlocks([PointBlock(points: points[...])], segmentID: segmentID, firstPosition: nextPosition, db)
-            try countAppended(points.count, segmentID: segmentID, trackID: trackID, db)
+            try countAppended(points.count, segmentID: segmentID, trackID: countingTrack ? trackID : nil, db)
             return
         }
         // The merged blocks, oldest first, then the new points: one block in the oldest one's row.
@@ -266,11 +268,12 @@ extension SQLiteRideStore {
         try DirectStatement(db, "UPDATE pointBlock SET pointCount = ?, data = ? WHERE id = ?").execute(packed.pointCount, packed.data, oldest.id)
         let delete = try DirectStatement(db, "DELETE FROM pointBlock WHERE id = ?")
         for block in mergedBlocks.dropFirst() { try delete.execute(block.id) }
-        try countAppended(points.count, segmentID: segmentID, trackID: trackID, db)
+        try countAppended(points.count, segmentID: segmentID, trackID: countingTrack ? trackID : nil, db)
     }
 
     /// Packs a segment's points into full blocks again (a finished recording: its tail was a binary counter).
     static func repackPoints(trackID: TrackID, _ db: Database) throws {
+        try blockPendingFixes(trackID: trackID, db)
         let segments = try Int64.fetchAll(db, sql: "SELECT id FROM segment WHERE trackId = ?", arguments: [trackID])
         for segmentID in segments {
             let rows = try Row.fetchAll(db, sql: "SELECT pointCount, data FROM pointBlock WHERE segmentId = ? ORDER BY position", arguments: [segmentID])
@@ -283,8 +286,9 @@ extension SQLiteRideStore {
         }
     }
 
-    private static func countAppended(_ count: Int, segmentID: Int64, trackID: TrackID, _ db: Database) throws {
+    private static func countAppended(_ count: Int, segmentID: Int64, trackID: TrackID?, _ db: Database) throws {
         try DirectStatement(db, "UPDATE segment SET pointCount = pointCount + ? WHERE id = ?").execute(count, segmentID)
+        guard let trackID else { return }
         try DirectStatement(db, "UPDATE track SET pointCount = pointCount + ?, updatedAt = ? WHERE id = ?")
             .execute(count, Self.milliseconds(Self.now()), trackID)
     }

@@ -346,7 +346,8 @@ extension SQLiteRideStore {
         }
     }
 
-    /// Fills the point runs of `content` (made from the headers) from the stored blocks.
+    /// Fills the point runs of `content` (made from the headers) from the stored blocks, and a live device
+    /// track's latest fixes (`blockPendingFixes`).
     static func loadPoints(into content: inout TrackContent, trackID: TrackID, _ db: Database) throws {
         var current: (role: Int, part: Int, position: Int)?
         var blocks: [PointBlock] = []
@@ -388,5 +389,16 @@ extension SQLiteRideStore {
             }
         }
         try flush()
+        // A device track's latest fixes, not in its blocks yet, end its last segment (where they will be appended).
+        if let blocksUntil = try DirectStatement(db, "SELECT blocksUntil FROM recording WHERE trackId = ?").fetchOne(trackID, decode: {
+            $0.optionalInt64(0)
+        }) {
+            let pending = try pendingFixes(trackID: trackID, after: blocksUntil, db)
+            guard !pending.isEmpty else { return }
+            if content.tracks.isEmpty { content.tracks.append(PackedTrack(header: Track(), segments: [])) }
+            if content.tracks[0].segments.isEmpty { content.tracks[0].segments.append(PackedSegment()) }
+            let last = content.tracks[0].segments.count - 1
+            content.tracks[0].segments[last].points.append(contentsOf: pending.map(trackPoint))
+        }
     }
 }

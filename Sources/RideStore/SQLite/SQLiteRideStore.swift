@@ -260,7 +260,13 @@ public final class SQLiteRideStore: RideStore {
 
     public func deleteDevice(id: DeviceID, userID: UserID) async throws -> Bool {
         try await write { db in
-            try DeviceRecord.filter(key: id).filter(DeviceRecord.Columns.userId == userID).deleteAll(db) > 0
+            guard try DeviceRecord.filter(key: id).filter(DeviceRecord.Columns.userId == userID).fetchCount(db) > 0 else { return false }
+            // Its ride in progress is finished first, packed with its figures: the device's fixes go with it, and
+            // a live track's latest points are read from them until then. It stays among the user's tracks.
+            let live = try RecordingRecord.fetchAll(
+                db, sql: "SELECT * FROM recording WHERE deviceId = ? AND userId = ? AND state != ?", arguments: [id, userID, RecordingState.stopped])
+            for recording in live { try Self.finishDeviceTrack(recording, db) }
+            return try DeviceRecord.filter(key: id).filter(DeviceRecord.Columns.userId == userID).deleteAll(db) > 0
         }
     }
 
