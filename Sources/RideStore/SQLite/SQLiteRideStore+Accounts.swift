@@ -501,14 +501,16 @@ extension SQLiteRideStore {
         guard let segmentID = try Int64.fetchOne(
             db, sql: "SELECT id FROM segment WHERE trackId = ? AND role = 0 AND part = 0 ORDER BY position DESC LIMIT 1", arguments: [trackID])
         else { throw RideStoreError.damaged("device track \(trackID) has no segment") }
-        let points = try fetchFixes(db, where: "trackId = ? ORDER BY time", [trackID]).map { trackPoint($0.fix) }
+        let fixes = try pendingFixes(trackID: trackID, after: nil, db)
+        let points = fixes.map(trackPoint)
         try db.execute(sql: "DELETE FROM pointBlock WHERE segmentId = ?", arguments: [segmentID])
         try insertBlocks(PackedPoints(points[...]).packedBlocks, segmentID: segmentID, firstPosition: 0, db)
         try db.execute(sql: "UPDATE segment SET pointCount = ? WHERE id = ?", arguments: [points.count, segmentID])
         try db.execute(
             sql: "UPDATE track SET pointCount = ?, updatedAt = ? WHERE id = ?",
             arguments: [points.count, milliseconds(now()), trackID])
-        try db.execute(sql: "UPDATE recording SET blocksUntil = (SELECT MAX(time) FROM deviceFix WHERE trackId = ?) WHERE trackId = ?", arguments: [trackID, trackID])
+        // Every fix is in the blocks now.
+        try DirectStatement(db, "UPDATE recording SET blocksUntil = ? WHERE trackId = ?").execute(fixes.last?.milliseconds, trackID)
     }
 
     /// Appends a device track's fixes that are not in its point blocks yet (those after its recording's
