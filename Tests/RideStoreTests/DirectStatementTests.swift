@@ -43,6 +43,11 @@ import RideKit
             #expect(rows[1].2)
             #expect(rows[1].3 == nil)
             #expect(rows[1].4.isEmpty)
+            // A NUL byte inside a string is neither a cut going in nor coming out.
+            try insert.execute(ShortID("0123ABCF"), 1, 1.0, "before\u{0}after", Data())
+            #expect(try Int.fetchOne(db, sql: "SELECT length(CAST(note AS BLOB)) FROM sample WHERE id = '0123ABCF'") == 12)
+            #expect(try DirectStatement(db, "SELECT note FROM sample WHERE id = ?").fetchOne("0123ABCF") { $0.text(0) } == "before\u{0}after")
+            try db.execute(sql: "DELETE FROM sample WHERE id = '0123ABCF'")
             // The same cached statement runs again with new values (it was reset).
             #expect(try DirectStatement(db, "SELECT count FROM sample WHERE id = ?").fetchOne(id) { $0.int64(0) } == Int64.max)
             #expect(try DirectStatement(db, "SELECT count FROM sample WHERE id = ?").fetchOne("none") { $0.int64(0) } == nil)

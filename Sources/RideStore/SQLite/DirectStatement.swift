@@ -57,11 +57,13 @@ struct DirectStatement {
             case .null: code = sqlite3_bind_null(handle, index)
             case .integer(let value): code = sqlite3_bind_int64(handle, index, value)
             case .real(let value): code = sqlite3_bind_double(handle, index, value)
-            case .text(let value): code = sqlite3_bind_text(handle, index, value, -1, transient)
+            case .text(let value):
+                // With its byte count: a string holding a NUL byte is bound whole, not cut there.
+                code = value.withCString { sqlite3_bind_text64(handle, index, $0, UInt64(value.utf8.count), transient, UInt8(SQLITE_UTF8)) }
             case .blob(let value):
                 code = value.withUnsafeBytes { bytes in
                     // An empty blob still needs a non-null pointer to be a blob, not NULL.
-                    sqlite3_bind_blob(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count), transient)
+                    sqlite3_bind_blob64(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(bytes.count), transient)
                 }
             }
             guard code == SQLITE_OK else { throw failure(code) }
@@ -140,7 +142,7 @@ struct DirectRow {
 
     func text(_ column: Int32) -> String? {
         guard let bytes = sqlite3_column_text(handle, column) else { return nil }
-        return String(cString: bytes)
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
     }
 
     /// An id column; a row whose id is not a well-formed one is damage, not a value to guess at.
