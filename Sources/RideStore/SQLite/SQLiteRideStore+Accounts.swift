@@ -501,7 +501,7 @@ extension SQLiteRideStore {
         guard let segmentID = try Int64.fetchOne(
             db, sql: "SELECT id FROM segment WHERE trackId = ? AND role = 0 AND part = 0 ORDER BY position DESC LIMIT 1", arguments: [trackID])
         else { throw RideStoreError.damaged("device track \(trackID) has no segment") }
-        let fixes = try pendingFixes(trackID: trackID, after: nil, db)
+        let fixes = try trackFixes(trackID: trackID, after: nil, db)
         let points = fixes.map(trackPoint)
         try db.execute(sql: "DELETE FROM pointBlock WHERE segmentId = ?", arguments: [segmentID])
         try insertBlocks(PackedPoints(points[...]).packedBlocks, segmentID: segmentID, firstPosition: 0, db)
@@ -517,17 +517,23 @@ extension SQLiteRideStore {
     /// `blocksUntil`) to them, as one append. Its point count already counts them (they were counted as they
     /// came). Called when its figures are computed again, before it is packed, and before a copy.
     static func blockPendingFixes(trackID: TrackID, _ db: Database) throws {
-        guard let blocksUntil = try DirectStatement(db, "SELECT blocksUntil FROM recording WHERE trackId = ?").fetchOne(trackID, decode: {
-            $0.optionalInt64(0)
-        }) else { return }
-        let fixes = try pendingFixes(trackID: trackID, after: blocksUntil, db)
+        let fixes = try waitingFixes(trackID: trackID, db)
         guard let last = fixes.last else { return }
         try appendPoints(fixes.map(trackPoint), trackID: trackID, countingTrack: false, db)
         try DirectStatement(db, "UPDATE recording SET blocksUntil = ? WHERE trackId = ?").execute(last.milliseconds, trackID)
     }
 
-    /// A device track's fixes after `blocksUntil` (all of them for nil), oldest first: the points not in its blocks.
-    static func pendingFixes(trackID: TrackID, after blocksUntil: Int64?, _ db: Database) throws -> [TrackerFix] {
+    /// The fixes of a track not in its point blocks yet, oldest first: a device track's after its recording's
+    /// `blocksUntil`; none for any other track.
+    static func waitingFixes(trackID: TrackID, _ db: Database) throws -> [TrackerFix] {
+        guard let blocksUntil = try DirectStatement(db, "SELECT blocksUntil FROM recording WHERE trackId = ?").fetchOne(trackID, decode: {
+            $0.optionalInt64(0)
+        }) else { return [] }
+        return try trackFixes(trackID: trackID, after: blocksUntil, db)
+    }
+
+    /// A device track's fixes after `blocksUntil` (all of them for nil), oldest first.
+    static func trackFixes(trackID: TrackID, after blocksUntil: Int64?, _ db: Database) throws -> [TrackerFix] {
         try DirectStatement(db, "SELECT time, latitude, longitude, elevation, speed, course FROM deviceFix WHERE trackId = ? AND time > ? ORDER BY time")
             .fetchAll(trackID, blocksUntil ?? Int64.min) { row in
                 TrackerFix(

@@ -390,15 +390,11 @@ extension SQLiteRideStore {
         }
         try flush()
         // A device track's latest fixes, not in its blocks yet, end its last segment (where they will be appended).
-        if let blocksUntil = try DirectStatement(db, "SELECT blocksUntil FROM recording WHERE trackId = ?").fetchOne(trackID, decode: {
-            $0.optionalInt64(0)
-        }) {
-            let pending = try pendingFixes(trackID: trackID, after: blocksUntil, db)
-            guard !pending.isEmpty else { return }
-            if content.tracks.isEmpty { content.tracks.append(PackedTrack(header: Track(), segments: [])) }
-            if content.tracks[0].segments.isEmpty { content.tracks[0].segments.append(PackedSegment()) }
-            let last = content.tracks[0].segments.count - 1
-            content.tracks[0].segments[last].points.append(contentsOf: pending.map(trackPoint))
-        }
+        let waiting = try waitingFixes(trackID: trackID, db)
+        guard !waiting.isEmpty else { return }
+        if content.tracks.isEmpty { content.tracks.append(PackedTrack(header: Track(), segments: [])) }
+        if content.tracks[0].segments.isEmpty { content.tracks[0].segments.append(PackedSegment()) }
+        let last = content.tracks[0].segments.count - 1
+        content.tracks[0].segments[last].points.append(contentsOf: waiting.map(trackPoint))
     }
 }
