@@ -71,8 +71,10 @@ public protocol RideStore: AccountStore {
     /// track's last segment: a batch sent twice is stored once. Refused once the recording is stopped.
     /// `acknowledgedThrough` raises the last client sequence number kept even when no fix is stored (fixes
     /// the client sent while paused are acknowledged, not stored), in the same transaction.
+    /// With `expecting`, writes nothing and throws `RecordingChangedError` unless the recording still has that
+    /// version when the transaction reads it (a cached `Recorder` proven current in the same transaction).
     func appendFixes(
-        _ fixes: [RecordedFix], acknowledgedThrough: Int64?, recordingID: RecordingID, userID: UserID
+        _ fixes: [RecordedFix], acknowledgedThrough: Int64?, recordingID: RecordingID, userID: UserID, expecting: RecordingVersion?
     ) async throws -> FixAppendResult
     func pauseRecording(id: RecordingID, userID: UserID) async throws -> Recording
     /// Resumes a paused recording in a new segment.
@@ -81,7 +83,9 @@ public protocol RideStore: AccountStore {
     /// route that is not one of the user's tracks is `notFound(kind: "track", …)`.
     func setRecordingRoute(id: RecordingID, routeTrackID: TrackID?, userID: UserID) async throws -> Recording
     /// Stops the recording and completes its track with the given figures; returns the saved track.
-    func stopRecording(id: RecordingID, userID: UserID, stats: TrackStats) async throws -> TrackSummary
+    /// With `expecting`, stops nothing and throws `RecordingChangedError` unless the recording still has that
+    /// version (the figures were computed from what it held then).
+    func stopRecording(id: RecordingID, userID: UserID, stats: TrackStats, expecting: RecordingVersion?) async throws -> TrackSummary
 
     // MARK: Places
 
@@ -149,6 +153,18 @@ public protocol RideStore: AccountStore {
 extension RideStore {
     /// Appends fixes; the last client sequence number becomes the highest one stored.
     public func appendFixes(_ fixes: [RecordedFix], recordingID: RecordingID, userID: UserID) async throws -> FixAppendResult {
-        try await appendFixes(fixes, acknowledgedThrough: nil, recordingID: recordingID, userID: userID)
+        try await appendFixes(fixes, acknowledgedThrough: nil, recordingID: recordingID, userID: userID, expecting: nil)
+    }
+
+    /// Appends fixes whatever the recording's version.
+    public func appendFixes(
+        _ fixes: [RecordedFix], acknowledgedThrough: Int64?, recordingID: RecordingID, userID: UserID
+    ) async throws -> FixAppendResult {
+        try await appendFixes(fixes, acknowledgedThrough: acknowledgedThrough, recordingID: recordingID, userID: userID, expecting: nil)
+    }
+
+    /// Stops the recording whatever its version.
+    public func stopRecording(id: RecordingID, userID: UserID, stats: TrackStats) async throws -> TrackSummary {
+        try await stopRecording(id: id, userID: userID, stats: stats, expecting: nil)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import RideKit
+import RideStore
 
 // The server's view of a recording: what the `Recorder` of a recording in progress is built from. Kept in the
 // store (`RecordingService+Store.swift` translates); the names are the API's (string ids, `RecorderState`).
@@ -56,10 +57,13 @@ public struct StoredRecording: Sendable, Hashable {
     public var info: RecordingInfo
     public var fixes: [AcceptedFix]
     public var lastSequence: Int64?
+    /// The stored recording's version these fixes were read at.
+    public var version: RecordingVersion
 
-    public init(info: RecordingInfo, fixes: [AcceptedFix], lastSequence: Int64?) {
+    public init(info: RecordingInfo, fixes: [AcceptedFix], lastSequence: Int64?, version: RecordingVersion) {
         self.info = info
         self.fixes = fixes
         self.lastSequence = lastSequence
+        self.version = version
     }
 }

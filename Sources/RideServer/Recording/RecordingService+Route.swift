@@ -73,12 +73,12 @@ extension RecordingService {
     }
 
     /// Records the route chosen (or nil: none) for a recording in progress.
-    static func setRoute(_ routeTrackID: String?, recordingID: String, in library: TrackLibrary) async throws {
+    static func setRoute(_ routeTrackID: String?, recordingID: String, in library: TrackLibrary) async throws -> Recording {
         var route: TrackID?
         if let routeTrackID {
             guard let id = TrackID(routeTrackID) else { throw RideStoreError.notFound(kind: "track", id: routeTrackID) }
             route = id
         }
-        _ = try await library.store.setRecordingRoute(id: try storeID(recordingID), routeTrackID: route, userID: library.userID)
+        return try await library.store.setRecordingRoute(id: try storeID(recordingID), routeTrackID: route, userID: library.userID)
     }
 }

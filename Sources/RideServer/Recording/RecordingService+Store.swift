@@ -20,16 +20,17 @@ import RideStore
 extension RecordingService {
     /// Creates the recording in the store (state `.recording`). With a `clientID` already used, creates
     /// nothing and returns that recording.
-    static func createRecording(_ recording: NewRecordingInfo, in library: TrackLibrary) async throws -> RecordingInfo {
+    static func createRecording(_ recording: NewRecordingInfo, in library: TrackLibrary) async throws -> (RecordingInfo, RecordingVersion) {
         let request = NewRecording(
             name: recording.name, kind: TrackKind(activity: recording.options.activity), source: .recording,
             routeTrackID: recording.routeTrackID.flatMap { TrackID($0) }, options: recording.options, clientID: recording.clientID,
             startedAt: recording.startedAt)
         let stored = try await library.store.startRecording(request, userID: library.userID)
-        return RecordingInfo(
+        let info = RecordingInfo(
             id: stored.id.rawValue, name: recording.name, options: stored.options ?? recording.options,
             routeTrackID: stored.routeTrackID?.rawValue, state: state(stored.state), startedAt: stored.startedAt,
             clientID: stored.clientID)
+        return (info, stored.version)
     }
 
     /// The id of the recording a client started under its own `clientID`, or nil.
@@ -39,7 +40,23 @@ extension RecordingService {
 
     /// The recording and every fix stored for it, in order (to rebuild the `Recorder` after a restart or on
     /// another instance); nil when there is no such recording.
+    ///
+    /// The recording and its track are two reads: when a batch lands between them (another instance), the
+    /// track holds more points than the recording said, and both are read again. A reading that never agrees
+    /// gets a version no stored recording has, so that the next write conditioned on it fails and reads again.
     static func storedRecording(id: String, in library: TrackLibrary) async throws -> StoredRecording? {
+        for attempt in 1...3 {
+            guard let stored = try await storedRecordingOnce(id: id, in: library) else { return nil }
+            if stored.fixes.count == stored.version.pointCount || attempt == 3 {
+                var result = stored
+                if stored.fixes.count != stored.version.pointCount { result.version.pointCount = -1 }
+                return result
+            }
+        }
+        return nil
+    }
+
+    private static func storedRecordingOnce(id: String, in library: TrackLibrary) async throws -> StoredRecording? {
         guard let recordingID = RecordingID(id) else { return nil }
         guard let recording = try await library.store.recording(id: recordingID, userID: library.userID),
               let track = try await library.store.track(id: recording.trackID, userID: library.userID)
@@ -74,33 +91,40 @@ extension RecordingService {
                 sequence += 1
             }
         }
-        return StoredRecording(info: info, fixes: fixes, lastSequence: recording.lastClientSequence)
+        return StoredRecording(info: info, fixes: fixes, lastSequence: recording.lastClientSequence, version: recording.version)
     }
 
-    /// Stores fixes the `Recorder` accepted, and the new highest sequence number, in one transaction.
-    /// `lastSequence` may be above the last stored fix (fixes taken while paused are acknowledged, not stored).
-    static func appendFixes(_ fixes: [AcceptedFix], lastSequence: Int64?, recordingID: String, in library: TrackLibrary) async throws {
+    /// Stores fixes the `Recorder` accepted, and the new highest sequence number, in one transaction, if the
+    /// recording still has the version `expecting` (else `RecordingChangedError`, nothing written); returns the
+    /// version after. `lastSequence` may be above the last stored fix (fixes taken while paused are
+    /// acknowledged, not stored).
+    static func appendFixes(
+        _ fixes: [AcceptedFix], lastSequence: Int64?, recordingID: String, expecting: RecordingVersion, in library: TrackLibrary
+    ) async throws -> RecordingVersion {
         let id = try storeID(recordingID)
         // Fixes acknowledged but not stored (taken while paused, or too inaccurate) still move the store's
         // last client sequence, so that a recorder rebuilt after a restart acknowledges them too.
-        guard !fixes.isEmpty || lastSequence != nil else { return }
+        guard !fixes.isEmpty || lastSequence != nil else { return expecting }
         let recorded = fixes.map { RecordedFix(sequence: $0.fix.sequence, point: $0.fix.trackPoint) }
-        _ = try await library.store.appendFixes(recorded, acknowledgedThrough: lastSequence, recordingID: id, userID: library.userID)
+        let result = try await library.store.appendFixes(
+            recorded, acknowledgedThrough: lastSequence, recordingID: id, userID: library.userID, expecting: expecting)
+        return result.recording.version
     }
 
-    /// Records Pause and Resume.
-    static func setState(_ state: RecorderState, recordingID: String, in library: TrackLibrary) async throws {
+    /// Records Pause and Resume; returns the recording after (nil for a state the store does not keep).
+    static func setState(_ state: RecorderState, recordingID: String, in library: TrackLibrary) async throws -> Recording? {
         let id = try storeID(recordingID)
         switch state {
-        case .paused: _ = try await library.store.pauseRecording(id: id, userID: library.userID)
-        case .recording: _ = try await library.store.resumeRecording(id: id, userID: library.userID)
-        case .idle, .stopped: break
+        case .paused: return try await library.store.pauseRecording(id: id, userID: library.userID)
+        case .recording: return try await library.store.resumeRecording(id: id, userID: library.userID)
+        case .idle, .stopped: return nil
         }
     }
 
-    /// Stop: completes the track with its stats, marks the recording stopped, and returns the track's id.
-    static func finishRecording(id: String, stats: TrackStats, in library: TrackLibrary) async throws -> String {
-        let summary = try await library.store.stopRecording(id: try storeID(id), userID: library.userID, stats: stats)
+    /// Stop: completes the track with its stats, marks the recording stopped, and returns the track's id; refused
+    /// (`RecordingChangedError`) when the recording no longer has the version the stats were computed at.
+    static func finishRecording(id: String, stats: TrackStats, expecting: RecordingVersion, in library: TrackLibrary) async throws -> String {
+        let summary = try await library.store.stopRecording(id: try storeID(id), userID: library.userID, stats: stats, expecting: expecting)
         return summary.id.rawValue
     }
 

@@ -9,6 +9,7 @@ public final class ServerMetrics: @unchecked Sendable {
     public enum Counter: String, CaseIterable, Sendable {
         case recordingsStarted = "bikeride_recordings_started_total"
         case recordingsStopped = "bikeride_recordings_stopped_total"
+        case recordingCacheMisses = "bikeride_recording_cache_misses_total"
         case fixesStored = "bikeride_fixes_stored_total"
         case fixesDuplicate = "bikeride_fixes_duplicate_total"
         case fixesSkipped = "bikeride_fixes_skipped_total"
@@ -21,6 +22,7 @@ public final class ServerMetrics: @unchecked Sendable {
             switch self {
             case .recordingsStarted: return "Recordings started."
             case .recordingsStopped: return "Recordings stopped and saved as tracks."
+            case .recordingCacheMisses: return "Recorders rebuilt because another instance changed their recording."
             case .fixesStored: return "Fixes stored in recordings."
             case .fixesDuplicate: return "Fixes received again (already stored) and not stored twice."
             case .fixesSkipped: return "Fixes acknowledged but not stored (paused, or too inaccurate)."

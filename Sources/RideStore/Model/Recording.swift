@@ -47,6 +47,57 @@ public struct Recording: Sendable, Hashable, Identifiable {
     }
 }
 
+extension Recording {
+    /// What the recording holds now, as far as a cached `Recorder` needs to know: a cache built at one version
+    /// is current exactly while the stored recording has that version (DESIGN 3: instances are stateless).
+    public var version: RecordingVersion {
+        RecordingVersion(
+            pointCount: pointCount, segmentCount: segmentCount, lastClientSequence: lastClientSequence, state: state,
+            routeTrackID: routeTrackID)
+    }
+}
+
+/// The parts of a stored recording that change whenever anything is added to it or its state changes: points
+/// stored and the last client sequence only grow, and Pause, Resume and a route change show in the rest. Two
+/// readings with the same version hold the same fixes in the same segments.
+public struct RecordingVersion: Sendable, Hashable, CustomStringConvertible {
+    public var pointCount: Int
+    public var segmentCount: Int
+    public var lastClientSequence: Int64?
+    public var state: RecordingState
+    public var routeTrackID: TrackID?
+
+    public init(pointCount: Int, segmentCount: Int, lastClientSequence: Int64?, state: RecordingState, routeTrackID: TrackID?) {
+        self.pointCount = pointCount
+        self.segmentCount = segmentCount
+        self.lastClientSequence = lastClientSequence
+        self.state = state
+        self.routeTrackID = routeTrackID
+    }
+
+    public var description: String {
+        "\(pointCount) points in \(segmentCount) segments through sequence \(lastClientSequence.map(String.init) ?? "none"), \(state.rawValue)"
+    }
+
+    /// Refuses a write made for `expected` when the recording has moved on (another instance appended, paused or
+    /// resumed since): nothing is written, and the caller reads the recording again. One rule for both stores.
+    public func require(_ expected: RecordingVersion?, recordingID: RecordingID) throws(RecordingChangedError) {
+        guard let expected, expected != self else { return }
+        throw RecordingChangedError(recordingID: recordingID, expected: expected, found: self)
+    }
+}
+
+/// A write to a recording made for a version it no longer has (`RecordingVersion.require`).
+public struct RecordingChangedError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var recordingID: RecordingID
+    public var expected: RecordingVersion
+    public var found: RecordingVersion
+
+    public var description: String {
+        "recording \(recordingID) changed since it was read (expected \(expected), found \(found))"
+    }
+}
+
 /// Where a recording is in Start / Pause / Resume / Stop.
 public enum RecordingState: String, Sendable, Hashable, Codable, CaseIterable {
     case recording, paused, stopped

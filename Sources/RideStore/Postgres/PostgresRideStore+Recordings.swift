@@ -89,7 +89,7 @@ extension PostgresRideStore {
     }
 
     public func appendFixes(
-        _ fixes: [RecordedFix], acknowledgedThrough: Int64?, recordingID: RecordingID, userID: UserID
+        _ fixes: [RecordedFix], acknowledgedThrough: Int64?, recordingID: RecordingID, userID: UserID, expecting: RecordingVersion?
     ) async throws -> FixAppendResult {
         for fix in fixes {
             let point = fix.point
@@ -108,6 +108,7 @@ extension PostgresRideStore {
                 throw RideStoreError.notFound(kind: "recording", id: recordingID.rawValue)
             }
             guard recording.state != .stopped else { throw RideStoreError.conflict("recording \(recordingID) is stopped") }
+            try recording.version.require(expecting, recordingID: recordingID)
             var fresh: [RecordedFix] = []
             var last = recording.lastClientSequence
             for fix in fixes.sorted(by: { $0.sequence < $1.sequence }) where last == nil || fix.sequence > last! {
@@ -189,12 +190,13 @@ extension PostgresRideStore {
         }
     }
 
-    public func stopRecording(id: RecordingID, userID: UserID, stats: TrackStats) async throws -> TrackSummary {
+    public func stopRecording(id: RecordingID, userID: UserID, stats: TrackStats, expecting: RecordingVersion?) async throws -> TrackSummary {
         try await transaction { [logger] connection in
             guard let recording = try await Self.recording(connection, id: id, userID: userID, forUpdate: true, logger: logger) else {
                 throw RideStoreError.notFound(kind: "recording", id: id.rawValue)
             }
             if recording.state != .stopped {
+                try recording.version.require(expecting, recordingID: id)
                 let now = Self.now()
                 try await connection.query(
                     """

@@ -224,7 +224,7 @@ public final class PostgresRideStore: RideStore {
     /// with the server's message (never the query's values).
     static func storeError(_ error: any Error) -> any Error {
         switch error {
-        case is RideStoreError, is CancellationError, is ClientIDTaken: return error
+        case is RideStoreError, is CancellationError, is ClientIDTaken, is RecordingChangedError: return error
         case let error as PSQLError:
             if let state = error.serverInfo?[.sqlState], state.hasPrefix("23") {
                 return RideStoreError.conflict(error.serverInfo?[.message] ?? "a constraint of the database was violated")

@@ -61,7 +61,7 @@ extension SQLiteRideStore {
     }
 
     public func appendFixes(
-        _ fixes: [RecordedFix], acknowledgedThrough: Int64?, recordingID: RecordingID, userID: UserID
+        _ fixes: [RecordedFix], acknowledgedThrough: Int64?, recordingID: RecordingID, userID: UserID, expecting: RecordingVersion?
     ) async throws -> FixAppendResult {
         for fix in fixes {
             let point = fix.point
@@ -77,6 +77,7 @@ extension SQLiteRideStore {
                 throw RideStoreError.notFound(kind: "recording", id: recordingID.rawValue)
             }
             guard record.state != .stopped else { throw RideStoreError.conflict("recording \(recordingID) is stopped") }
+            if expecting != nil { try Self.recording(db, record).version.require(expecting, recordingID: recordingID) }
             var fresh: [RecordedFix] = []
             var last = record.lastClientSequence
             for fix in fixes.sorted(by: { $0.sequence < $1.sequence }) where last == nil || fix.sequence > last! {
@@ -153,12 +154,13 @@ extension SQLiteRideStore {
         }
     }
 
-    public func stopRecording(id: RecordingID, userID: UserID, stats: TrackStats) async throws -> TrackSummary {
+    public func stopRecording(id: RecordingID, userID: UserID, stats: TrackStats, expecting: RecordingVersion?) async throws -> TrackSummary {
         try await write { db in
             guard var record = try Self.recordingRecord(db, id: id, userID: userID) else {
                 throw RideStoreError.notFound(kind: "recording", id: id.rawValue)
             }
             if record.state != .stopped {
+                if expecting != nil { try Self.recording(db, record).version.require(expecting, recordingID: id) }
                 let now = Self.now()
                 record.state = .stopped
                 record.stoppedAt = now

@@ -23,7 +23,7 @@ public final class SQLiteRideStore: RideStore {
         case full
         /// `synchronous = NORMAL`: commits are not flushed; the WAL is flushed at checkpoints. An application
         /// crash still loses nothing committed (the OS has the data), but a power cut or kernel crash may
-        /// roll back the last transactions committed since the last checkpoint (about the last 1,000 pages
+        /// roll back the last transactions committed since the last checkpoint (up to the last 10,000 pages, `wal_autocheckpoint`
         /// written). The database stays consistent either way.
         case normal
 
