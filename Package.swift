@@ -91,11 +91,13 @@ let package = Package(
         .executableTarget(name: "ridestore-crash-helper", dependencies: ["RideStore"], path: "Tests/RideStoreCrashHelper"),
         // The store benchmark's measuring program (Benchmarks/run-store.sh; not part of the tests).
         .executableTarget(name: "ridestore-bench", dependencies: ["RideStore", "RideKit"], path: "Benchmarks/store"),
-        .testTarget(name: "RideKitTests", dependencies: ["RideKit", "CExpat"]),
+        // What the test targets share: the shared fixtures' paths, JPEGs laid out byte by byte.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "RideKitTests", dependencies: ["RideKit", "CExpat", "TestSupport"]),
         .testTarget(
             name: "RideStoreTests",
             dependencies: [
-                "RideStore", "RideKit",
+                "RideStore", "RideKit", "TestSupport",
                 // The PostgreSQL cases make and drop a database of their own for each test.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
@@ -105,6 +107,7 @@ let package = Package(
             dependencies: [
                 "RideServer",
                 "RideStore",
+                "TestSupport",
                 // Writes the MBTiles files the tile tests serve.
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RideKit
+import TestSupport
 
 /// Inputs built to hurt: each must end in a clear GPXError, without a crash.
 @Suite struct GPXHostileInputTests {

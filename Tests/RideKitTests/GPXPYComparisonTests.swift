@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RideKit
+import TestSupport
 
 /// bikeride's figures next to gpxpy's on every well-formed fixture, with each real difference explained.
 ///

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RideKit
+import TestSupport
 
 /// What the fixtures' upstream projects expect of them (see `../shared/fixtures/SOURCES.md`).
 @Suite struct GPXReaderExpectationTests {

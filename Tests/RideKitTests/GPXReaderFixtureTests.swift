@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import RideKit
+import TestSupport
 
 /// Every well-formed fixture, read from its file, has the tracks, segments, routes and points that libexpat finds
 /// in it: the shape of the document from a second parser, not only "it did not throw".

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RideKit
+import TestSupport
 
 /// Reading a fixture, writing it and reading it again gives the same data; the output is valid GPX 1.1.
 @Suite struct GPXRoundTripTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RideKit
+import TestSupport
 
 @Suite struct JPEGThumbnailTests {
     @Test(arguments: [true, false])

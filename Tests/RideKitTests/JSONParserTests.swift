@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RideKit
+import TestSupport
 
 /// `JSONParser` against Foundation's `JSONDecoder` (decoding `JSONValue`, what the readers used before): the
 /// same value for every JSON fixture and for random documents written by `JSONSerialization`, the same

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RideKit
+import TestSupport
 
 /// Reading a file in parts on several threads (`SpeculativeReading`) must give exactly what the sequential reader
 /// gives: the same summary, bit for bit, or the same error at the same line and column. The parts here are a few

@@ -1,5 +1,6 @@
 import Testing
 import RideKit
+import TestSupport
 
 /// Stats that upstream projects assert on their own fixtures (../shared/fixtures/SOURCES.md), read as
 /// `bikeride stats` reads them; where bikeride defines a figure differently, the test says how the two

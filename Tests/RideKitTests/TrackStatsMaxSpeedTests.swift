@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RideKit
+import TestSupport
 
 /// The maximum speed: true on straights and in tight bends, not set by single bad fixes, never under the
 /// average. Truth: rides whose speed is known at every moment, with seeded GPS scatter.

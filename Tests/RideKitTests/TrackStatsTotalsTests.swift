@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RideKit
+import TestSupport
 
 /// A file's figures are the sums of its tracks' figures, each track measured on its own; and the average speed
 /// is the distance over the moving time shown with it.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import RideKit
+import TestSupport
 
 /// The phone apps' payloads (OwnTracks, Overland, OsmAnd / Traccar Client, GPSLogger), parsed from the real
 /// fixtures under `../shared/fixtures/clients`, with what upstream expects of each (SOURCES.md).

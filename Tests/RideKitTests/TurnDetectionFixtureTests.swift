@@ -1,6 +1,7 @@
 import Foundation
 import RideKit
 import Testing
+import TestSupport
 
 /// Turn detection on the fixtures that are routes, against expectations found independently of it.
 @Suite struct TurnDetectionFixtureTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RideKit
+import TestSupport
 
 /// Runs only the tokenizer over bytes: true when it reaches the end without error.
 func tokenizerAccepts(_ bytes: [UInt8]) -> (Bool, String) {

@@ -6,6 +6,7 @@ import RideKit
 @testable import RideServer
 import RideStore
 import Testing
+import TestSupport
 
 /// Photos as files of the data directory, their thumbnails (EXIF, or made by the browser), and the share page's
 /// photos (issue 10).

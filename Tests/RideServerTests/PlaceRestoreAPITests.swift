@@ -5,6 +5,7 @@ import RideKit
 @testable import RideServer
 import RideStore
 import Testing
+import TestSupport
 
 /// `DELETE /api/places/{id}` hides a place; `POST /api/places/{id}/restore` brings it back (issue 10).
 @Suite struct PlaceRestoreAPITests {

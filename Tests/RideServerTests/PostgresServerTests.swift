@@ -6,6 +6,7 @@ import RideKit
 @testable import RideServer
 @testable import RideStore
 import Testing
+import TestSupport
 
 /// The server's recording path on a PostgreSQL store, through the HTTP API: two servers (two instances) on one
 /// database, a batch sent to both stored once, places and their photos on either.

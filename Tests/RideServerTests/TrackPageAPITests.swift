@@ -5,6 +5,7 @@ import RideKit
 @testable import RideServer
 import RideStore
 import Testing
+import TestSupport
 
 /// Issue 11, the Tracks half, over HTTP: forgiving uploads that say what they left out, "8 tracks imported",
 /// search by file name, date and kind, the kind filter, totals, charts' series, splits and the local start.
@@ -158,13 +159,5 @@ import Testing
             #expect(untimed.count == tracks.count - 1)
             #expect(untimed.allSatisfy { $0["localStartTime"] == nil && $0["elapsedSeconds"] as? Double == 0 })
         }
-    }
-}
-
-/// The shared fixtures (`../shared/fixtures` beside the package), read in place.
-private enum Fixtures {
-    static func url(_ relativePath: String) -> URL {
-        URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appending(path: "shared/fixtures").appending(path: relativePath)
     }
 }

@@ -3,6 +3,7 @@ import Testing
 
 import RideKit
 @testable import RideStore
+import TestSupport
 
 /// Several imports and reads at once: nothing is lost or corrupted, and readers are not held up by writers.
 @Suite struct ConcurrencyTests {

@@ -3,6 +3,7 @@ import Testing
 
 import RideKit
 @testable import RideStore
+import TestSupport
 
 /// A process killed with SIGKILL in the middle of an import leaves the database consistent and without the
 /// half-imported track: a real child process (`ridestore-crash-helper`) is started and killed.

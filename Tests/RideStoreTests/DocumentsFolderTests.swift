@@ -3,6 +3,7 @@ import Testing
 
 import RideKit
 @testable import RideStore
+import TestSupport
 
 /// The documents folder: saved tracks are written there, new or changed files are imported from there, and
 /// names of any kind stay inside it.

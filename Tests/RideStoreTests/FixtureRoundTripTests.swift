@@ -3,6 +3,7 @@ import Testing
 
 import RideKit
 @testable import RideStore
+import TestSupport
 
 /// Every fixture imported, exported and imported again gives back the same data: every field and extension,
 /// time offsets and digits, empty segments, waypoints and routes (issue 3).

@@ -3,6 +3,7 @@ import Testing
 
 import RideKit
 @testable import RideStore
+import TestSupport
 
 /// One import is one transaction; the same file is not imported twice unless asked.
 @Suite struct ImportTransactionTests {

@@ -4,6 +4,7 @@ import Testing
 
 import RideKit
 @testable import RideStore
+import TestSupport
 
 /// Migration "v4 place restore and photo files": photos a database from before kept as blobs move out to files at
 /// the next open, none lost; leftovers of a crash are cleared.

@@ -3,6 +3,7 @@ import Testing
 
 import RideKit
 @testable import RideStore
+import TestSupport
 
 /// The Tracks list: newest first, paged by cursor, searchable; each user sees only their own.
 @Suite struct TrackListTests {

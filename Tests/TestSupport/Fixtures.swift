@@ -1,22 +1,22 @@
 import Foundation
 
 /// The shared fixtures (`../shared/fixtures` beside the package), read in place, never copied.
-enum Fixtures {
-    static let root: URL = {
+public enum Fixtures {
+    public static let root: URL = {
         let packageRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         return packageRoot.deletingLastPathComponent().appending(path: "shared/fixtures")
     }()
 
-    static func url(_ relativePath: String) -> URL { root.appending(path: relativePath) }
+    public static func url(_ relativePath: String) -> URL { root.appending(path: relativePath) }
 
     /// Every well-formed fixture GPX (the `malformed` folder and gzip files excluded), as paths under `gpx/`.
-    static let wellFormedGPX: [String] = files(under: "gpx").filter { !$0.hasPrefix("gpx/malformed/") && $0.hasSuffix(".gpx") }
+    public static let wellFormedGPX: [String] = files(under: "gpx").filter { !$0.hasPrefix("gpx/malformed/") && $0.hasSuffix(".gpx") }
 
     /// The files under `gpx/malformed`.
-    static let malformedGPX: [String] = files(under: "gpx/malformed")
+    public static let malformedGPX: [String] = files(under: "gpx/malformed")
 
-    static func files(under folder: String) -> [String] {
+    public static func files(under folder: String) -> [String] {
         let base = root.appending(path: folder)
         guard let enumerator = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else { return [] }
         var result: [String] = []
@@ -28,7 +28,7 @@ enum Fixtures {
         return result.sorted()
     }
 
-    static func bytes(_ relativePath: String) throws -> [UInt8] {
+    public static func bytes(_ relativePath: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: url(relativePath)))
     }
 }

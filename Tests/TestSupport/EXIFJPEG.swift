@@ -2,11 +2,11 @@ import Foundation
 
 /// JPEGs laid out byte by byte as the EXIF 2.32 specification says: SOI, APP1 `Exif\0\0`, a TIFF header, IFD0,
 /// IFD1 with JPEGInterchangeFormat (0x0201) and its length (0x0202), the thumbnail, then the picture.
-enum EXIFJPEG {
+public enum EXIFJPEG {
     /// A stand-in thumbnail: SOI, a comment, EOI.
-    static let thumbnail: [UInt8] = [0xFF, 0xD8, 0xFF, 0xFE, 0x00, 0x06] + Array("tiny".utf8) + [0xFF, 0xD9]
+    public static let thumbnail: [UInt8] = [0xFF, 0xD8, 0xFF, 0xFE, 0x00, 0x06] + Array("tiny".utf8) + [0xFF, 0xD9]
 
-    static func make(littleEndian: Bool = true, thumbnail: [UInt8] = thumbnail, offsetShift: Int = 0, ifd1Entries: Int? = nil) -> [UInt8] {
+    public static func make(littleEndian: Bool = true, thumbnail: [UInt8] = thumbnail, offsetShift: Int = 0, ifd1Entries: Int? = nil) -> [UInt8] {
         func u16(_ value: Int) -> [UInt8] {
             let bytes = [UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
             return littleEndian ? bytes.reversed() : bytes
@@ -30,5 +30,5 @@ enum EXIFJPEG {
     }
 
     /// Where `make`'s thumbnail starts: SOI 2, APP0 8, APP1 marker and length 4, `Exif\0\0` 6, then 44 into the TIFF.
-    static let thumbnailStart = 2 + 8 + 4 + 6 + 44
+    public static let thumbnailStart = 2 + 8 + 4 + 6 + 44
 }

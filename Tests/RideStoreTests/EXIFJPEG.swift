@@ -1,1 +1,0 @@
-../RideKitTests/EXIFJPEG.swift
