@@ -6,29 +6,64 @@ import RideKit
 import RideStore
 import Testing
 
-/// A ride written by `Benchmarks/generate_ride.py` (the benchmarks' generator, with its own ground truth).
+/// A large ride written in Swift, laid out where its length is known exactly: along the equator (a geodesic of
+/// the WGS-84 ellipsoid, whose length between two of its points is the equatorial radius times the longitude
+/// between them), east for 1,000 fixes and back west for 400, 5 m apart at 1 Hz, each point carrying elevation,
+/// time and a Garmin TrackPointExtension as a bike computer writes it. Made in the test's own process: a child
+/// process per test raced other tests' threads (Foundation's `Process.run` crashed in the suite).
 struct GeneratedRideFile {
     let url: URL
     let points: Int
-    /// The generator's length of the path as laid out, on the ellipsoid.
+    /// The path's length on the ellipsoid, from the longitudes as written (7 decimals).
     let trueDistanceMeters: Double
 
     init(points: Int, in folder: URL) throws {
-        let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         url = folder.appending(path: "ride-\(points).gpx")
-        let process = Process()
-        process.executableURL = URL(filePath: "/usr/bin/env")
-        process.arguments = ["python3", root.appending(path: "Benchmarks/generate_ride.py").path, String(points), url.path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0,
-            let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("{") }),
-            let truth = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-            let distance = truth["trueDistanceMeters"] as? Double
-        else { throw CocoaError(.fileReadCorruptFile) }
+        let equatorialRadius = 6_378_137.0
+        let stepDegrees = 5 / equatorialRadius * 180 / .pi
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        let file = try FileHandle(forWritingTo: url)
+        defer { try? file.close() }
+        var text = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx creator="bikeride tests" version="1.1" xmlns="http://www.topografix.com/GPX/1/1" \
+            xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1">
+              <trk>
+                <name>Generated</name>
+                <trkseg>
+
+            """
+        var longitude = 0.0
+        var previous: Double?
+        var distance = 0.0
+        for index in 0..<points {
+            if index > 0 { longitude += (index - 1) % 1_400 < 1_000 ? stepDegrees : -stepDegrees }
+            let written = (longitude * 1e7).rounded() / 1e7
+            if let previous { distance += abs(written - previous) * .pi / 180 * equatorialRadius }
+            previous = written
+            let elevation = 100 + 20 * sin(Double(index) / 300)
+            let time = GPXTime(secondsSince1970: 1_700_000_000 + Int64(index)).rfc3339
+            text += """
+                      <trkpt lat="0.0000000" lon="\(String(format: "%.7f", written))">
+                        <ele>\(String(format: "%.1f", elevation))</ele>
+                        <time>\(time)</time>
+                        <extensions>
+                          <gpxtpx:TrackPointExtension>
+                            <gpxtpx:hr>\(120 + index % 40)</gpxtpx:hr>
+                            <gpxtpx:cad>\(80 + index % 15)</gpxtpx:cad>
+                            <gpxtpx:atemp>\(18 + index % 5)</gpxtpx:atemp>
+                          </gpxtpx:TrackPointExtension>
+                        </extensions>
+                      </trkpt>
+
+                """
+            if text.utf8.count > 1 << 20 {
+                file.write(Data(text.utf8))
+                text = ""
+            }
+        }
+        text += "    </trkseg>\n  </trk>\n</gpx>\n"
+        file.write(Data(text.utf8))
         self.points = points
         trueDistanceMeters = distance
     }

@@ -138,12 +138,7 @@ public enum GPXReader {
         var parser = GPXParser(scanner: scanner, handler: handler, lenient: options.lenient)
         // Parts are cut at file offsets: only where the tokenizer sees the file's own bytes.
         if encoding == .utf8 && !decoding.hadByteOrderMark { parser.speculationSetup = speculation }
-        defer {
-            parts = parser.finishSpeculation()
-            if ProcessInfo.processInfo.environment["BIKERIDE_READER_DEBUG"] != nil {
-                FileHandle.standardError.write(Data("reader: \(parts.taken) parts read ahead, \(parts.sequential) in sequence\n".utf8))
-            }
-        }
+        defer { parts = parser.finishSpeculation() }
         try parser.parse()
         handler = parser.handler
         return parser.report
