@@ -1,7 +1,7 @@
 // Provisional figures for the fixes the server has not answered yet (issue 11, "figures that keep moving
 // offline"), the live clocks between answers, and the two client rules that decide when the recording
 // pauses or breaks by itself (auto-pause, a gap in the fixes). No DOM: the browser tests import this module
-// in a page and check it against known geometry (Tests/browser/test_record_finish.py).
+// in a page and check it against known geometry (Tests/browser/test_record_live.py).
 //
 // The server's figures stay the truth: everything here starts from the last figures the server gave and adds
 // only what lies beyond them, and the page marks what it shows from here as provisional (≈). It is the one

@@ -11,20 +11,6 @@ enum GPXName: UInt8 {
     // Garmin TrackPointExtension and PowerExtension, and the bare names apps write
     case trackPointExtension, hr, cad, atemp, wtemp, depth, powerExtension, powerInWatts, power
 
-    private static let spellings: [(String, GPXName)] = [
-        ("gpx", .gpx), ("metadata", .metadata), ("wpt", .wpt), ("rte", .rte), ("rtept", .rtept), ("trk", .trk),
-        ("trkseg", .trkseg), ("trkpt", .trkpt), ("extensions", .extensions), ("name", .name), ("desc", .desc),
-        ("cmt", .cmt), ("src", .src), ("link", .link), ("text", .text), ("type", .type), ("author", .author),
-        ("email", .email), ("url", .url), ("urlname", .urlname), ("time", .time), ("keywords", .keywords),
-        ("bounds", .bounds), ("copyright", .copyright), ("year", .year), ("license", .license),
-        ("number", .number), ("ele", .ele), ("magvar", .magvar), ("geoidheight", .geoidheight), ("sym", .sym),
-        ("fix", .fix), ("sat", .sat), ("hdop", .hdop), ("vdop", .vdop), ("pdop", .pdop),
-        ("ageofdgpsdata", .ageofdgpsdata), ("dgpsid", .dgpsid), ("speed", .speed), ("course", .course),
-        ("TrackPointExtension", .trackPointExtension), ("hr", .hr), ("cad", .cad), ("atemp", .atemp),
-        ("wtemp", .wtemp), ("depth", .depth), ("PowerExtension", .powerExtension),
-        ("PowerInWatts", .powerInWatts), ("power", .power),
-    ]
-
     /// The children of a point that hold only text.
     var isSimplePointField: Bool {
         switch self {
@@ -80,7 +66,7 @@ enum GPXName: UInt8 {
         }
     }
 
-    // Generated from `spellings`: each name's bytes, little-endian.
+    // Each name's bytes, little-endian (at most 8; longer names are compared whole above).
     private static func lookup(packed key: UInt64) -> GPXName {
         switch key {
         case 0x787067: return .gpx

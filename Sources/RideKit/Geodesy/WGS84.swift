@@ -24,12 +24,4 @@ public enum WGS84 {
         let w = 1 - eccentricitySquared * sine * sine
         return semiMajorAxisMeters * (1 - eccentricitySquared) / (w * w.squareRoot())
     }
-
-    /// Radius of curvature in the prime vertical, *N*, metres; N cos φ is metres per radian of longitude.
-    ///
-    ///     WGS84.primeVerticalRadiusMeters(latitudeDegrees: 0)  // 6378137.0
-    public static func primeVerticalRadiusMeters(latitudeDegrees: Double) -> Double {
-        let sine = sin(latitudeDegrees * .pi / 180)
-        return semiMajorAxisMeters / (1 - eccentricitySquared * sine * sine).squareRoot()
-    }
 }

@@ -35,10 +35,6 @@ struct XMLNamespaceScope {
         return prefixForURI[uri]
     }
 
-    func isBound(prefix: String) -> Bool {
-        boundPrefixes.contains(prefix)
-    }
-
     /// Opens an element's scope.
     mutating func push() {
         marks.append((bindings.count, defaultNamespace, firstFreeNumber))

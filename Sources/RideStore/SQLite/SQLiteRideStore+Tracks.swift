@@ -265,7 +265,8 @@ extension SQLiteRideStore {
         }
     }
 
-    /// A name on one line, trimmed.
+    /// `text` as a literal inside a `LIKE … ESCAPE '\\'` pattern: `%`, `_` and the escape character itself
+    /// preceded by a backslash.
     static func escapeLike(_ text: String) -> String {
         var escaped = ""
         for character in text {

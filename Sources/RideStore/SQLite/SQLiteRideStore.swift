@@ -161,7 +161,7 @@ public final class SQLiteRideStore: RideStore {
 
     static func storeError(_ error: any Error) -> any Error {
         switch error {
-        case is RideStoreError, is CancellationError: return error
+        case is RideStoreError, is CancellationError, is RecordingChangedError: return error
         case let error as DatabaseError:
             if error.resultCode == .SQLITE_CONSTRAINT {
                 return RideStoreError.conflict(error.message ?? "a constraint of the database was violated")
