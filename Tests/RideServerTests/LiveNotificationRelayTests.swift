@@ -8,7 +8,8 @@ import Testing
 
 /// The store's notifications reach the live feed: a user's, and "look again, all of you" after the listening
 /// connection came back. No database here: a store that hands out a stream the test feeds.
-@Suite struct LiveNotificationRelayTests {
+// The waits allow 600 s so that a slow machine never times them out; a lost wake-up fails in a minute instead.
+@Suite(.timeLimit(.minutes(1))) struct LiveNotificationRelayTests {
     final class FakeSharedStore: MultiInstanceStore {
         let stream: AsyncStream<LiveNotification>
         let continuation: AsyncStream<LiveNotification>.Continuation
