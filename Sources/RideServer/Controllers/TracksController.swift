@@ -200,11 +200,8 @@ struct TracksController<Context: UserRequestContext>: Sendable {
             guard trimmed.count <= 200 else { throw APIError.badRequest("invalid_value", "name is longer than 200 characters") }
             name = trimmed
         }
-        var summary: TrackSummary?
-        if let kind = body.kind { summary = try await library.setKind(id, to: kind) }
-        if let name { summary = try await library.rename(id, to: name) }
-        if let summary { return summary }
-        return try await Self.track(library, id.rawValue).summary
+        if name == nil, body.kind == nil { return try await Self.track(library, id.rawValue).summary }
+        return try await library.edit(id, name: name, kind: body.kind)
     }
 
     /// `DELETE /api/tracks/{id}`: deleted so that `POST /api/tracks/{id}/restore` brings it back.

@@ -34,11 +34,20 @@ public struct TrackLibrary: Sendable {
     /// Sets a track's kind and recomputes its figures with that kind's thresholds (moving time and speed
     /// depend on them).
     public func setKind(_ id: TrackID, to kind: TrackKind) async throws -> TrackSummary {
-        guard let track = try await store.track(id: id, userID: userID) else {
-            throw RideStoreError.notFound(kind: "track", id: id.rawValue)
+        try await edit(id, name: nil, kind: kind)
+    }
+
+    /// Renames a track and sets its kind (either may be nil: unchanged) in one transaction: both change or
+    /// neither does.
+    public func edit(_ id: TrackID, name: String?, kind: TrackKind?) async throws -> TrackSummary {
+        var changes = TrackChanges(name: name, kind: kind)
+        if let kind {
+            guard let track = try await store.track(id: id, userID: userID) else {
+                throw RideStoreError.notFound(kind: "track", id: id.rawValue)
+            }
+            changes.stats = try Self.stats(of: track.content, kind: kind)
         }
-        let stats = try Self.stats(of: track.content, kind: kind)
-        return try await store.updateTrack(id: id, userID: userID, TrackChanges(kind: kind, stats: stats))
+        return try await store.updateTrack(id: id, userID: userID, changes)
     }
 
     /// Deletes tracks. Without `permanently` they can be restored with `store.restoreTracks` until purged;
