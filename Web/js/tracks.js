@@ -13,7 +13,7 @@ import { renderChart } from './charts.js';
 const $ = (id) => document.getElementById(id);
 const PAGE_SIZE = 20;
 const LONG_CUE_SHEET = 8;      // more turns than this are collapsed under their heading
-const UNDO_MS = 5000;          // how long a deleted track can be brought back before the server is asked
+const UNDO_MS = 5000;          // how long the Undo bar offers to bring a deleted track back
 const SEARCH_DELAY_MS = 200;   // search as you type: asked once the typing pauses this long
 const IMPORT_ROW_MS = 4000;    // an import that went well leaves its row this long; one with warnings stays
 const CHARTS = ['elevation', 'speed', 'heartRate', 'cadence', 'power'];
@@ -188,8 +188,7 @@ export class TracksView {
       if (this.cursor && !first) params.cursor = this.cursor;
       const page = await api.tracks(params);
       if (request !== this.listRequest) return;  // a newer search was asked meanwhile
-      // A fresh first page replaces rows the user may be acting on: the row of a delete waiting for Undo stays
-      // hidden (and Undo brings back the new row), and the focus stays on the same track's row.
+      // A fresh first page replaces rows the user may be acting on: the focus stays on the same track's row.
       const list = $('track-list');
       const focusedId = first && list.contains(document.activeElement)
         ? document.activeElement.closest('li')?.dataset.trackId : null;
@@ -198,10 +197,6 @@ export class TracksView {
       message.textContent = '';
       for (const track of page.tracks || []) {
         const item = this.row(track);
-        if (this.pendingDelete && this.pendingDelete.track.id === track.id) {
-          item.hidden = true;
-          this.pendingDelete.item = item;
-        }
         list.append(item);
         if (focusedId === track.id && !item.hidden) {
           (focusedDelete ? item.querySelector('button.delete') : item.querySelector('a')).focus();
@@ -267,21 +262,25 @@ export class TracksView {
   }
 
   /**
-   * Hides the track at once and asks the server to delete it only when the undo time is over, so that Undo
-   * needs nothing from the server.
+   * Deletes the track on the server at once (a soft delete: the server keeps it restorable, as places are) and
+   * offers Undo, which restores it. Nothing waits in the browser: a tab closed right after loses no delete.
    */
-  deleteWithUndo(track, item) {
-    if (this.pendingDelete) this.commitDelete();
+  async deleteWithUndo(track, item) {
     // The focus was on the row's Delete button, now hidden: a keyboard user lands on Undo, not at the top.
     const hadFocus = item.contains(document.activeElement);
     item.hidden = true;
-    $('undo-text').textContent = `Deleted ${track.name || 'track'}.`;
-    $('undo-bar').hidden = false;
-    if (hadFocus) $('undo-button').focus();
-    this.pendingDelete = { track, item, timer: setTimeout(() => this.commitDelete(), UNDO_MS) };
+    try {
+      await api.deleteTrack(track.id);
+    } catch (error) {
+      item.hidden = false;
+      $('tracks-message').textContent = `Could not delete: ${error.message}`;
+      return;
+    }
+    item.remove();
+    this.offerUndo({ id: track.id, name: track.name }, hadFocus);
   }
 
-  /** The track page's Delete: deleted at once (the page is gone), brought back by Undo on the list. */
+  /** The track page's Delete: the same soft delete, then back to the list with Undo. */
   async deleteShownTrack() {
     const id = this.trackId;
     if (!id) return;
@@ -292,51 +291,34 @@ export class TracksView {
       $('track-message').textContent = `Could not delete: ${error.message}`;
       return;
     }
-    if (this.pendingDelete) this.commitDelete();
-    this.restorable = { id, name };
     location.hash = '#/tracks';
-    $('undo-text').textContent = `Deleted ${name || 'track'}.`;
+    this.offerUndo({ id, name }, true);
+  }
+
+  /** Shows the Undo bar for a track the server has deleted, for UNDO_MS. */
+  offerUndo(restorable, focus) {
+    this.restorable = restorable;
+    $('undo-text').textContent = `Deleted ${restorable.name || 'track'}.`;
     $('undo-bar').hidden = false;
     clearTimeout(this.restoreTimer);
     this.restoreTimer = setTimeout(() => { this.restorable = null; $('undo-bar').hidden = true; }, UNDO_MS);
-    $('undo-button').focus();
+    if (focus) $('undo-button').focus();
   }
 
   undoDelete() {
-    if (this.restorable) {
-      const { id } = this.restorable;
-      this.restorable = null;
-      clearTimeout(this.restoreTimer);
-      $('undo-bar').hidden = true;
-      api.restoreTrack(id).then(() => this.showList()).catch((error) => {
-        $('tracks-message').textContent = `Could not bring it back: ${error.message}`;
-      });
-      return;
-    }
-    const pending = this.pendingDelete;
-    if (!pending) return;
-    clearTimeout(pending.timer);
-    pending.item.hidden = false;
-    this.pendingDelete = null;
-    // Back to the row that came back, if the focus was on Undo.
+    if (!this.restorable) return;
+    const { id } = this.restorable;
     const undoHadFocus = document.activeElement === $('undo-button');
+    this.restorable = null;
+    clearTimeout(this.restoreTimer);
     $('undo-bar').hidden = true;
-    if (undoHadFocus) pending.item.querySelector('a').focus();
-  }
-
-  async commitDelete() {
-    const pending = this.pendingDelete;
-    if (!pending) return;
-    clearTimeout(pending.timer);
-    this.pendingDelete = null;
-    $('undo-bar').hidden = true;
-    try {
-      await api.deleteTrack(pending.track.id);
-      pending.item.remove();
-    } catch (error) {
-      pending.item.hidden = false;
-      $('tracks-message').textContent = `Could not delete: ${error.message}`;
-    }
+    api.restoreTrack(id).then(async () => {
+      await this.showList();
+      // Back to the row that came back, if the focus was on Undo.
+      if (undoHadFocus) document.querySelector(`#track-list li[data-track-id="${CSS.escape(id)}"] a`)?.focus();
+    }).catch((error) => {
+      $('tracks-message').textContent = `Could not bring it back: ${error.message}`;
+    });
   }
 
   async saveTrack() {
