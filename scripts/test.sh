@@ -31,8 +31,9 @@ install_system_packages "${system_packages[@]}"
 
 # --- Python packages ----------------------------------------------------------------------------
 #   gpxpy          the reference the stats are compared against
+#   fitdecode      an independent FIT reader, the reference the FIT reader is compared against
 #   pytest, playwright  the browser tests (Tests/browser), driving the system's chromium
-python_packages=(gpxpy pytest playwright)
+python_packages=(gpxpy fitdecode pytest playwright)
 missing=()
 for package in "${python_packages[@]}"; do
     python3 -c "import $package" 2>/dev/null || missing+=("$package")
