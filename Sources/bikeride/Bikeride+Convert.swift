@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RideKit
+import RideStore
 
 extension TrackFileFormat: ExpressibleByArgument {}
 
@@ -8,11 +9,14 @@ extension Bikeride {
     /// `bikeride convert IN OUT`
     struct Convert: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Convert between GPX, the JSON track format (.gpx436) and GeoJSON.",
+            abstract: "Convert between GPX, FIT, TCX, the JSON track format (.gpx436) and GeoJSON.",
             discussion: """
-                Formats follow the file extensions (.gpx, .gpx436, .geojson), or --from/--to. GPX is always written as \
-                GPX 1.1, valid against the official schema, with every field and extension of the input kept. Use - \
-                for standard input or output. The output file is written only when the input was read completely.
+                Formats follow the file extensions (.gpx, .fit, .tcx, .gpx436, .geojson; GPX, FIT and TCX also gzipped), \
+                or --from/--to. GPX is always written as GPX 1.1, valid against the official schema, with every field and \
+                extension of the input kept (heart rate, cadence, power and temperature of FIT and TCX in Garmin's \
+                TrackPointExtension). .fit is written as a course for a bike computer, with bikeride's turn cues as \
+                course points. TCX is read, not written. Use - for standard input or output. The output file is written \
+                only when the input was read completely.
                 """
         )
 
@@ -22,10 +26,10 @@ extension Bikeride {
         @Argument(help: "The file to write; - for standard output.")
         var output: String
 
-        @Option(help: "Format of the input, if its name does not say (gpx, gpx436, geojson).")
+        @Option(help: "Format of the input, if its name does not say (gpx, fit, tcx, gpx436, geojson).")
         var from: TrackFileFormat?
 
-        @Option(help: "Format of the output, if its name does not say (gpx, gpx436, geojson).")
+        @Option(help: "Format of the output, if its name does not say (gpx, fit, gpx436, geojson).")
         var to: TrackFileFormat?
 
         @Option(help: "Simplify lines, keeping every point needed to stay within this many metres of the original.")
@@ -38,7 +42,10 @@ extension Bikeride {
                 throw ValidationError("--simplify takes a distance in metres greater than 0, such as 5")
             }
             if to == nil && (output == "-" || TrackFileFormat(fileName: output) == nil) {
-                throw ValidationError("cannot tell the output format of '\(output)': name it .gpx, .gpx436 or .geojson, or pass --to")
+                throw ValidationError("cannot tell the output format of '\(output)': name it .gpx, .fit, .gpx436 or .geojson, or pass --to")
+            }
+            if (to ?? TrackFileFormat(fileName: output)) == .tcx {
+                throw ValidationError("bikeride reads TCX but does not write it: name the output .gpx, .fit, .gpx436 or .geojson")
             }
             if input != "-" && input == output { throw ValidationError("the output would overwrite the input") }
         }
@@ -63,6 +70,8 @@ extension Bikeride {
                 switch outputFormat {
                 case .gpx: bytes = GPXWriter.data(document)
                 case .geojson: bytes = GeoJSONWriter.data(document)
+                case .fit, .tcx:
+                    bytes = try TrackLibrary.encode(document, as: outputFormat)
                 case .gpx436:
                     var summary = GPXSummaryHandler()
                     document.replay(into: &summary)

@@ -6,11 +6,12 @@ extension Bikeride {
     /// `bikeride stats FILE...`
     struct Stats: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Distance, climb, time and speed of GPX (and .gpx436, GeoJSON) files.",
+            abstract: "Distance, climb, time and speed of GPX, FIT and TCX (and .gpx436, GeoJSON) files.",
             discussion: """
                 GPX files are streamed: a file of any size is summarised in a few MiB of memory. A file that cannot be \
-                read is reported as FILE:LINE:COLUMN: problem; the other files are still summarised, and the exit \
-                code is 1.
+                read is reported as FILE:LINE:COLUMN: problem (FILE: FIT, byte N: problem for FIT); the other files are \
+                still summarised, and the exit code is 1. For a device's file (FIT, TCX) --json adds the device's own \
+                totals (`device`) and laps beside bikeride's figures.
                 """
         )
 
@@ -37,9 +38,9 @@ extension Bikeride {
             var rows: [(String, GPXSummary)] = []
             for path in files {
                 do {
-                    let summary = try summarize(path)
+                    let (summary, device) = try summarize(path)
                     if json {
-                        print(StatsJSON.line(file: path, summary: summary))
+                        print(StatsJSON.line(file: path, summary: summary, device: device))
                     } else {
                         rows.append((path, summary))
                     }
@@ -57,18 +58,28 @@ extension Bikeride {
             if failed { throw ExitCode.failure }
         }
 
-        private func summarize(_ path: String) throws(FileError) -> GPXSummary {
-            var handler = GPXSummaryHandler(activity: activity)
+        private func summarize(_ path: String) throws(FileError) -> (GPXSummary, DeviceActivity?) {
             // Standard input is read as GPX (it cannot be looked at twice); a file by the one rule, content first.
             let format = path == "-" ? .gpx : TrackFileFormat(head: Self.head(of: path), fileName: path)
+            if let format, format.isDeviceFormat {
+                let device = try TrackFileReader.deviceActivity(at: path, format: format, lenient: read.lenient)
+                // The device's sport, unless --activity says otherwise.
+                var handler = GPXSummaryHandler(activity: activityGiven ? activity : device.kind?.activity ?? activity)
+                device.document.replay(into: &handler)
+                return (handler.summary(report: GPXReadReport()), device)
+            }
+            var handler = GPXSummaryHandler(activity: activity)
             if format == .gpx {
                 let report = try TrackFileReader.stream(path, into: &handler, lenient: read.lenient)
-                return handler.summary(report: report)
+                return (handler.summary(report: report), nil)
             }
             let (document, report) = try TrackFileReader.document(at: path, format: format, lenient: read.lenient)
             document.replay(into: &handler)
-            return handler.summary(report: report)
+            return (handler.summary(report: report), nil)
         }
+
+        /// Whether --activity was given (a device's file otherwise says its own sport).
+        private var activityGiven: Bool { CommandLine.arguments.contains { $0 == "--activity" || $0.hasPrefix("--activity=") } }
 
         /// The first bytes of a file, for `TrackFileFormat(head:fileName:)`; none when it cannot be read (the
         /// reader then says why).
@@ -86,7 +97,7 @@ extension UnitSystem: ExpressibleByArgument {}
 
 /// The `--json` line of `bikeride stats`.
 enum StatsJSON {
-    static func line(file: String, summary: GPXSummary) -> String {
+    static func line(file: String, summary: GPXSummary, device: DeviceActivity? = nil) -> String {
         let stats = summary.stats
         var object: [String: Any] = [
             "file": file,
@@ -121,8 +132,31 @@ enum StatsJSON {
             object["bounds"] = NSNull()
         }
         if let pace = stats.averageMovingPaceSecondsPerKilometer { object["averagePaceSecondsPerKilometer"] = pace }
+        if let device {
+            object["device"] = device.totals.map(figures) ?? NSNull()
+            object["laps"] = device.laps.map(figures)
+            object["kind"] = device.kind?.rawValue ?? NSNull()
+            if !device.warnings.isEmpty { object["warnings"] = device.warnings }
+        }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return String(decoding: data, as: UTF8.self)
+    }
+}
+
+extension StatsJSON {
+    /// A device's figures as JSON: what it gave, null where it gave nothing.
+    static func figures(_ figures: DeviceFigures) -> [String: Any] {
+        func value(_ number: Double?) -> Any { number.map { $0 as Any } ?? NSNull() }
+        return [
+            "startTime": figures.startTime.map { $0.rfc3339 as Any } ?? NSNull(),
+            "distanceMeters": value(figures.distanceMeters), "timerSeconds": value(figures.timerSeconds),
+            "elapsedSeconds": value(figures.elapsedSeconds), "ascentMeters": value(figures.ascentMeters),
+            "descentMeters": value(figures.descentMeters), "averageSpeedMetersPerSecond": value(figures.averageSpeedMetersPerSecond),
+            "maxSpeedMetersPerSecond": value(figures.maxSpeedMetersPerSecond), "averageHeartRate": value(figures.averageHeartRate),
+            "maxHeartRate": value(figures.maxHeartRate), "averageCadence": value(figures.averageCadence),
+            "averagePowerWatts": value(figures.averagePowerWatts), "maxPowerWatts": value(figures.maxPowerWatts),
+            "calories": value(figures.calories),
+        ]
     }
 }
 

@@ -34,7 +34,10 @@ enum TrackFileReader {
         let name = displayName(path)
         let bytes = try readAll(path)
         guard let format = format ?? TrackFileFormat(head: bytes, fileName: path == "-" ? nil : path) else {
-            throw FileError(file: name, message: "unknown format: name the file .gpx, .gpx436 or .geojson, or pass --from")
+            throw FileError(file: name, message: "unknown format: name the file .gpx, .fit, .tcx, .gpx436 or .geojson, or pass --from")
+        }
+        if format.isDeviceFormat {
+            return (try deviceActivity(bytes, name: name, format: format, lenient: lenient).document, GPXReadReport())
         }
         do {
             switch format {
@@ -48,11 +51,29 @@ enum TrackFileReader {
                 return (try JSONTrackFormat.decode(Data(bytes)), GPXReadReport())
             case .geojson:
                 return (try GeoJSONReader.read(Data(bytes)), GPXReadReport())
+            case .fit, .tcx:
+                return (try deviceActivity(bytes, name: name, format: format, lenient: lenient).document, GPXReadReport())
             }
         } catch let error as FileError {
             throw error
         } catch {
             throw FileError(file: name, message: "\(error)")
+        }
+    }
+
+    /// A device's file (FIT, TCX, or either gzipped): its points, and the device's own totals and laps. What a
+    /// lenient read left out is said on standard error.
+    static func deviceActivity(at path: String, format: TrackFileFormat, lenient: Bool) throws(FileError) -> DeviceActivity {
+        try deviceActivity(try readAll(path), name: displayName(path), format: format, lenient: lenient)
+    }
+
+    static func deviceActivity(_ bytes: [UInt8], name: String, format: TrackFileFormat, lenient: Bool) throws(FileError) -> DeviceActivity {
+        do {
+            let activity = try DeviceFileReader.read(bytes: bytes, format: format, lenient: lenient)
+            for warning in activity.warnings { printError("\(name): lenient reading: \(warning)") }
+            return activity
+        } catch {
+            throw FileError(file: name, message: error.description)
         }
     }
 

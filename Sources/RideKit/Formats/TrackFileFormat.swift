@@ -6,33 +6,59 @@ public enum TrackFileFormat: String, CaseIterable, Sendable {
     /// The brief's JSON track format.
     case gpx436
     case geojson
+    /// Garmin's FIT: bike computers' and watches' activities, courses, saved locations.
+    case fit
+    /// Garmin's Training Center XML.
+    case tcx
 
-    /// The format a file name's extension says, if any (`.gpx`, `.gpx.gz`, `.gpx436`, `.geojson` or `.json`).
+    /// The format a file name's extension says, if any (`.gpx`, `.fit`, `.tcx`, each also gzipped as `….gz`;
+    /// `.gpx436`, `.geojson` or `.json`).
     public init?(fileName: String) {
-        if fileName.lowercased().hasSuffix(".gpx.gz") {
-            self = .gpx
-            return
-        }
-        switch (fileName as NSString).pathExtension.lowercased() {
+        var name = fileName.lowercased()
+        if name.hasSuffix(".gz") { name.removeLast(3) }
+        switch (name as NSString).pathExtension {
         case "gpx": self = .gpx
-        case "gpx436": self = .gpx436
-        case "geojson", "json": self = .geojson
+        case "fit": self = .fit
+        case "tcx": self = .tcx
+        case "gpx436" where !fileName.lowercased().hasSuffix(".gz"): self = .gpx436
+        case "geojson" where !fileName.lowercased().hasSuffix(".gz"), "json" where !fileName.lowercased().hasSuffix(".gz"): self = .geojson
         default: return nil
         }
     }
 
-    /// Guesses from the first bytes: `<` (or gzip) is GPX, a JSON object with `segments` the JSON track format, other JSON GeoJSON.
+    /// Whether the format is a device's (FIT, TCX): read whole into a `DeviceActivity` (`DeviceFileReader`),
+    /// with the device's own totals and laps.
+    public var isDeviceFormat: Bool { self == .fit || self == .tcx }
+
+    /// Guesses from the first bytes: a FIT header is FIT; `<` is TCX when its root is `TrainingCenterDatabase`,
+    /// else GPX; gzip is what it holds (GPX when its start cannot be inflated); a JSON object with `segments` the
+    /// JSON track format, other JSON GeoJSON.
     public init?(sniffing bytes: [UInt8]) {
+        if FITReader.isFIT(bytes) {
+            self = .fit
+            return
+        }
+        if bytes.starts(with: [0x1F, 0x8B]) {
+            let inner = DeviceFileReader.inflatedHead(bytes)
+            if FITReader.isFIT(inner) {
+                self = .fit
+            } else if TCXReader.isTCX(inner) {
+                self = .tcx
+            } else {
+                self = .gpx
+            }
+            return
+        }
         var start = 0
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
-        // UTF-16, or gzip: GPX is the format bikeride reads compressed.
-        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0x1F, 0x8B]) {
+        // UTF-16: GPX (TCX never comes so).
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
             self = .gpx
             return
         }
         guard let first = bytes[start...].first(where: { !DecimalParser.isSpace($0) }) else { return nil }
         switch first {
-        case UInt8(ascii: "<"): self = .gpx
+        case UInt8(ascii: "<"): self = TCXReader.isTCX(bytes) ? .tcx : .gpx
         case UInt8(ascii: "{"):
             let head = String(decoding: bytes.prefix(1 << 16), as: UTF8.self)
             self = head.contains("\"coords\"") || head.contains("\"feetClimbed\"") ? .gpx436 : .geojson

@@ -83,7 +83,8 @@ struct TracksController<Context: UserRequestContext>: Sendable {
         return TotalsPayload(offsetMinutes: offset, periods: Array(zip(periods, totals)))
     }
 
-    /// `POST /api/tracks?name=FILE`: the body is a GPX, `.gpx436` or GeoJSON file, imported in one transaction.
+    /// `POST /api/tracks?name=FILE`: the body is a GPX, FIT, TCX, `.gpx436` or GeoJSON file (GPX, FIT and TCX also
+    /// gzipped), imported in one transaction.
     ///
     /// The body streams to a file in the data directory as it arrives (hashed on the way), so memory does not
     /// grow with the upload; over `uploadLimitBytes` it is refused with 413 as soon as that many bytes came, and
@@ -108,11 +109,11 @@ struct TracksController<Context: UserRequestContext>: Sendable {
         }
         guard upload.byteCount > 0 else {
             try? FileManager.default.removeItem(at: upload.url)
-            throw APIError.badRequest("empty_body", "the body is empty; it must be a GPX, .gpx436 or GeoJSON file")
+            throw APIError.badRequest("empty_body", "the body is empty; it must be a GPX, FIT, TCX, .gpx436 or GeoJSON file")
         }
         guard let format = TrackFileFormat(head: upload.head, fileName: fileName) else {
             try? FileManager.default.removeItem(at: upload.url)
-            throw APIError(.unprocessableContent, code: "unsupported_format", message: "the body is not GPX, .gpx436 or GeoJSON")
+            throw APIError(.unprocessableContent, code: "unsupported_format", message: "the body is not GPX, FIT, TCX, .gpx436 or GeoJSON")
         }
         // A `.gpx.gz` may inflate to 8 times what a plain upload may be, no more: a few MiB of gzip can hold GiB.
         var options = ImportOptions()
@@ -139,7 +140,8 @@ struct TracksController<Context: UserRequestContext>: Sendable {
         }
     }
 
-    /// `GET /api/tracks/{id}` (the track with its points), or `{id}.gpx|.gpx436|.geojson` (a download).
+    /// `GET /api/tracks/{id}` (the track with its points), or `{id}.gpx|.gpx436|.geojson|.fit` (a download; `.fit`
+    /// is a course with bikeride's cues as course points).
     ///
     /// The track page asks with `?fit=WIDTHxHEIGHT` (its map's size in CSS pixels): the line then comes simplified
     /// for the zoom one closer than the one at which the track fills that map, which draws the same on screen as
@@ -153,8 +155,8 @@ struct TracksController<Context: UserRequestContext>: Sendable {
             let zoom = try Self.detailZoom(request, track: track)
             return try TrackDetailPayload(track, simplifiedForZoom: zoom).response(from: request, context: context)
         }
-        guard let format = TrackFileFormat(rawValue: fileExtension.lowercased()) else {
-            throw APIError.notFound("no download of type .\(fileExtension); there are .gpx, .gpx436 and .geojson")
+        guard let format = TrackFileFormat(rawValue: fileExtension.lowercased()), format != .tcx else {
+            throw APIError.notFound("no download of type .\(fileExtension); there are .gpx, .gpx436, .geojson and .fit (a course)")
         }
         var document = try track.content.document()
         // The kind the rider set travels with the file, as Strava and Garmin write it (`<type>` of each `trk`).
@@ -182,6 +184,9 @@ struct TracksController<Context: UserRequestContext>: Sendable {
         case .gpx: "application/gpx+xml"
         case .gpx436: "application/json"
         case .geojson: "application/geo+json"
+        // A course for a bike computer (Garmin's FIT), with bikeride's cues as course points.
+        case .fit: "application/vnd.ant.fit"
+        case .tcx: "application/vnd.garmin.tcx+xml"
         }
         headers[.contentDisposition] = "attachment; filename=\"\(Self.downloadName(track.summary.name)).\(format.rawValue)\""
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))

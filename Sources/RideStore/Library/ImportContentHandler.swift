@@ -22,6 +22,8 @@ struct ImportContentHandler: GPXContentHandler, Sendable {
     private let worker: ImportWorker
     /// What lenient reading left out (set by the reader's caller).
     var readReport = GPXReadReport()
+    /// A device's file (FIT, TCX): its kind, totals and laps beside the points (set by the reader's caller).
+    var device: DeviceActivity?
     /// Points seen in track segments.
     private(set) var pointCount = 0
 

@@ -40,6 +40,15 @@ extension TrackLibrary {
         case .gpx: return GPXWriter.data(document, creator: document.creator)
         case .gpx436: return try JSONTrackFormat.encode(document, distanceMeters: stats?.distanceMeters, ascentMeters: stats?.ascentMeters)
         case .geojson: return GeoJSONWriter.data(document)
+        case .fit:
+            // A course for a bike computer: the line, and bikeride's cues as course points.
+            let points = document.routeLinePoints
+            let cues = TurnDetector.cues(along: points.map(\.coordinate))
+            let name = TrackFileFormat.trackName(
+                firstTrack: document.tracks.first?.name, metadata: document.metadata.name, firstRoute: document.routes.first?.name)
+            return Data(FITCourseWriter.data(name: name, points: points, cues: cues, kind: TrackKind(gpxType: document.tracks.first?.type ?? "") ?? .ride))
+        case .tcx:
+            throw RideStoreError.unsupported("bikeride reads TCX but writes GPX, .gpx436, GeoJSON or a FIT course")
         }
     }
 

@@ -12,7 +12,7 @@ extension TrackLibrary {
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: TrackFileFormat.headByteCount)) ?? Data()
         guard let format = TrackFileFormat(head: head, fileName: url.lastPathComponent) else {
-            throw RideStoreError.invalidFile(path: url.path, reason: "not GPX, .gpx436 or GeoJSON")
+            throw RideStoreError.invalidFile(path: url.path, reason: "not GPX, FIT, TCX, .gpx436 or GeoJSON")
         }
         return format
     }
@@ -52,11 +52,18 @@ extension TrackLibrary {
                 try JSONTrackFormat.decode(data).replay(into: &handler)
             case .geojson:
                 try GeoJSONReader.read(data).replay(into: &handler)
+            case .fit, .tcx:
+                let activity = try DeviceFileReader.read(bytes: [UInt8](data), format: format, lenient: options.readOptions.lenient)
+                activity.document.replay(into: &handler)
+                handler.device = activity
             }
         } catch let error as GPXError {
             handler.discard()
             throw RideStoreError.invalidFile(path: path, reason: located(error))
         } catch let error as TrackFormatError {
+            handler.discard()
+            throw RideStoreError.invalidFile(path: path, reason: error.description)
+        } catch let error as DeviceFileReader.Failure {
             handler.discard()
             throw RideStoreError.invalidFile(path: path, reason: error.description)
         }

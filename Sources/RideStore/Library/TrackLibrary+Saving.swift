@@ -77,13 +77,13 @@ extension TrackLibrary {
                         content: content, stats: handler.routeStats[group.owner]))
             }
             if tracks.isEmpty {
-                // No point in any track or route (only waypoints, empty elements, metadata): kept as one entry,
-                // so that exporting gives the file back.
+                // No point in any track or route (only waypoints, empty elements, metadata; a device's indoor
+                // ride): kept as one entry, so that exporting gives the file back.
                 var content = shared
                 content.waypoints = handler.waypoints
                 content.tracks = read.tracks
                 content.routes = handler.routes
-                let kind = options.kind ?? .route
+                let kind = options.kind ?? handler.device?.kind ?? .route
                 tracks.append(
                     NewTrack(
                         name: Self.usableName(
