@@ -8,6 +8,8 @@ public struct GPXReadWarning: Sendable, Hashable {
     /// What was left out.
     public enum Kind: String, Sendable, Hashable, CaseIterable, Codable {
         case waypointSkipped, routePointSkipped, trackPointSkipped, valueDropped, elementSkipped, undeclaredPrefix
+        /// A device's file (FIT) damaged from some byte on: what came before was read, the rest left out.
+        case damageSkipped
     }
 
     public var kind: Kind
@@ -34,6 +36,7 @@ public struct GPXReadWarning: Sendable, Hashable {
         case .valueDropped: ("value", "values", "left out")
         case .elementSkipped: ("unknown element", "unknown elements", "skipped")
         case .undeclaredPrefix: ("undeclared extension prefix", "undeclared extension prefixes", "read as usual")
+        case .damageSkipped: ("damaged part", "damaged parts", "left out")
         }
         if count == 1 { return "1 \(one) \(done): \(firstDetail)" }
         return "\(count) \(many) \(done), the first because \(firstDetail)"
@@ -57,6 +60,14 @@ public struct GPXReadWarning: Sendable, Hashable {
 }
 
 extension GPXReadReport {
+    /// What a lenient read of a device's file left out (`DeviceActivity.warnings`), as a report.
+    public init(deviceWarnings: [String]) {
+        self.init()
+        guard !deviceWarnings.isEmpty else { return }
+        counts[.damageSkipped] = deviceWarnings.count
+        warnings = deviceWarnings.prefix(Self.maximumLocatedWarnings).map { GPXReadWarning(kind: .damageSkipped, detail: $0, line: 0, column: 0) }
+    }
+
     /// At most this many warnings keep their place in the file: finding a line costs a pass over the read
     /// buffer, so a file with a million bad points is still read in linear time (the counts stay exact).
     public static let maximumLocatedWarnings = 50

@@ -53,9 +53,12 @@ extension TrackLibrary {
             case .geojson:
                 try GeoJSONReader.read(data).replay(into: &handler)
             case .fit, .tcx:
-                let activity = try DeviceFileReader.read(bytes: [UInt8](data), format: format, lenient: options.readOptions.lenient)
+                let activity = try DeviceFileReader.read(
+                    bytes: [UInt8](data), format: format, lenient: options.readOptions.lenient,
+                    maximumInflatedBytes: min(options.readOptions.maximumInflatedBytes, DeviceFileReader.defaultMaximumInflatedBytes))
                 activity.document.replay(into: &handler)
                 handler.device = activity
+                handler.readReport = GPXReadReport(deviceWarnings: activity.warnings)
             }
         } catch let error as GPXError {
             handler.discard()

@@ -1,0 +1,84 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import RideKit
+@testable import RideServer
+import RideStore
+import TestSupport
+import Testing
+
+/// Device files through the server's door: uploads of FIT and TCX (found by their content), a file without
+/// positions, a damaged file read leniently with what was left out said, and a route downloaded as a FIT course.
+@Suite struct DeviceFilesAPITests {
+    static func upload(_ client: some TestClientProtocol, _ path: String, name: String) async throws -> TestResponse {
+        try await client.execute(
+            uri: "/api/tracks?name=\(name)", method: .post, headers: [.contentType: "application/octet-stream"],
+            body: ByteBuffer(bytes: try Fixtures.bytes(path)))
+    }
+
+    @Test func fitAndTCXUploadsBecomeTracks() async throws {
+        let server = try await TestServer()
+        try await server.run { client in
+            let fit = try await Self.upload(client, "fit/python-fitparse/garmin-edge-500-activity.fit", name: "Edge.fit")
+            #expect(fit.status == .created, "\(fit.text)")
+            let track = try #require((try fit.jsonObject()["tracks"] as? [[String: Any]])?.first)
+            // Every record with a position (fitdecode counts 10,677), as a ride (the session's sport).
+            #expect(track["pointCount"] as? Int == 10_677)
+            #expect(track["kind"] as? String == "ride")
+            // Named the way any file is; the device's 92.62 km within 1 %.
+            let distance = try #require(track["distanceMeters"] as? Double)
+            #expect(abs(distance - 92_622.34) / 92_622.34 < 0.01)
+
+            // Named .gpx, it is still FIT: the content decides.
+            let tcx = try await Self.upload(client, "tcx/tcxreader/mapmyride_biking.tcx", name: "ride.gpx")
+            #expect(tcx.status == .created, "\(tcx.text)")
+            #expect((try tcx.jsonObject()["tracks"] as? [[String: Any]])?.first?["pointCount"] as? Int == 3105)
+        }
+    }
+
+    /// An indoor trainer's FIT has no position: a track without a line, never a refusal.
+    @Test func aFileWithoutPositionsIsATrack() async throws {
+        let server = try await TestServer()
+        try await server.run { client in
+            let response = try await Self.upload(client, "fit/python-fitparse/sample-activity-indoor-trainer.fit", name: "trainer.fit")
+            #expect(response.status == .created, "\(response.text)")
+            let track = try #require((try response.jsonObject()["tracks"] as? [[String: Any]])?.first)
+            #expect(track["pointCount"] as? Int == 0)
+            #expect(track["name"] as? String == "trainer")
+        }
+    }
+
+    /// Uploads are read leniently, as GPX uploads are: a FIT whose CRC is wrong is read, and the answer says so.
+    @Test func aDamagedFITIsReadLenientlyAndSaysWhat() async throws {
+        let server = try await TestServer()
+        try await server.run { client in
+            let response = try await Self.upload(client, "fit/python-fitparse/activity-unexpected-eof.fit", name: "cut.fit")
+            #expect(response.status == .created, "\(response.text)")
+            let warnings = try #require(try response.jsonObject()["warnings"] as? [[String: Any]])
+            #expect(warnings.first?["kind"] as? String == "damageSkipped")
+            #expect((warnings.first?["message"] as? String)?.contains("FIT, byte") == true)
+            // Not FIT at all, whatever its name says: refused.
+            let garbage = try await client.execute(
+                uri: "/api/tracks?name=x.fit", method: .post, body: ByteBuffer(bytes: [0x0E, 0x10] + [UInt8](repeating: 0xAB, count: 100)))
+            #expect(garbage.status == .unprocessableContent)
+        }
+    }
+
+    /// A route downloaded for a bike computer: a FIT course whose course points are bikeride's cues.
+    @Test func aRouteDownloadsAsAFITCourseWithItsCues() async throws {
+        let server = try await TestServer()
+        try await server.run { client in
+            let routeID = try await client.uploadRoute(PlannedRoute.threeCorners.gpx(asRoute: true))
+            let response = try await client.get("/api/tracks/\(routeID).fit")
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType] == "application/vnd.ant.fit")
+            let course = try FITReader.read(Array(response.body.readableBytesView))
+            #expect(course.isCourse)
+            let types = course.document.waypoints.compactMap(\.type)
+            // Right 90°, left 90°, right 135°.
+            #expect(types == ["Right", "Left", "SharpRight"])
+            let tcx = try await client.get("/api/tracks/\(routeID).tcx")
+            #expect(tcx.status == .notFound)
+        }
+    }
+}
