@@ -6,6 +6,8 @@ import re
 import urllib.request
 import uuid
 
+import pytest
+
 from playwright.sync_api import expect
 
 from conftest import api_get, shot
@@ -138,7 +140,7 @@ def test_a_forgiving_import_shows_its_warning_and_a_clean_one_clears(context, tm
     text = steady_ride(name, count=21).replace('<trk>', '<wpt lat="95" lon="8.54"><name>Nowhere</name></wpt>\n<trk>', 1)
     path = tmp_path / 'forgiven.gpx'
     path.write_text(text)
-    page.get_by_label('Import GPX, .gpx436 or GeoJSON files').set_input_files(str(path))
+    page.get_by_label('Import GPX, FIT, TCX, .gpx436 or GeoJSON files').set_input_files(str(path))
     row = page.get_by_role('list', name='Imports').get_by_role('listitem').filter(has_text='forgiven.gpx')
     expect(row).to_contain_text('1 track imported')
     expect(row).to_contain_text('1 waypoint skipped: latitude 95 is out of range')
@@ -150,7 +152,7 @@ def test_a_forgiving_import_shows_its_warning_and_a_clean_one_clears(context, tm
     # A clean file's row clears itself; the warned one stays until dismissed.
     clean = tmp_path / 'clean.gpx'
     clean.write_text(steady_ride(f'Clean {uuid.uuid4().hex[:6]}', count=21))
-    page.get_by_label('Import GPX, .gpx436 or GeoJSON files').set_input_files(str(clean))
+    page.get_by_label('Import GPX, FIT, TCX, .gpx436 or GeoJSON files').set_input_files(str(clean))
     clean_row = page.get_by_role('list', name='Imports').get_by_role('listitem').filter(has_text='clean.gpx')
     expect(clean_row).to_contain_text('imported')
     expect(clean_row).to_have_count(0, timeout=8000)
@@ -198,3 +200,29 @@ def test_delete_from_the_track_page_and_undo(context, server):
     expect(rows).to_have_count(1)
     gpx = urllib.request.urlopen(f'{server}/api/tracks/{track_id}.gpx', timeout=5).read().decode()
     assert '<type>cycling</type>' in gpx
+
+
+@pytest.mark.parametrize('viewport', ['desktop'])  # one import of the file per server: a second is "already imported"
+def test_a_bike_computers_fit_file_imports_by_the_picker_and_downloads_as_a_course(context, tmp_path):
+    """A FIT file from a bike computer goes in by the picker (the content decides, not the name) and its page
+    offers the line back as a FIT course for a head unit."""
+    import shutil
+    from pathlib import Path
+    fixture = Path(__file__).resolve().parents[3] / 'shared' / 'fixtures' / 'fit' / 'python-fitparse' / 'garmin-fenix-5-bike.fit'
+    path = tmp_path / f'fenix-{uuid.uuid4().hex[:6]}.fit'
+    shutil.copy(fixture, path)
+    page = context.new_page()
+    page.goto('/#/tracks')
+    page.wait_for_selector('body[data-ready="true"]')
+    page.get_by_label('Import GPX, FIT, TCX, .gpx436 or GeoJSON files').set_input_files(str(path))
+    row = page.get_by_role('list', name='Imports').get_by_role('listitem').filter(has_text=path.name)
+    expect(row).to_contain_text('1 track imported')
+    page.get_by_label('Search tracks').fill(path.stem)
+    saved = page.get_by_role('list', name='Saved tracks').get_by_role('listitem').filter(has_text=path.stem)
+    expect(saved).to_have_count(1)
+    saved.get_by_role('link').first.click()
+    link = page.get_by_role('link', name='Download for a bike computer (FIT)')
+    expect(link).to_have_attribute('href', re.compile(r'^/api/tracks/[\w-]+\.fit$'))
+    body = page.request.get(link.get_attribute('href')).body()
+    assert body[8:12] == b'.FIT', 'a FIT file'
+    shot(page, 'track-fit-import')

@@ -361,7 +361,7 @@ export class TracksView {
     const form = $('track-edit');
     form.elements.name.value = track ? track.name : '';
     form.elements.kind.value = (track && track.kind) || 'ride';
-    for (const format of ['gpx', 'gpx436', 'geojson']) {
+    for (const format of ['gpx', 'gpx436', 'geojson', 'fit']) {
       $(`download-${format}`).href = `/api/tracks/${encodeURIComponent(id)}.${format}`;
     }
     // Demo mode along this track (record.js: #/record?simulate=KMH&track=ID).
