@@ -26,14 +26,17 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         // Already in the graph through Hummingbird; named for the live feed, which ends its streams on shutdown.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
+        // Zip archives (a Strava bulk export): entries read as streams, so that caps hold while they inflate.
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
     ],
     targets: [
         // The domain: pure Swift + Foundation. The GPX reader is a purpose-built tokenizer (see DESIGN 4.1),
         // so RideKit links nothing else but zlib, for gzip-compressed GPX (`.gpx.gz`, as Strava exports them).
-        .target(name: "RideKit", dependencies: ["CZlib"]),
+        // zlib as the system has it, named apart from ZIPFoundation's own CZlib module (two modules of one name clash).
+        .target(name: "RideKit", dependencies: ["SystemZlib"]),
         .systemLibrary(
-            name: "CZlib",
-            path: "Sources/CZlib",
+            name: "SystemZlib",
+            path: "Sources/SystemZlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
         // libexpat, the reference the GPX tokenizer is checked against (tests and the fuzz target only).
@@ -85,6 +88,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 // scrypt for passwords (BoringSSL's), from the swift-crypto package already used: no new package.
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
         // A helper process for the store tests: imports a large file so that a test can kill it midway.
@@ -98,6 +102,8 @@ let package = Package(
             name: "RideStoreTests",
             dependencies: [
                 "RideStore", "RideKit", "TestSupport",
+                // Writes the archives the archive import is tested on.
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 // The PostgreSQL cases make and drop a database of their own for each test.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]

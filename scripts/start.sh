@@ -15,7 +15,7 @@ source scripts/lib/install.sh
 #   libjs-leaflet   Leaflet, the map library the web app draws with; the server serves it from where Debian
 #                   puts it (without it the page has to load a public copy, and says so when it cannot)
 #   libsqlite3-dev  SQLite, which GRDB links: the store and MBTiles map tiles
-#   zlib1g-dev      zlib, which reads gzip-compressed GPX (.gpx.gz; CZlib target)
+#   zlib1g-dev      zlib, which reads gzip-compressed GPX (.gpx.gz, .fit.gz; SystemZlib target)
 #   pkg-config      how SwiftPM finds sqlite3
 # (libexpat1-dev is for the tests only: the release build of `bikeride` does not link expat.)
 install_system_packages libjs-leaflet libsqlite3-dev zlib1g-dev pkg-config

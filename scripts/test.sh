@@ -18,7 +18,7 @@ source scripts/lib/postgres.sh
 #   libxml2-utils  xmllint, to validate written GPX against the official schema
 #   pkg-config     how SwiftPM finds expat
 #   libsqlite3-dev the system SQLite, which GRDB links (the store, MBTiles map tiles)
-#   zlib1g-dev     zlib, which reads gzip-compressed GPX (.gpx.gz; CZlib target)
+#   zlib1g-dev     zlib, which reads gzip-compressed GPX (.gpx.gz, .fit.gz; SystemZlib target)
 #   chromium       the browser the web app's tests drive (Playwright cannot download its own here)
 #   libjs-leaflet  Leaflet, which the server serves to the web app from where Debian puts it
 #   curl           streams big uploads to the server in Tests/browser/test_upload_memory.py

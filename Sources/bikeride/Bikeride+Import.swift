@@ -9,15 +9,17 @@ extension Bikeride {
     /// `bikeride import PATH...`
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Import GPX, .gpx436 and GeoJSON files or whole folders into the library.",
+            abstract: "Import GPX, FIT, TCX, .gpx436 and GeoJSON files, whole folders, or zip archives into the library.",
             discussion: """
                 Each file is one transaction: a file that fails leaves nothing behind, and the others go on. A file \
                 imported before (same content) is skipped unless --force. On a terminal a progress bar shows files, \
-                points and rate; otherwise one line per file.
+                points and rate; otherwise one line per file. A zip archive (a Strava bulk export, or any zip of track \
+                files) imports every track file it holds, one transaction each; a Strava export's activities.csv names \
+                them and sets their kind and description. The same archive again adds nothing and says so.
                 """
         )
 
-        @Argument(help: "Files or folders (folders are walked for .gpx, .gpx436 and .geojson files).")
+        @Argument(help: "Files, folders (walked for .gpx, .fit, .tcx, their .gz, .gpx436 and .geojson files) or .zip archives.")
         var paths: [String]
 
         @Flag(help: "Make one track of each file instead of one per GPX <trk>.")
@@ -40,8 +42,36 @@ extension Bikeride {
             let options = ImportOptions(
                 oneTrackPerFile: oneTrack, kind: kind, waypointsAsPlaces: waypointsAsPlaces, allowsDuplicates: force,
                 lenient: read.lenient)
+            var archivesFailed = false
+            let archives = paths.filter(Self.isArchive)
+            for path in archives {
+                do {
+                    let terminal = isatty(STDERR_FILENO) == 1
+                    let archive = try await library.importArchive(at: URL(filePath: path), options: options) { progress in
+                        // "312 of 2,041", redrawn in place on a terminal, every 100 files otherwise.
+                        guard terminal || progress.filesDone % 100 == 0 || progress.filesDone == progress.filesTotal else { return }
+                        let line = "\(path): \(progress.filesDone.formatted()) of \(progress.filesTotal.formatted())"
+                        FileHandle.standardError.write(Data((terminal ? "\r\u{1B}[K" + line : line + "\n").utf8))
+                    }
+                    if terminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+                    for track in archive.tracks {
+                        print("\(track.id)  \(track.name)  \(UnitSystem.metric.formatDistance(meters: track.distanceMeters))  \(track.pointCount) points  (\(path))")
+                    }
+                    for failure in archive.failures { printError("bikeride: \(path): \(failure)") }
+                    printError("\(path): \(archive.message)")
+                    if !archive.failures.isEmpty { archivesFailed = true }
+                } catch {
+                    printError("bikeride: \(error)")
+                    archivesFailed = true
+                }
+            }
+            let others = paths.filter { !Self.isArchive($0) }
+            if others.isEmpty {
+                if archivesFailed { throw ExitCode.failure }
+                return
+            }
             let bar = ProgressBar(enabled: isatty(STDERR_FILENO) == 1)
-            let report = await library.importPaths(paths.map { URL(filePath: $0) }, options: options) { progress in
+            let report = await library.importPaths(others.map { URL(filePath: $0) }, options: options) { progress in
                 bar.update(progress)
             }
             bar.finish()
@@ -72,7 +102,15 @@ extension Bikeride {
             let rate = report.elapsedSeconds > 0 ? Double(report.pointCount) / report.elapsedSeconds : 0
             printError(
                 "imported \(report.importedTrackCount) tracks (\(report.pointCount) points, \(Int(rate)) points/s); \(report.duplicateCount) already there; \(report.failures.count) failed")
-            if !report.failures.isEmpty { throw ExitCode.failure }
+            if !report.failures.isEmpty || archivesFailed { throw ExitCode.failure }
+        }
+
+        /// A zip archive, by its content (a local file header's signature), or by its name when it cannot be read.
+        static func isArchive(_ path: String) -> Bool {
+            guard let file = FileHandle(forReadingAtPath: path) else { return path.lowercased().hasSuffix(".zip") }
+            defer { try? file.close() }
+            let head = (try? file.read(upToCount: 4)) ?? Data()
+            return Array(head) == [0x50, 0x4B, 0x03, 0x04]
         }
     }
 }

@@ -105,28 +105,24 @@ import Testing
         }
     }
 
-    /// gzip written here with stored (uncompressed) deflate blocks, as RFC 1951 and 1952 lay them out: an
-    /// encoder apart from zlib, so that the reader is checked against the format, not against itself.
-    static func gzip(_ bytes: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 255]
-        var offset = 0
-        repeat {
-            let count = min(65_535, bytes.count - offset)
-            let final: UInt8 = offset + count == bytes.count ? 1 : 0
-            out.append(final)
-            out += [UInt8(count & 0xFF), UInt8(count >> 8), UInt8(~count & 0xFF), UInt8((~count >> 8) & 0xFF)]
-            out += bytes[offset..<offset + count]
-            offset += count
-        } while offset < bytes.count
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        crc ^= 0xFFFF_FFFF
-        for value in [crc, UInt32(truncatingIfNeeded: bytes.count)] {
-            out += [UInt8(value & 0xFF), UInt8((value >> 8) & 0xFF), UInt8((value >> 16) & 0xFF), UInt8(value >> 24)]
-        }
-        return out
+    static func gzip(_ bytes: [UInt8]) -> [UInt8] { StoredGzip.encode(bytes) }
+}
+
+/// The CSV of a Strava export: quotes, commas and line breaks in fields, CRLF, blank lines, columns named twice.
+@Suite struct CSVTableTests {
+    @Test func quotedFieldsHoldCommasQuotesAndLineBreaks() throws {
+        let table = try CSVTable(text: "Name,Kind,Name\r\n\"Ride, \"\"long\"\"\nday\",Ride,second\r\n\r\nplain,,\n\"\",x,y")
+        #expect(table.header == ["Name", "Kind", "Name"])
+        #expect(table.rows == [["Ride, \"long\"\nday", "Ride", "second"], ["plain", "", ""], ["", "x", "y"]])
+        #expect(table.column("name") == 0 && table.column(" Kind ") == nil && table.column("Kind") == 1)
+    }
+
+    @Test func anUnclosedQuoteIsAnErrorWithItsLine() {
+        #expect(throws: CSVTable.Failure.unclosedQuote(line: 2)) { try CSVTable(text: "a,b\n\"open,x\ny\n") }
+    }
+
+    @Test func emptyTextIsAnEmptyTable() throws {
+        let table = try CSVTable(text: "")
+        #expect(table.header.isEmpty && table.rows.isEmpty)
     }
 }

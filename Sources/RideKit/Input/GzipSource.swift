@@ -1,4 +1,4 @@
-import CZlib
+import SystemZlib
 import Foundation
 
 /// A gzip stream inflated as it is read (a `.gpx.gz`: Strava's exports, GraphHopper's downloads), with zlib.

@@ -15,6 +15,10 @@ public struct ImportOptions: Sendable, Hashable {
     public var lenient: Bool
     /// A gzip-compressed GPX file inflating to more than this is refused (nil: the reader's own limit, 4 GiB).
     public var maximumInflatedBytes: Int?
+    /// The name and description of the track a file becomes, when something outside the file says them (a
+    /// Strava export's `activities.csv`); with `oneTrackPerFile`.
+    public var trackName: String?
+    public var trackDescription: String?
 
     var readOptions: GPXReadOptions {
         var options = GPXReadOptions(lenient: lenient)

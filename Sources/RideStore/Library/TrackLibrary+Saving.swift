@@ -33,8 +33,11 @@ extension TrackLibrary {
                 stats = try Self.stats(of: content, kind: kind)
             }
             if stats.activity != kind.activity { stats = try Self.stats(of: content, kind: kind) }
-            let name = TrackFileFormat.trackName(
+            let name = options.trackName ?? TrackFileFormat.trackName(
                 firstTrack: content.tracks.first?.header.name, metadata: content.metadata.name, firstRoute: content.routes.first?.header.name)
+            if let description = options.trackDescription, !description.isEmpty, !content.tracks.isEmpty {
+                content.tracks[0].header.description = description
+            }
             tracks.append(
                 NewTrack(
                     name: Self.usableName(name, fallback: baseName), kind: kind, content: content, stats: stats,
