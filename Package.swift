@@ -114,6 +114,7 @@ let package = Package(
                 "RideServer",
                 "RideStore",
                 "TestSupport",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 // Writes the MBTiles files the tile tests serve.
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),

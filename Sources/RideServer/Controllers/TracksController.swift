@@ -11,6 +11,9 @@ struct TracksController<Context: UserRequestContext>: Sendable {
 
     /// The largest file `POST /api/tracks` takes.
     static var uploadLimitBytes: Int { 64 << 20 }
+    /// A zip archive (a Strava bulk export of a few thousand rides) may be larger: each entry inside it is still
+    /// capped as it inflates (`ArchiveLimits`).
+    static var archiveUploadLimitBytes: Int { 2 << 30 }
     static var editBodyLimitBytes: Int { 16 << 10 }
     /// A page holds 50 tracks unless `limit` says otherwise (1…`TrackQuery.maximumLimit`).
     static var defaultPageSize: Int { 50 }
@@ -90,16 +93,25 @@ struct TracksController<Context: UserRequestContext>: Sendable {
     /// grow with the upload; over `uploadLimitBytes` it is refused with 413 as soon as that many bytes came, and
     /// the file is removed. The file is then read as a stream (GPX) and imported, or refused whole (422).
     func upload(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> EditedResponse<UploadPayload> {
-        let tooLarge = APIError(
-            .contentTooLarge, code: "body_too_large",
-            message: "the file is larger than \(Self.uploadLimitBytes >> 20) MiB, the most an upload may be; nothing was stored")
-        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > Self.uploadLimitBytes { throw tooLarge }
+        func tooLarge(_ limit: Int) -> APIError {
+            APIError(
+                .contentTooLarge, code: "body_too_large",
+                message: "the file is larger than \(limit >> 20) MiB, the most an upload \(limit == Self.uploadLimitBytes ? "" : "of an archive ")may be; nothing was stored")
+        }
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > Self.archiveUploadLimitBytes {
+            throw tooLarge(Self.archiveUploadLimitBytes)
+        }
         let fileName = request.uri.queryParameters["name"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
         let spool = try library.makeUploadSpool()
         let upload: SpooledUpload
+        // The first bytes say whether it is an archive, which may be larger.
+        var limit: Int?
         do {
             for try await chunk in request.body {
-                guard spool.byteCount + chunk.readableBytes <= Self.uploadLimitBytes else { throw tooLarge }
+                if limit == nil, chunk.readableBytes > 0 {
+                    limit = chunk.readableBytesView.starts(with: Self.zipSignature) ? Self.archiveUploadLimitBytes : Self.uploadLimitBytes
+                }
+                guard spool.byteCount + chunk.readableBytes <= limit ?? Self.uploadLimitBytes else { throw tooLarge(limit ?? Self.uploadLimitBytes) }
                 try await spool.append(chunk.readableBytesView)
             }
             upload = try await spool.finish()
@@ -111,6 +123,7 @@ struct TracksController<Context: UserRequestContext>: Sendable {
             try? FileManager.default.removeItem(at: upload.url)
             throw APIError.badRequest("empty_body", "the body is empty; it must be a GPX, FIT, TCX, .gpx436 or GeoJSON file")
         }
+        if upload.head.starts(with: Self.zipSignature) { return try await importArchive(library, upload, context) }
         guard let format = TrackFileFormat(head: upload.head, fileName: fileName) else {
             try? FileManager.default.removeItem(at: upload.url)
             throw APIError(.unprocessableContent, code: "unsupported_format", message: "the body is not GPX, FIT, TCX, .gpx436 or GeoJSON")
@@ -207,6 +220,26 @@ struct TracksController<Context: UserRequestContext>: Sendable {
         }
         if name == nil, body.kind == nil { return try await Self.track(library, id.rawValue).summary }
         return try await library.edit(id, name: name, kind: body.kind)
+    }
+
+    /// A zip file's first bytes (a local file header).
+    static var zipSignature: [UInt8] { [0x50, 0x4B, 0x03, 0x04] }
+
+    /// An uploaded zip (a Strava bulk export, or any zip of track files): every track file in it, each in its
+    /// own transaction; `archive` says how many were imported, already there, or failed (and why).
+    func importArchive(_ library: TrackLibrary, _ upload: SpooledUpload, _ context: Context) async throws -> EditedResponse<UploadPayload> {
+        defer { try? FileManager.default.removeItem(at: upload.url) }
+        var options = ImportOptions()
+        options.lenient = true
+        options.maximumInflatedBytes = 8 * Self.uploadLimitBytes
+        let report = try await library.importArchive(at: upload.url, options: options)
+        context.logger.info(
+            "archive imported", metadata: ["imported": "\(report.imported)", "already": "\(report.alreadyImported)", "failed": "\(report.failures.count)"])
+        var payload = UploadPayload(duplicate: report.imported == 0 && report.alreadyImported > 0, tracks: report.tracks, report: GPXReadReport())
+        payload.message = report.message
+        payload.archive = UploadPayload.ArchivePayload(
+            filesTotal: report.filesTotal, imported: report.imported, alreadyImported: report.alreadyImported, failures: report.failures)
+        return EditedResponse(status: report.imported > 0 ? .created : .ok, response: payload)
     }
 
     /// `DELETE /api/tracks/{id}`: deleted so that `POST /api/tracks/{id}/restore` brings it back.
