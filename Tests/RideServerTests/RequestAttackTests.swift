@@ -155,8 +155,8 @@ import Testing
                     "POST /api/places HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: \(encoding)\r\n\r\n"
                         + "5\r\nhello\r\n0\r\n\r\n")
                 let answer = await connection.receive(seconds: 10).text
-                #expect(answer.hasPrefix("HTTP/1.1 400") || answer.isEmpty, "\(encoding): \(answer.prefix(60))")
-                #expect(!answer.hasPrefix("HTTP/1.1 5"), "\(encoding): \(answer.prefix(60))")
+                // Before: 500 for "gzip" and "bogus", which the decoder refuses only once the body is read.
+                #expect(answer.hasPrefix("HTTP/1.1 400"), "\(encoding): \(answer.prefix(60))")
             }
         }
     }
