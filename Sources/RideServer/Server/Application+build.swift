@@ -126,7 +126,10 @@ public func buildRouter(
         store: library.store, feed: liveFeed, metrics: metrics, ownTracksSecret: configuration.ownTracksSecret,
         committer: IngestCommitter(store: library.store, gapSeconds: configuration.deviceTrackGapSeconds), tokens: deviceTokens
     ).addRoutes(to: router)
-    LiveController<RideRequestContext>(library: library, feed: liveFeed, pollSeconds: configuration.livePollSeconds).addRoutes(to: router)
+    LiveController<RideRequestContext>(
+        library: library, feed: liveFeed, pollSeconds: configuration.livePollSeconds,
+        sessions: configuration.requiresAccounts ? sessions : nil
+    ).addRoutes(to: router)
     LiveShareController<RideRequestContext>(library: library).addRoutes(to: router)
     if let tiles {
         TilesController<RideRequestContext>(tiles: tiles, metrics: metrics).addRoutes(to: router.group("tiles"))
