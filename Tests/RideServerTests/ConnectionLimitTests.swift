@@ -49,17 +49,39 @@ import Testing
         }
     }
 
-    /// The overall cap: past it, a connection is closed at once.
-    @Test func theOverallCapClosesConnectionsPastIt() async throws {
-        var server = try await Self.server(idleSeconds: 5, perAddress: 100)
-        server.configuration.maximumConnections = 6
+    /// At the overall cap, a new connection takes the place of the longest-idle one: sockets held open by many
+    /// addresses cannot keep `/health` out (they could, until the idle timeout, with a cap alone).
+    @Test func healthAnswersWhileManyAddressesHoldTheOverallCap() async throws {
+        var server = try await Self.server(idleSeconds: 30, perAddress: 4)
+        server.configuration.maximumConnections = 12
         try await server.run(live: true) { client in
             let port = try #require(client.port)
-            let held = try (0..<10).map { _ in try RawConnection(port: port, from: "127.0.0.3") }
+            // 3 from each of 5 addresses: 15 for 12 places (the test client's own idle connection, if open, goes first).
+            var held: [RawConnection] = []
+            for index in 0..<15 {
+                held.append(try RawConnection(port: port, from: "127.0.1.\(1 + index % 5)"))
+                try await Task.sleep(for: .milliseconds(20))
+            }
             try await Task.sleep(for: .milliseconds(500))
-            let refused = held.filter(\.isClosed).count
-            // The test client's own connection may hold one place.
-            #expect((4...5).contains(refused), "\(refused) closed at once")
+            let before = held.map(\.isClosed)
+            // The oldest are the ones closed: a run of closed, then open ones, 12 at most.
+            #expect(before == before.sorted { $0 && !$1 }, "\(before)")
+            #expect(before.filter { !$0 }.count <= 12)
+            let health = try RawConnection(port: port, from: "127.0.2.1")
+            health.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            #expect(await health.receive(seconds: 10).text.hasPrefix("HTTP/1.1 200"))
+            // The oldest idle one made room for it.
+            let after = held.map(\.isClosed)
+            #expect(after == after.sorted { $0 && !$1 }, "\(after)")
+            #expect(after.filter { !$0 }.count == before.filter { !$0 }.count - 1)
+            _ = client
         }
+    }
+
+    /// Connections are capped below the process's limit of open files, with room left for the database, photos and
+    /// tiles: running out of descriptors must refuse connections, not fail a database open or a photo read.
+    @Test(arguments: [(512, 1024, 512), (512, 256, 128), (512, 100, 16), (64, 100_000, 64), (512, nil, 512)] as [(Int, Int?, Int)])
+    func theCapFitsTheOpenFilesLimit(configured: Int, descriptorLimit: Int?, expected: Int) {
+        #expect(ConnectionLimiter.effectiveMaximum(configured: configured, descriptorLimit: descriptorLimit) == expected)
     }
 }

@@ -29,8 +29,14 @@ public func buildApplication(
     let router = buildRouter(
         configuration: configuration, library: library, tiles: tiles, metrics: metrics, liveFeed: liveFeed, logger: logger)
     // Connections: capped in all and per address, and closed when idle or half-sent (DESIGN 4.8).
+    let descriptorLimit = ConnectionLimiter.descriptorLimit()
+    let maximumConnections = ConnectionLimiter.effectiveMaximum(configured: configuration.maximumConnections, descriptorLimit: descriptorLimit)
+    if maximumConnections < configuration.maximumConnections {
+        logger.notice("fewer connections than configured: the process may open few files", metadata: [
+            "maximum connections": "\(maximumConnections)", "open files limit": "\(descriptorLimit ?? 0)"])
+    }
     let limiter = ConnectionLimiter(
-        maximum: configuration.maximumConnections, maximumPerAddress: configuration.maximumConnectionsPerAddress,
+        maximum: maximumConnections, maximumPerAddress: configuration.maximumConnectionsPerAddress,
         exempt: TrustedProxies(configuration.trustedProxies).addresses, logger: logger)
     let http1 = HTTPServerBuilder.http1(configuration: .init(
         additionalChannelHandlers: [limiter.handler()],
