@@ -15,12 +15,12 @@ import Testing
         try await server.run { client in
             let anna = try await Session.login(client, "anna")
             let started = Date()
-            let stream = Task { try await anna.get("/api/live?maxSeconds=20") }
+            let stream = Task { try await anna.get("/api/live?maxSeconds=60") }
             try await Task.sleep(for: .milliseconds(500))
             #expect(try await anna.post("/api/logout").status == .noContent)
             try await LiveShareTests.post(client, token: token, lat: 46.52, at: Int(Date().timeIntervalSince1970) - 1, user: "anna")
             let answer = try await stream.value
-            #expect(Date().timeIntervalSince(started) < 10, "the stream went on after the logout")
+            #expect(Date().timeIntervalSince(started) < 40, "the stream went on after the logout")
             #expect(!answer.text.contains("event: fix"), "\(answer.text)")
         }
     }
