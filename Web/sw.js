@@ -11,6 +11,8 @@ const SHELL = [
   '/vendor/leaflet/leaflet.js', '/vendor/leaflet/leaflet.css',
 ];
 
+const NETWORK_ONLY = /^\/(share|live|ride)\//;
+
 self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
     const cache = await caches.open(SHELL_CACHE);
@@ -35,6 +37,9 @@ self.addEventListener('fetch', (event) => {
   const url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
   if (url.pathname.startsWith('/api/') || url.pathname === '/health' || url.pathname === '/metrics') return;
+  // Pages the server makes for a link (a shared place, a live device, a shared ride) and their files: the network,
+  // never the app's page in their place nor a cached copy of someone's shared data.
+  if (NETWORK_ONLY.test(url.pathname)) return;
   if (url.pathname.startsWith('/tiles/')) {
     event.respondWith(cacheFirst(request, TILE_CACHE));
     return;

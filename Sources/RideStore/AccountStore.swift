@@ -154,36 +154,85 @@ public enum LiveNotification: Sendable, Hashable {
     case resumed
 }
 
-/// Failed logins, counted per user name and per address over a sliding window, so that guessing a password online
-/// takes years, not hours: in the server's memory with one process (`LoginRateLimiter`, the SQLite store), in the
-/// database when several processes share it (PostgreSQL), where failures on any of them add up.
+/// Login attempts, counted over a sliding window per name and address, per address, and per name, so that guessing
+/// a password online takes years, not hours, and no one can lock the real user out: in the server's memory with one
+/// process (`LoginRateLimiter`, the SQLite store), in the database when several processes share it (PostgreSQL),
+/// where attempts on any of them add up. The rule itself is `LoginLimits.retryAfter(failures:name:address:now:)`.
+///
+/// An attempt is counted **before** its password is hashed (`reserve`, which checks and counts in one step) and
+/// settled after: so a burst of concurrent guesses is counted as it arrives, not once each guess has been hashed.
 public protocol LoginFailureCounter: Sendable {
-    /// Seconds to wait before `name` may be tried again from `address`, or nil when a login may be tried now.
-    func retryAfter(name: String, address: String?, now: Date) async throws -> Int?
-    /// Counts one failed login for the name and for the address.
-    func recordFailure(name: String, address: String?, now: Date) async throws
-    /// Forgets the name's failures (it logged in); the address's stay.
-    func clearFailures(name: String) async throws
+    /// Checks whether `name` may be tried from `address` now and, when it may, counts the attempt at once as a
+    /// failure (its reservation), in one step that concurrent calls cannot interleave. Returns the seconds to wait
+    /// (nothing counted), or nil (counted at `now`: settle it with `settle`).
+    func reserve(name: String, address: String?, now: Date) async throws -> Int?
+    /// The end of an attempt reserved at `reservedAt`: a failure stays counted; a success, or an attempt never
+    /// evaluated (the hashing queue was full), takes its count back, and a success also forgets the failures of the
+    /// name from that address (the other addresses' and the name's other counts stay).
+    func settle(name: String, address: String?, reservedAt: Date, outcome: LoginOutcome) async throws
 }
 
-/// How many failed logins a name and an address may have within a window.
+/// How a reserved login attempt ended.
+public enum LoginOutcome: Sendable, Hashable {
+    case failed
+    case succeeded
+    /// Refused before its password was looked at (too many logins being checked at once).
+    case notEvaluated
+}
+
+/// How many failed logins may be made within a window, and the rule that says who waits.
+///
+/// - **A name from one address** (`pair:`): `failuresPerName` failures, then that address waits for the oldest
+///   of them to leave the window: guessing slows to that many a window per address.
+/// - **An address** (`address:`): `failuresPerAddress` failures, whatever the names (one address trying many).
+/// - **A name from everywhere** (`name:`): past `failuresPerName` failures, only addresses with no failure for
+///   the name in the window may try, each once before it waits too. The real user, from an address that has not
+///   failed, is never locked out by someone else's guesses.
 public struct LoginLimits: Sendable, Hashable {
     public var failuresPerName: Int
     public var failuresPerAddress: Int
     public var windowSeconds: Double
 
-    /// 5 failures per name and 20 per address in 15 minutes.
+    /// 5 failures per name and address, 20 per address, in 15 minutes.
     public init(failuresPerName: Int = 5, failuresPerAddress: Int = 20, windowSeconds: Double = 900) {
         self.failuresPerName = failuresPerName
         self.failuresPerAddress = failuresPerAddress
         self.windowSeconds = windowSeconds
     }
 
-    /// The keys a login counts under, each with its limit: the name (case folded) and, when known, the address.
+    /// The keys an attempt counts under, each with the most failures it needs read (its limit): the name (case
+    /// folded), and when the address is known, the address and the name from that address.
     public func keys(name: String, address: String?) -> [(key: String, limit: Int)] {
-        var keys = [(key: "name:" + name.lowercased(), limit: failuresPerName)]
-        if let address { keys.append((key: "address:" + address, limit: failuresPerAddress)) }
+        var keys = [(key: nameKey(name), limit: failuresPerName)]
+        if let address {
+            keys.append((key: "address:" + address, limit: failuresPerAddress))
+            keys.append((key: pairKey(name: name, address: address), limit: failuresPerName))
+        }
         return keys
+    }
+
+    public func nameKey(_ name: String) -> String { "name:" + name.lowercased() }
+
+    /// The name from one address; nil without an address.
+    public func pairKey(name: String, address: String?) -> String {
+        "pair:" + (address ?? "") + " " + name.lowercased()
+    }
+
+    /// Seconds to wait before `name` may be tried from `address`, or nil when it may be tried now, given the failure
+    /// times (any order, only the newest `limit` needed) of each of `keys(name:address:)`.
+    public func retryAfter(failures: [String: [Date]], name: String, address: String?, now: Date) -> Int? {
+        var waits: [Double?] = []
+        let nameWait = wait(failureTimes: failures[nameKey(name)] ?? [], limit: failuresPerName, now: now)
+        if let address {
+            let pair = failures[pairKey(name: name, address: address)] ?? []
+            waits.append(wait(failureTimes: pair, limit: failuresPerName, now: now))
+            waits.append(wait(failureTimes: failures["address:" + address] ?? [], limit: failuresPerAddress, now: now))
+            // The name's budget binds only addresses that have failed for it: a clean one may still try.
+            if pair.contains(where: { now.timeIntervalSince($0) < windowSeconds }) { waits.append(nameWait) }
+        } else {
+            waits.append(nameWait)
+        }
+        return Self.retryAfter(waits)
     }
 
     /// Seconds until a key with these failure times (any order) is under its limit again, or nil when it is

@@ -13,7 +13,7 @@ extension Bikeride {
             discussion: """
                 Settings come from these flags, then from BIKERIDE_* environment variables (BIKERIDE_HOST, BIKERIDE_PORT, \
                 BIKERIDE_DATA_DIR, BIKERIDE_DATABASE_URL, BIKERIDE_DATABASE_PASSWORD_FILE, BIKERIDE_TILES, BIKERIDE_TLS_CERT, BIKERIDE_TLS_KEY, BIKERIDE_WEB_ROOT, BIKERIDE_LEAFLET_DIR, \
-                BIKERIDE_GEOCODER_URL, BIKERIDE_GEOCODER_CONTACT, BIKERIDE_LOG_LEVEL), then defaults. A phone's browser gives its position only to pages served over HTTPS (or \
+                BIKERIDE_GEOCODER_URL, BIKERIDE_GEOCODER_CONTACT, BIKERIDE_LOG_LEVEL, BIKERIDE_TRUSTED_PROXY, BIKERIDE_PUBLIC_URL, BIKERIDE_IDLE_TIMEOUT, BIKERIDE_MAX_CONNECTIONS, BIKERIDE_MAX_CONNECTIONS_PER_ADDRESS), then defaults. A phone's browser gives its position only to pages served over HTTPS (or \
                 from localhost): give --tls-cert and --tls-key, or put a reverse proxy such as Caddy in front (see README). \
                 Ctrl-C or SIGTERM stops the server after the requests in flight are answered.
                 """
@@ -76,6 +76,25 @@ extension Bikeride {
         @Option(help: "Your e-mail address or web page, sent in the User-Agent to the geocoder (nominatim.org's usage policy asks for one).")
         var geocoderContact: String?
 
+        @Option(help: ArgumentHelp(
+            "A reverse proxy's IP address (repeat for several; or BIKERIDE_TRUSTED_PROXY, comma-separated) whose X-Forwarded-For and X-Forwarded-Proto are believed: login limits then count the browser's address, not the proxy's. Never an address clients can reach the server from directly.",
+            valueName: "address"))
+        var trustedProxy: [String] = []
+
+        @Option(help: ArgumentHelp(
+            "The address browsers reach this server at, when it is not --host (behind a proxy), e.g. https://rides.example.org (or BIKERIDE_PUBLIC_URL): its host is accepted in Host and its origin may send changes.",
+            valueName: "url"))
+        var publicUrl: String?
+
+        @Option(help: ArgumentHelp("Seconds after which a connection that sends nothing (no request, half a header, idle keep-alive) is closed (default 30).", valueName: "seconds"))
+        var idleTimeout: Double?
+
+        @Option(help: ArgumentHelp("Connections open at once, in all (default 512); past it new ones are closed at once.", valueName: "count"))
+        var maxConnections: Int?
+
+        @Option(help: ArgumentHelp("Connections open at once from one client address (default 32; trusted proxies are held to --max-connections only).", valueName: "count"))
+        var maxConnectionsPerAddress: Int?
+
         func validate() throws {
             if let port, !(0...65535).contains(port) { throw ValidationError("--port must be 0–65535") }
             if let databaseConnections, !(1...1000).contains(databaseConnections) {
@@ -102,6 +121,11 @@ extension Bikeride {
             if let tlsKey { configuration.tlsKeyPath = tlsKey }
             if let webRoot { configuration.webRoot = webRoot }
             if let accounts { configuration.accounts = accounts }
+            if !trustedProxy.isEmpty { configuration.trustedProxies = trustedProxy }
+            if let publicUrl { configuration.publicURL = publicUrl }
+            if let idleTimeout { configuration.idleTimeoutSeconds = idleTimeout }
+            if let maxConnections { configuration.maximumConnections = maxConnections }
+            if let maxConnectionsPerAddress { configuration.maximumConnectionsPerAddress = maxConnectionsPerAddress }
             if let deviceGapMinutes { configuration.deviceTrackGapSeconds = deviceGapMinutes * 60 }
             if let logLevel, let level = Logger.Level(rawValue: logLevel) { configuration.logLevel = level }
             if let owntracksSecretFile {

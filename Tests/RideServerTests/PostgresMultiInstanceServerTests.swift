@@ -98,15 +98,48 @@ import Testing
         }
     }
 
+    /// 40 wrong passwords for one name sent at once, half to each instance: each attempt is counted in the database
+    /// before its hash, under a lock on the name, so at most the limit (5) are evaluated across both.
+    @Test func aBurstAcrossTwoInstancesEvaluatesAtMostTheLimit() async throws {
+        try await PostgresServerTests.withTwoInstances { first, second in
+            var serverA = TestServer(library: first)
+            serverA.configuration.accounts = true
+            serverA.configuration.passwordHasher = .forTesting
+            var serverB = TestServer(library: second)
+            serverB.configuration = serverA.configuration
+            _ = try await first.store.createUser(name: "anna", passwordHash: try PasswordHasher.forTesting.hash(TestServer.password(of: "anna")))
+            let other = serverB
+            let statuses = try await serverA.run(live: true) { clientA in
+                try await other.run(live: true) { clientB in
+                    try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                        for index in 0..<40 {
+                            group.addTask {
+                                let client = index % 2 == 0 ? clientA : clientB
+                                return try await client.post("/api/login", json: #"{"name":"anna","password":"guess \#(index)"}"#).status
+                            }
+                        }
+                        var statuses: [HTTPResponse.Status] = []
+                        for try await status in group { statuses.append(status) }
+                        return statuses
+                    }
+                }
+            }
+            #expect(statuses.filter { $0 == .unauthorized }.count <= 5)
+            #expect(statuses.filter { $0 == .unauthorized || $0 == .tooManyRequests }.count == 40)
+        }
+    }
+
     enum CounterKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case memory
         case postgres
         var testDescription: String { rawValue }
     }
 
-    /// The same rule in memory and in the database, with waits worked out by hand: a key is locked while it has
-    /// its limit of failures in the window, until the limit-th newest leaves it. On PostgreSQL the failures go
-    /// alternately through two instances' counters, and expired rows are removed as new failures come.
+    /// The same rule in memory and in the database, with waits worked out by hand: an address that failed for a
+    /// name waits while the name has its limit of failures in the window (until the limit-th newest leaves it), a
+    /// clean address may still try, a success takes its count back, an address with its own limit waits for any
+    /// name. On PostgreSQL the attempts go alternately through two instances' counters, and expired rows are
+    /// removed as new attempts come.
     @Test(arguments: CounterKind.allCases)
     func theLoginLimitCountsInAWindow(kind: CounterKind) async throws {
         let limits = LoginLimits(failuresPerName: 5, failuresPerAddress: 20, windowSeconds: 900)
@@ -115,24 +148,25 @@ import Testing
             func at(_ seconds: Double) -> Date { t0.addingTimeInterval(seconds) }
             func counter(_ index: Int) -> any LoginFailureCounter { counters[index % counters.count] }
             // Five failures for anna, at 0, 10, … 40 s, from five addresses.
-            for index in 0..<5 { try await counter(index).recordFailure(name: "anna", address: "10.0.0.\(index + 1)", now: at(Double(index) * 10)) }
-            // The fifth newest is at 0 s: locked until 900 s.
-            #expect(try await counter(1).retryAfter(name: "Anna", address: "10.0.0.9", now: at(100)) == 800)
-            #expect(try await counter(0).retryAfter(name: "anna", address: nil, now: at(899.5)) == 1)
-            #expect(try await counter(0).retryAfter(name: "anna", address: nil, now: at(900)) == nil)
-            #expect(try await counter(1).retryAfter(name: "bob", address: "10.0.0.9", now: at(100)) == nil)
-            // A sixth at 50 s: the fifth newest is now the one at 10 s.
-            try await counter(1).recordFailure(name: "ANNA", address: "10.0.0.1", now: at(50))
-            #expect(try await counter(0).retryAfter(name: "anna", address: nil, now: at(100)) == 810)
-            #expect(try await counter(0).retryAfter(name: "anna", address: nil, now: at(910)) == nil)
+            for index in 0..<5 {
+                #expect(try await counter(index).reserve(name: "anna", address: "10.0.0.\(index + 1)", now: at(Double(index) * 10)) == nil)
+            }
+            // An address that failed: the fifth newest is at 0 s, so it waits until 900 s. Without an address, alike.
+            #expect(try await counter(1).reserve(name: "Anna", address: "10.0.0.1", now: at(100)) == 800)
+            #expect(try await counter(0).reserve(name: "anna", address: nil, now: at(899.5)) == 1)
+            // A clean address may try: counted, a sixth failure at 100 s; the fifth newest is now the one at 10 s.
+            #expect(try await counter(1).reserve(name: "anna", address: "10.0.0.9", now: at(100)) == nil)
+            #expect(try await counter(0).reserve(name: "anna", address: "10.0.0.1", now: at(100)) == 810)
+            // That attempt succeeded: its count is taken back.
+            try await counter(1).settle(name: "ANNA", address: "10.0.0.9", reservedAt: at(100), outcome: .succeeded)
+            #expect(try await counter(0).reserve(name: "anna", address: "10.0.0.1", now: at(100)) == 800)
+            #expect(try await counter(1).reserve(name: "bob", address: "10.0.0.9", now: at(100)) == nil)
             // Twenty from one address, whatever the names, lock the address (for any name) but not another address.
-            for index in 0..<18 { try await counter(index).recordFailure(name: "user\(index)", address: "10.0.0.1", now: at(60)) }
-            #expect(try await counter(0).retryAfter(name: "carol", address: "10.0.0.1", now: at(100)) == 800)
-            #expect(try await counter(1).retryAfter(name: "carol", address: "10.0.0.2", now: at(100)) == nil)
-            // A success clears the name (any case), not the address.
-            try await counter(1).clearFailures(name: "Anna")
-            #expect(try await counter(0).retryAfter(name: "anna", address: "10.0.0.3", now: at(100)) == nil)
-            #expect(try await counter(0).retryAfter(name: "anna", address: "10.0.0.1", now: at(100)) == 800)
+            for index in 0..<19 {
+                #expect(try await counter(index).reserve(name: "user\(index)", address: "10.0.0.1", now: at(60)) == nil)
+            }
+            #expect(try await counter(0).reserve(name: "carol", address: "10.0.0.1", now: at(100)) == 800)
+            #expect(try await counter(1).reserve(name: "carol", address: "10.0.0.2", now: at(100)) == nil)
         }
         switch kind {
         case .memory:
@@ -143,12 +177,12 @@ import Testing
                 let a = try #require(first.store as? PostgresRideStore)
                 let b = try #require(second.store as? PostgresRideStore)
                 try await check([a.loginFailureCounter(limits: limits), b.loginFailureCounter(limits: limits)])
-                // 2 rows per failure (name, address), less anna's 6 name rows that her success removed; a failure an
-                // hour later removes every expired one (fewer than the 100 a call may remove) and adds its own two.
-                #expect(try await a.loginFailureRowCount() == 2 * (5 + 1 + 18) - 6)
-                try await a.loginFailureCounter(limits: limits).recordFailure(
-                    name: "dave", address: "10.0.0.7", now: Date(timeIntervalSince1970: 1_700_003_600))
-                #expect(try await a.loginFailureRowCount() == 2)
+                // 3 rows per attempt counted (name, address, the pair), less the three the success took back; an
+                // attempt an hour later removes every expired one (fewer than the 100 a call may remove) and adds its own.
+                #expect(try await a.loginFailureRowCount() == 3 * (5 + 1 + 1 + 19 + 1) - 3)
+                #expect(try await a.loginFailureCounter(limits: limits).reserve(
+                    name: "dave", address: "10.0.0.7", now: Date(timeIntervalSince1970: 1_700_003_600)) == nil)
+                #expect(try await a.loginFailureRowCount() == 3)
             }
         }
     }

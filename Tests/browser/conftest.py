@@ -16,7 +16,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import Error as PlaywrightError, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = Path(__file__).resolve().parent / 'screenshots'
@@ -137,6 +137,25 @@ def context_without_leaflet(browser, server_without_leaflet, viewport):
     context.viewport_name = viewport
     yield context
     context.close()
+
+
+def wait_until(page, expression, timeout=30000):
+    """Waits until `expression` (JavaScript, an expression or a function) is truthy in the page.
+
+    Playwright's `wait_for_function` evaluates its predicate with `eval` inside the page, which the app's
+    Content-Security-Policy (`script-src 'self'`, no 'unsafe-eval') refuses; `page.evaluate` goes through the
+    browser's debugging protocol, which the policy does not govern. So the tests run the app under its real policy."""
+    deadline = time.monotonic() + timeout / 1000
+    while True:
+        try:
+            if page.evaluate(expression):
+                return
+            failure = None
+        except PlaywrightError as error:  # e.g. an element not there yet; the last one is reported
+            failure = error
+        if time.monotonic() > deadline:
+            raise TimeoutError(f'not true within {timeout} ms: {expression}') from failure
+        page.wait_for_timeout(50)
 
 
 def shot(page, name):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from conftest import ROOT, VIEWPORTS, shot, start_server, stop_server
+from conftest import ROOT, VIEWPORTS, shot, start_server, stop_server, wait_until
 
 PASSWORD = 'correct horse battery'
 
@@ -81,7 +81,7 @@ def test_login_device_live_positions_and_logout(browser, accounts_server, viewpo
         assert curl_owntracks(base, token, 46.5197, 6.6323, now - 30, 81) == '[]'
         device = page.locator('.live-device')
         device.filter(has_text='Battery: 81 %').wait_for(timeout=3000)
-        page.wait_for_function("document.getElementById('live-status').textContent.startsWith('Connected')", timeout=3000)
+        wait_until(page, "document.getElementById('live-status').textContent.startsWith('Connected')", timeout=3000)
         started = time.monotonic()
         assert curl_owntracks(base, token, 46.5210, 6.6340, now, 80) == '[]'
         device.filter(has_text='46.52100, 6.63400').wait_for(timeout=3000)
@@ -113,7 +113,7 @@ def test_login_device_live_positions_and_logout(browser, accounts_server, viewpo
         # the app's addresses from its cache): it once answered the login page with the app, whose 401 sent it
         # back to the login page, forever.
         page.goto('/#/settings')
-        page.wait_for_function('navigator.serviceWorker && navigator.serviceWorker.controller !== null', timeout=10000)
+        wait_until(page, 'navigator.serviceWorker && navigator.serviceWorker.controller !== null', timeout=10000)
         page.get_by_role('button', name='Log out').click()
         page.wait_for_url('**/login.html*')
         expect(page.get_by_role('heading', name='Log in')).to_be_visible()

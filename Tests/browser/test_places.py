@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import START, VIEWPORTS, api_get, offset, shot, start_server, stop_server
+from conftest import START, VIEWPORTS, api_get, offset, shot, start_server, stop_server, wait_until
 from test_tracks_and_settings import Finger, touch_drag
 
 NOMINATIM = Path(__file__).resolve().parents[1] / 'nominatim'  # recorded answers of nominatim.org (jsonv2)
@@ -81,7 +81,7 @@ def test_a_pin_placed_on_the_map_gets_notes_and_a_photo_and_its_share_link_shows
     page.fill('#place-new-address', '1 Infinite Loop')
     page.fill('#place-new-label', f'Errands {uuid.uuid4().hex[:4]}')
     page.click('#place-new button[type="submit"]')
-    page.wait_for_function('location.hash.startsWith("#/places/")')
+    wait_until(page, 'location.hash.startsWith("#/places/")')
     place_id = page.evaluate('decodeURIComponent(location.hash.split("/")[2])')
     page.wait_for_selector(f'#place-heading:text("{name}")')
 
@@ -102,7 +102,7 @@ def test_a_pin_placed_on_the_map_gets_notes_and_a_photo_and_its_share_link_shows
         files=[{'name': 'dot.png', 'mimeType': 'image/png', 'buffer': png(2, 3)}])
     thumbnail = page.locator('.note-photos img').first
     thumbnail.wait_for()
-    page.wait_for_function('document.querySelector(".note-photos img").naturalWidth > 0')
+    wait_until(page, 'document.querySelector(".note-photos img").naturalWidth > 0')
     assert page.evaluate('[document.querySelector(".note-photos img").naturalWidth, document.querySelector(".note-photos img").naturalHeight]') == [2, 3]
     stored = api_get(server, f'/api/places/{place_id}')
     assert [note['body'] for note in stored['notes']] == ['Open 9 to 5', 'Ask for the inner tubes']
@@ -149,18 +149,18 @@ def test_the_list_sorts_by_distance_name_and_date_filters_by_label_and_searches_
     page = context.new_page()
     open_places(page)
     page.type('#place-query', token, delay=20)  # as you type: no Enter
-    page.wait_for_function(f'document.querySelectorAll("#place-list li").length === 3 && [...document.querySelectorAll("#place-list strong")].every((e) => e.textContent.startsWith("{token}"))')
+    wait_until(page, f'document.querySelectorAll("#place-list li").length === 3 && [...document.querySelectorAll("#place-list strong")].every((e) => e.textContent.startsWith("{token}"))')
     assert row_names(page) == [f'{token} Bakery', f'{token} Cafe', f'{token} Apothecary']  # 100 m, 300 m, 1 km
     shot(page, 'places-list')
     page.select_option('#place-sort', 'name')
-    page.wait_for_function(f'document.querySelector("#place-list strong").textContent === "{token} Apothecary"')
+    wait_until(page, f'document.querySelector("#place-list strong").textContent === "{token} Apothecary"')
     assert row_names(page) == [f'{token} Apothecary', f'{token} Bakery', f'{token} Cafe']
     page.select_option('#place-sort', 'created')
-    page.wait_for_function(f'document.querySelector("#place-list strong").textContent === "{token} Cafe"')
+    wait_until(page, f'document.querySelector("#place-list strong").textContent === "{token} Cafe"')
     assert row_names(page) == [f'{token} Cafe', f'{token} Apothecary', f'{token} Bakery']  # newest first
     page.select_option('#place-sort', 'distance')
     page.select_option('#place-label', label['id'])
-    page.wait_for_function('document.querySelectorAll("#place-list li").length === 2')
+    wait_until(page, 'document.querySelectorAll("#place-list li").length === 2')
     assert row_names(page) == [f'{token} Bakery', f'{token} Apothecary']
     page.click('#place-list li a >> nth=0')
     page.wait_for_selector(f'#place-heading:text("{token} Bakery")')
@@ -175,7 +175,7 @@ def test_delete_is_sent_at_once_and_undo_restores_the_place_through_the_server(c
     open_places(page)
     page.fill('#place-query', token)
     row = page.locator('#place-list li').first
-    page.wait_for_function('document.querySelectorAll("#place-list li").length === 1')
+    wait_until(page, 'document.querySelectorAll("#place-list li").length === 1')
 
     def delete():
         if context.viewport_name == 'phone':
@@ -191,7 +191,7 @@ def test_delete_is_sent_at_once_and_undo_restores_the_place_through_the_server(c
     delete()
     assert status_of(server, f'/api/places/{place["id"]}') == 404  # deleted on the server at once
     page.click('#place-undo-button')
-    page.wait_for_function('document.querySelectorAll("#place-list li").length === 1')
+    wait_until(page, 'document.querySelectorAll("#place-list li").length === 1')
     restored = api_get(server, f'/api/places/{place["id"]}')  # brought back by the server, notes and all
     assert restored['name'] == f'{token} Bench' and [note['body'] for note in restored['notes']] == ['In the shade after 3']
     assert page.inner_text('#places-message') == f'Restored {token} Bench.'
@@ -212,7 +212,7 @@ def test_tapping_a_pin_opens_its_details_and_its_page_deletes_it_with_undo(conte
     place = api_send(server, 'POST', '/api/places', {'name': f'{token} Kiosk', 'latitude': latitude, 'longitude': longitude})
     page = context.new_page()
     open_places(page)
-    page.wait_for_function('document.querySelectorAll("#places-map path.place-pin").length > 0')
+    wait_until(page, 'document.querySelectorAll("#places-map path.place-pin").length > 0')
     box = page.locator('#places-map').bounding_box()
     metres_per_px = 40075016.686 * math.cos(math.radians(START[0])) / 2 ** 23  # zoom 15
     at = (box['x'] + box['width'] / 2 + east / metres_per_px, box['y'] + box['height'] / 2 - north / metres_per_px)
@@ -223,17 +223,17 @@ def test_tapping_a_pin_opens_its_details_and_its_page_deletes_it_with_undo(conte
         page.touchscreen.tap(*at)
     else:
         page.mouse.click(*at)
-    page.wait_for_function(f'location.hash === "#/places/{place["id"]}"')
+    wait_until(page, f'location.hash === "#/places/{place["id"]}"')
     page.wait_for_selector(f'#place-heading:text("{token} Kiosk")')
     assert page.input_value('#place-name') == f'{token} Kiosk'
     assert page.inner_text('#place-coordinates') == f'{latitude:.6f}, {longitude:.6f}'
     shot(page, 'place-from-pin')
 
     page.click('#place-delete')
-    page.wait_for_function('location.hash === "#/places"')
+    wait_until(page, 'location.hash === "#/places"')
     page.wait_for_selector('#place-undo-bar:not([hidden])')
     assert page.inner_text('#place-undo-text') == f'Deleted {token} Kiosk.'
-    page.wait_for_function(f'![...document.querySelectorAll("#place-list strong")].some((e) => e.textContent === "{token} Kiosk")')
+    wait_until(page, f'![...document.querySelectorAll("#place-list strong")].some((e) => e.textContent === "{token} Kiosk")')
     assert status_of(server, f'/api/places/{place["id"]}') == 404
     page.click('#place-undo-button')
     page.wait_for_selector(f'#place-list strong:text("{token} Kiosk")')
@@ -271,7 +271,7 @@ def test_photo_thumbnails_are_the_exif_one_or_one_the_browser_made_and_the_share
         {'name': 'camera.jpg', 'mimeType': 'image/jpeg', 'buffer': photo},
         {'name': 'screen.png', 'mimeType': 'image/png', 'buffer': picture},
     ])
-    page.wait_for_function('document.querySelectorAll(".note-photos img").length === 2 && [...document.querySelectorAll(".note-photos img")].every((i) => i.complete && i.naturalWidth > 0)')
+    wait_until(page, 'document.querySelectorAll(".note-photos img").length === 2 && [...document.querySelectorAll(".note-photos img")].every((i) => i.complete && i.naturalWidth > 0)')
     sizes = page.evaluate('[...document.querySelectorAll(".note-photos img")].map((i) => [i.naturalWidth, i.naturalHeight])')
     # The JPEG's own 16×12 EXIF thumbnail; for the PNG, the browser's 256 px one (600×400 → 256×171).
     assert sizes == [[16, 12], [256, 171]]
@@ -281,7 +281,7 @@ def test_photo_thumbnails_are_the_exif_one_or_one_the_browser_made_and_the_share
     shot(page, 'place-thumbnails')
     page.locator('.note-photos button').first.click()
     page.wait_for_selector('#photo-dialog[open]')
-    page.wait_for_function('document.getElementById("photo-large").naturalWidth === 640')
+    wait_until(page, 'document.getElementById("photo-large").naturalWidth === 640')
     page.click('#photo-dialog button')
 
     link = server + api_send(server, 'POST', f'/api/places/{place["id"]}/share')['url']
@@ -289,7 +289,7 @@ def test_photo_thumbnails_are_the_exif_one_or_one_the_browser_made_and_the_share
     try:
         share = stranger.new_page()
         share.goto(link)
-        share.wait_for_function('document.querySelectorAll(".photos img").length === 2 && [...document.querySelectorAll(".photos img")].every((i) => i.complete && i.naturalWidth > 0)')
+        wait_until(share, 'document.querySelectorAll(".photos img").length === 2 && [...document.querySelectorAll(".photos img")].every((i) => i.complete && i.naturalWidth > 0)')
         assert share.evaluate('[...document.querySelectorAll(".photos img")].map((i) => i.naturalWidth)') == [16, 256]
     finally:
         stranger.close()
@@ -301,7 +301,7 @@ def test_offline_the_last_list_is_shown_and_a_change_says_it_was_not_saved(conte
     page = context.new_page()
     open_places(page)
     page.fill('#place-query', token)
-    page.wait_for_function('document.querySelectorAll("#place-list li").length === 3')
+    wait_until(page, 'document.querySelectorAll("#place-list li").length === 3')
     context.set_offline(True)
     try:
         page.select_option('#place-sort', 'name')
@@ -412,7 +412,7 @@ def test_address_search_moves_the_map_and_a_new_pin_gets_its_address_from_the_ge
     assert math.hypot(draft[0] - centre[0], draft[1] - centre[1]) < 2  # the map went there: the draft pin is at its centre
     page.fill('#place-new-name', f'Apple Park {uuid.uuid4().hex[:4]}')
     page.click('#place-new button[type="submit"]')
-    page.wait_for_function('location.hash.startsWith("#/places/")')
+    wait_until(page, 'location.hash.startsWith("#/places/")')
     place_id = page.evaluate('decodeURIComponent(location.hash.split("/")[2])')
     stored = api_get(geocoded_server, f'/api/places/{place_id}')
     assert (stored['latitude'], stored['longitude']) == (37.3348586, -122.0090486)
@@ -423,7 +423,7 @@ def test_address_search_moves_the_map_and_a_new_pin_gets_its_address_from_the_ge
     page.evaluate('window.scrollTo(0, 0)')
     page.click('#place-add')
     page.wait_for_selector('#place-new:not([hidden])')
-    page.wait_for_function('document.getElementById("place-new-address").value !== ""')
+    wait_until(page, 'document.getElementById("place-new-address").value !== ""')
     assert page.input_value('#place-new-address') == 'South De Anza Boulevard, Cupertino, Santa Clara County, California, 95014, United States'
     searches = [query for path, query, _ in StandInNominatim.seen if path == '/search']
     reverses = [query for path, query, _ in StandInNominatim.seen if path == '/reverse']

@@ -5,7 +5,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from conftest import START, VIEWPORTS, api_get, l_shaped_path, shot
+from conftest import START, VIEWPORTS, api_get, l_shaped_path, shot, wait_until
 
 OUTBOX_SIZE = """() => new Promise((resolve, reject) => {
   const open = indexedDB.open('bikeride');
@@ -323,7 +323,7 @@ def test_the_simulated_ride_records_without_a_gps(context):
     page.wait_for_selector('body[data-ready="true"]')
     page.wait_for_selector('path.me-dot')
     start_ride(page)
-    page.wait_for_function("() => Number(document.getElementById('record-map').dataset.pathPoints || 0) >= 4", timeout=15000)
+    wait_until(page, "() => Number(document.getElementById('record-map').dataset.pathPoints || 0) >= 4", timeout=15000)
     assert distance_meters(page) > 20
     shot(page, 'simulated-ride')
 
@@ -332,7 +332,7 @@ def test_an_offline_reload_mid_ride_opens_from_the_cache_and_loses_nothing(conte
     page = context.new_page()
     open_record(page)
     # The service worker keeps the app shell once it controls the page.
-    page.wait_for_function("() => navigator.serviceWorker && navigator.serviceWorker.controller !== null", timeout=15000)
+    wait_until(page, "() => navigator.serviceWorker && navigator.serviceWorker.controller !== null", timeout=15000)
     start_ride(page)
     path = l_shaped_path(200, 100, 10)  # 300 m
     ride(context, page, path[:8])

@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from conftest import START, VIEWPORTS, api_get, l_shaped_path, offset, shot
+from conftest import START, VIEWPORTS, api_get, l_shaped_path, offset, shot, wait_until
 from test_record import CURRENT, OUTBOX_SIZE, _poll_outbox_empty, distance_meters, open_record, ride, start_ride, stop_and_save
 
 # navigator.wakeLock stubbed before the page's scripts: it records each request and release, and the page's
@@ -404,7 +404,7 @@ def test_the_screen_is_kept_on_while_recording(context, server):
     open_record(page)
     assert page.evaluate('window.__wakeLock.requests') == []
     start_ride(page)
-    page.wait_for_function("window.__wakeLock.requests.length === 1")
+    wait_until(page, "window.__wakeLock.requests.length === 1")
     assert page.evaluate('window.__wakeLock.requests') == ['screen']
     expect(page.locator('#record-warning')).to_be_hidden()
     # Hidden, the browser releases the lock; visible again, it is asked for again.
@@ -415,7 +415,7 @@ def test_the_screen_is_kept_on_while_recording(context, server):
     }""")
     page.wait_for_timeout(200)
     page.evaluate("() => { window.__visibility = 'visible'; document.dispatchEvent(new Event('visibilitychange')); }")
-    page.wait_for_function("window.__wakeLock.requests.length === 2")
+    wait_until(page, "window.__wakeLock.requests.length === 2")
     ride(context, page, l_shaped_path(30, 0, 10))
     _poll_outbox_empty(page, 15000)
     stop_and_save(page)

@@ -4,7 +4,7 @@ import re
 
 from playwright.sync_api import expect
 
-from conftest import shot
+from conftest import shot, wait_until
 from test_record import distance_meters, start_ride
 from test_route import upload_route
 
@@ -18,10 +18,10 @@ def test_a_saved_track_can_be_ridden_without_a_gps(context, server):
     expect(link).to_have_attribute('href', re.compile(rf'simulate=\d+&track={track_id}'))
     link.click()
     page.wait_for_selector('body[data-ready="true"]')
-    page.wait_for_function("() => location.hash.includes('simulate=')")
+    wait_until(page, "() => location.hash.includes('simulate=')")
     page.wait_for_selector('path.me-dot')
     start_ride(page)
-    page.wait_for_function("() => Number(document.getElementById('record-map').dataset.pathPoints || 0) >= 4", timeout=15000)
+    wait_until(page, "() => Number(document.getElementById('record-map').dataset.pathPoints || 0) >= 4", timeout=15000)
     # 18 km/h from the route's start: 5 m a second along its first leg (the emulated GPS stands still).
     assert distance_meters(page) > 10
     shot(page, 'simulated-track')

@@ -21,7 +21,7 @@ export class LiveView {
     const data = await api.liveDevices();
     if (await loadLeaflet() && !this.map) {
       this.map = L.map($('live-map'));
-      L.tileLayer(this.config.standard.url, { attribution: this.config.standard.attribution, maxZoom: 19 }).addTo(this.map);
+      L.tileLayer(this.config.standard.url, { attribution: escapeHTML(this.config.standard.attribution || ''), maxZoom: 19 }).addTo(this.map);
       this.map.setView([0, 0], 2);
     }
     for (const device of data.devices) {
@@ -70,7 +70,7 @@ export class LiveView {
     else entry.polyline.setLatLngs(entry.line);
     if (!entry.marker) {
       entry.marker = L.circleMarker(position, { radius: 8, color: '#fff', weight: 2, fillColor: entry.colour, fillOpacity: 1 })
-        .bindTooltip(entry.name).addTo(this.map);
+        .bindTooltip(escapeHTML(entry.name)).addTo(this.map);
     } else {
       entry.marker.setLatLng(position);
     }

@@ -3,10 +3,17 @@
 const form = document.getElementById('login-form');
 const message = document.getElementById('login-message');
 
-function destination() {
-  const next = new URLSearchParams(location.search).get('next') || '/';
-  // Only a path on this site: never an address elsewhere ("//evil.example", "https:…").
-  return next.startsWith('/') && !next.startsWith('//') ? next : '/';
+/**
+ * Where to go after the login: `next` read as the browser will read it (a backslash is a slash, tabs and newlines
+ * are dropped), and kept only when it stays on this site: "/\\evil.example/" and "/%09/evil.example" are
+ * "//evil.example" to the browser, another site.
+ */
+export function destination(next = new URLSearchParams(location.search).get('next'), origin = location.origin) {
+  if (!next || !next.startsWith('/')) return '/';
+  let url;
+  try { url = new URL(next, origin); } catch { return '/'; }
+  if (url.origin !== origin) return '/';
+  return url.pathname + url.search + url.hash;
 }
 
 form.addEventListener('submit', async (event) => {

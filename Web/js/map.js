@@ -85,7 +85,7 @@ export class RideMap {
 
   makeLayers(config) {
     const layer = (source, options = {}) => L.tileLayer(source.url, {
-      attribution: source.attribution, maxZoom: 20, maxNativeZoom: source.maxZoom || 19, crossOrigin: true, ...options,
+      attribution: escapeHTML(source.attribution || ''), maxZoom: 20, maxNativeZoom: source.maxZoom || 19, crossOrigin: true, ...options,
     });
     const layers = {
       offline: null,
@@ -97,7 +97,7 @@ export class RideMap {
       // The server's own tiles lie under every map type: where the online layer cannot load (no network), they show.
       const offline = config.offlineTiles;
       layers.offline = L.tileLayer(offline.url, {
-        attribution: offline.attribution, minZoom: 0, maxZoom: 20, maxNativeZoom: offline.maxZoom, minNativeZoom: offline.minZoom,
+        attribution: escapeHTML(offline.attribution || ''), minZoom: 0, maxZoom: 20, maxNativeZoom: offline.maxZoom, minNativeZoom: offline.minZoom,
         zIndex: 1, className: 'layer-offline',
       }).addTo(this.map);
     }
@@ -588,7 +588,7 @@ export function drawTrackMap(element, config, segments) {
   if (config.offlineTiles) {
     L.tileLayer(config.offlineTiles.url, { maxZoom: 20, maxNativeZoom: config.offlineTiles.maxZoom, zIndex: 1 }).addTo(map);
   }
-  L.tileLayer(config.standard.url, { attribution: config.standard.attribution, maxZoom: 19, zIndex: 2 }).addTo(map);
+  L.tileLayer(config.standard.url, { attribution: escapeHTML(config.standard.attribution || ''), maxZoom: 19, zIndex: 2 }).addTo(map);
   void base;
   const lines = segments.filter((points) => points.length).map((points) => L.polyline(points, TRACK_STYLE).addTo(map));
   map.trackLines = lines;

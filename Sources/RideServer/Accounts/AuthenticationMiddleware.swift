@@ -13,31 +13,44 @@ import RideStore
 ///
 /// **CSRF.** A state-changing request (not GET, HEAD or OPTIONS) authenticated by the cookie must come from
 /// this origin: its `Origin` header, which browsers send with every cross-site and same-site POST, PUT,
-/// PATCH and DELETE (fetch included), must name this host; without `Origin`, `Sec-Fetch-Site` must be
+/// PATCH and DELETE (fetch included), must be this server's origin — the same scheme (the client's, through a
+/// trusted proxy), host and port as the request, or `--public-url`'s; without `Origin`, `Sec-Fetch-Site` must be
 /// `same-origin`; with neither (not a modern browser) it is refused. With the cookie's `SameSite=Lax`
 /// (not sent on cross-site subrequests at all) this needs no token in the pages and no change to the web
 /// app's requests; it is OWASP's "verifying origin with standard headers" defence plus SameSite.
+///
+/// With accounts off there is no cookie, and being on 127.0.0.1 is the only credential: any web page the user
+/// opens could post to the server. The same rule applies to every change, except that a request with neither
+/// header is let through: it was not sent by a browser (the command line, a phone app, a script), and a browser
+/// always sends `Origin` or `Sec-Fetch-Site` with a change.
 struct AuthenticationMiddleware<Context: UserRequestContext>: RouterMiddleware {
     let sessions: SessionAuthority
     /// The user every request acts for when accounts are off.
     let localUserID: UserID
     let accountsRequired: Bool
+    /// `--public-url`'s origin (`https://rides.example.org`), which may send changes too.
+    var publicOrigin: String? = nil
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         guard accountsRequired else {
+            if !Self.isSafe(request.method) {
+                try Self.checkOrigin(request, scheme: context.clientScheme, publicOrigin: publicOrigin, browserOnly: true)
+            }
             context.userID = localUserID
             return try await next(request, context)
         }
         let path = request.uri.path
         if let user = try await sessions.user(of: request) {
-            if !Self.isSafe(request.method) { try Self.checkOrigin(request) }
+            if !Self.isSafe(request.method) { try Self.checkOrigin(request, scheme: context.clientScheme, publicOrigin: publicOrigin) }
             context.userID = user
             return try await next(request, context)
         }
         if Self.isPublic(path) {
             // Login CSRF: another site must not log a browser in to an account of its choosing.
-            if (path == "/api/login" || path == "/api/logout"), request.headers[.origin] != nil { try Self.checkOrigin(request) }
+            if (path == "/api/login" || path == "/api/logout"), request.headers[.origin] != nil {
+                try Self.checkOrigin(request, scheme: context.clientScheme, publicOrigin: publicOrigin)
+            }
             return try await next(request, context)
         }
         if path.hasPrefix("/api/") || path == "/metrics" || path.hasPrefix("/tiles/") { throw APIError.unauthorized }
@@ -61,18 +74,20 @@ struct AuthenticationMiddleware<Context: UserRequestContext>: RouterMiddleware {
             || path == "/manifest.webmanifest" || path == "/sw.js" || path == "/favicon.ico"
     }
 
-    /// Refuses a cookie-authenticated state change that another site could have made (see the type's notes).
-    static func checkOrigin(_ request: Request) throws {
-        let host = request.head.authority
+    /// Refuses a state change that another site could have made (see the type's notes). `browserOnly`: a request
+    /// with neither `Origin` nor `Sec-Fetch-Site` passes (accounts off: no browser sent it).
+    static func checkOrigin(_ request: Request, scheme: String, publicOrigin: String?, browserOnly: Bool = false) throws {
         if let origin = request.headers[.origin] {
-            guard let host, let url = URL(string: origin), let originHost = url.host(percentEncoded: false) else { throw forbidden }
-            let originAuthority = url.port.map { "\(originHost):\($0)" } ?? originHost
-            // The scheme is not compared: behind a TLS-terminating proxy the browser's https is our http.
-            guard originAuthority.lowercased() == host.lowercased() || (url.port == nil && host.lowercased().hasPrefix(originHost.lowercased() + ":"))
-            else { throw forbidden }
+            guard let origin = ServerConfiguration.origin(of: origin) else { throw forbidden }
+            let own = request.head.authority.flatMap { ServerConfiguration.origin(of: "\(scheme)://\($0)") }
+            guard origin == own || origin == publicOrigin else { throw forbidden }
             return
         }
-        guard request.headers[.secFetchSite] == "same-origin" else { throw forbidden }
+        if let site = request.headers[.secFetchSite] {
+            guard site == "same-origin" else { throw forbidden }
+            return
+        }
+        guard browserOnly else { throw forbidden }
     }
 
     static var forbidden: APIError {

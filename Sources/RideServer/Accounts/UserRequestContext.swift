@@ -8,8 +8,11 @@ import RideStore
 public protocol UserRequestContext: RequestContext {
     /// The user the request acts for; nil before `AuthenticationMiddleware` ran, or on a public route.
     var userID: UserID? { get set }
-    /// The peer's IP address, when known.
-    var remoteIPAddress: String? { get }
+    /// The client's IP address, when known: the peer's, or the one a trusted proxy forwarded for
+    /// (`RequestGuardMiddleware`).
+    var remoteIPAddress: String? { get set }
+    /// The scheme the client used: `https` with TLS here or at a trusted proxy, else `http`.
+    var clientScheme: String { get set }
 }
 
 extension UserRequestContext {

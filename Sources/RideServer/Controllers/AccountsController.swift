@@ -6,9 +6,10 @@ import RideStore
 /// `GET /api/session` says who is logged in (and whether accounts are on), for the web app.
 ///
 /// A wrong name and a wrong password answer alike (401 `invalid_login`), and take the same time: an unknown
-/// name costs one hash too. Failed attempts are limited per name and per IP (429 with
-/// `Retry-After`), counted by `limiter`: in memory, or in the database that several instances share. Hashing
-/// runs on `PasswordWork`, off the event loop.
+/// name costs one hash too. Attempts are limited per name and address, per address and per name (429 with
+/// `Retry-After`; `LoginLimits` says how), counted by `limiter` before the hash and settled after: in memory, or in
+/// the database that several instances share. Hashing runs on `PasswordWork`, off the event loop, with a bounded
+/// queue: past it a login answers 429 at once.
 struct AccountsController<Context: UserRequestContext>: Sendable {
     let store: any RideStore
     let sessions: SessionAuthority
@@ -57,33 +58,48 @@ struct AccountsController<Context: UserRequestContext>: Sendable {
         guard !name.isEmpty, name.count <= 100, body.password.utf8.count <= PasswordHasher.maximumPasswordBytes else {
             throw APIError(.unauthorized, code: "invalid_login", message: "wrong name or password")
         }
-        if let wait = try await limiter.retryAfter(name: name, address: context.remoteIPAddress, now: Date()) {
-            var error = APIError(.tooManyRequests, code: "too_many_attempts", message: "too many failed logins; try again in \(wait) seconds")
-            error.retryAfterSeconds = wait
+        // Counted before the hash (a burst is counted as it arrives), settled after: at most the limit is evaluated.
+        let address = context.remoteIPAddress
+        let reservedAt = Date()
+        if let wait = try await limiter.reserve(name: name, address: address, now: reservedAt) {
+            context.logger.notice("login refused: rate limit", metadata: ["name": "\(name.logSafe)", "address": "\(address ?? "?")"])
+            throw Self.tooManyAttempts(wait: wait, "too many failed logins; try again in \(wait) seconds")
+        }
+        let user: User?
+        let matches: Bool
+        do {
+            user = try await store.user(named: name)
+            let hash = user?.passwordHash
+            let password = body.password
+            let hasher = self.hasher
+            matches = try await work.run {
+                guard let hash else {
+                    _ = try? hasher.hash(password)
+                    return false
+                }
+                return PasswordHasher.verify(password, against: hash)
+            }
+        } catch {
+            // Not evaluated (the hashing queue is full, or the store failed): the attempt does not count.
+            try? await limiter.settle(name: name, address: address, reservedAt: reservedAt, outcome: .notEvaluated)
+            if error is PasswordWork.Busy { throw Self.tooManyAttempts(wait: 1, "too many logins are being checked at once; try again in a second") }
             throw error
         }
-        let user = try await store.user(named: name)
-        let hash = user?.passwordHash
-        let password = body.password
-        let hasher = self.hasher
-        let matches = try await work.run {
-            guard let hash else {
-                _ = try? hasher.hash(password)
-                return false
-            }
-            return PasswordHasher.verify(password, against: hash)
-        }
         guard let user, user.passwordHash != nil, matches else {
-            try await limiter.recordFailure(name: name, address: context.remoteIPAddress, now: Date())
-            context.logger.notice("login failed", metadata: ["name": "\(name.prefix(100))", "address": "\(context.remoteIPAddress ?? "?")"])
+            try await limiter.settle(name: name, address: address, reservedAt: reservedAt, outcome: .failed)
+            context.logger.notice("login failed", metadata: ["name": "\(name.logSafe)", "address": "\(address ?? "?")"])
             throw APIError(.unauthorized, code: "invalid_login", message: "wrong name or password")
         }
-        try await limiter.clearFailures(name: name)
+        try await limiter.settle(name: name, address: address, reservedAt: reservedAt, outcome: .succeeded)
         let cookie = try await sessions.start(for: user.id, request: request)
         var response = try SessionPayload(user: UserPayload(id: user.id.rawValue, name: user.name), accounts: accountsRequired)
             .response(from: request, context: context)
         response.setCookie(cookie)
         return response
+    }
+
+    static func tooManyAttempts(wait: Int, _ message: String) -> APIError {
+        APIError(.tooManyRequests, code: "too_many_attempts", message: message, retryAfterSeconds: wait)
     }
 
     func logout(_ request: Request, _ context: Context) async throws -> Response {

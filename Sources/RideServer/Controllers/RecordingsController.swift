@@ -127,12 +127,24 @@ struct RecordingsController<Context: UserRequestContext> {
 
 extension Request {
     /// Reads the body, at most `limit` bytes, as JSON. nil for an empty body when `allowEmpty`.
+    ///
+    /// A body must say it is JSON (`Content-Type: application/json`), else 415: a form or `text/plain` is what
+    /// another site's page can post without asking, and it is never the web app, the command line or a client.
     func decodeJSON<T: Decodable>(_ type: T.Type, limit: Int, allowEmpty: Bool = false) async throws -> T? {
         let buffer = try await body.collect(upTo: limit)
         if buffer.readableBytes == 0 {
             if allowEmpty { return nil }
             throw APIError.badRequest("bad_json", "the body is empty; it must be JSON")
         }
+        guard isJSON else {
+            throw APIError(.unsupportedMediaType, code: "unsupported_media_type", message: "send the body as JSON, with Content-Type: application/json")
+        }
         return try JSONDecoder().decode(T.self, from: buffer)
+    }
+
+    /// True when `Content-Type` is `application/json` (any parameters, any case).
+    var isJSON: Bool {
+        guard let type = headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
+        return type == "application/json"
     }
 }

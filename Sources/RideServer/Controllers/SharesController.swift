@@ -32,10 +32,22 @@ struct SharesController<Context: UserRequestContext>: Sendable {
               try await library.store.notes(placeID: link.placeID, userID: link.userID).contains(where: { $0.photos.contains { $0.id == id } })
         else { throw APIError.notFound("no photo with id \(text) behind this link") }
         if thumbnail, let small = try await library.store.photoThumbnail(id: id, userID: link.userID) {
-            return PhotosController<Context>.response(small, request: request, name: "photo-\(id.rawValue)-thumbnail", isThumbnailAddress: true)
+            return PhotosController<Context>.response(
+                try Self.withoutMetadata(small), request: request, name: "photo-\(id.rawValue)-thumbnail", isThumbnailAddress: true)
         }
         guard let photo = try await library.store.photo(id: id, userID: link.userID) else { throw APIError.notFound("no photo with id \(text)") }
-        return PhotosController<Context>.response(photo, request: request, name: "photo-\(id.rawValue)", isThumbnailAddress: true)  // revalidated: a revoked link serves nothing
+        // Revalidated: a revoked link serves nothing.
+        return PhotosController<Context>.response(try Self.withoutMetadata(photo), request: request, name: "photo-\(id.rawValue)", isThumbnailAddress: true)
+    }
+
+    /// The copy a link shows: a JPEG without its EXIF position, camera serial and other metadata (`JPEGMetadata`;
+    /// the owner keeps the original). A JPEG that cannot be read that far is not shown rather than shown whole.
+    static func withoutMetadata(_ photo: PhotoData) throws -> PhotoData {
+        guard photo.info.mediaType == "image/jpeg" else { return photo }
+        guard let bytes = JPEGMetadata.stripped(photo.bytes) else {
+            throw APIError.notFound("this photo cannot be shown without its metadata")
+        }
+        return PhotoData(info: photo.info, bytes: Data(bytes))
     }
 
     /// `POST /api/places/{id}/share` → 201 `{token, url}`; `url` is the page's path (`/share/{token}`), which

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOHTTP1
 import RideKit
 import RideStore
 
@@ -69,6 +70,10 @@ extension APIError {
                 let reason = (error as? HTTPError)?.body ?? error.status.reasonPhrase
                 self = APIError(error.status, code: error.status.code < 500 ? "bad_request" : "server_error", message: reason)
             }
+        case let error as HTTPParserError:
+            // The request itself is malformed (a Transfer-Encoding or a chunk that cannot be read, found while the
+            // body was being read): the client's fault, not the server's.
+            self = APIError(.badRequest, code: "bad_request", message: "the request is not valid HTTP/1.1 (\(error))")
         default:
             self = APIError(.internalServerError, code: "internal", message: "the server failed; the request may be retried")
         }

@@ -12,3 +12,12 @@ extension HTTPField.Name {
     /// Reloads a page after this many seconds (the live share page: no script needed).
     static let refresh = Self("Refresh")!
 }
+
+extension HTTPField.Name {
+    /// The client addresses a reverse proxy forwarded for (believed only from a trusted proxy).
+    static let xForwardedFor = Self("X-Forwarded-For")!
+    /// Which pages may link with what (`SecurityHeadersMiddleware`).
+    static let referrerPolicy = Self("Referrer-Policy")!
+    /// The old form of CSP's `frame-ancestors`.
+    static let xFrameOptions = Self("X-Frame-Options")!
+}

@@ -11,12 +11,18 @@ import ServiceLifecycle
 /// Without one, the stream starts after the newest fix. The stream ends after `maxSeconds` (default 300;
 /// browsers reconnect at once), with a comment line every 15 s to keep proxies from closing it; it also ends when the server shuts down.
 ///
+/// With accounts on, the stream asks again whether its session still names the user before it sends positions and
+/// at every keep-alive, and ends when it does not (a logout, a password change, an expired session): an open
+/// stream must not outlive the login it was opened with.
+///
 /// `GET /api/live/devices`: each device with its latest fix and today's line (`since`, default the last 24 h).
 struct LiveController<Context: UserRequestContext>: Sendable {
     let library: TrackLibrary
     let feed: LiveFeed
     /// How often a waiting view reads the store without being woken (`ServerConfiguration.livePollSeconds`).
     var pollSeconds: Double = 1
+    /// The sessions, when accounts are on (nil: the local user, no session to end).
+    var sessions: SessionAuthority? = nil
 
     func addRoutes(to router: Router<Context>) {
         router.get("api/live") { request, context in try await stream(request, context) }
@@ -47,6 +53,12 @@ struct LiveController<Context: UserRequestContext>: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         let first = start
+        let sessions = self.sessions
+        // Whether the request's session still names this user.
+        let stillLoggedIn: @Sendable () async -> Bool = {
+            guard let sessions else { return true }
+            return (try? await sessions.user(of: request)) == userID
+        }
         let body = ResponseBody { writer in
             var last = first
             let deadline = Date().addingTimeInterval(maxSeconds)
@@ -71,12 +83,15 @@ struct LiveController<Context: UserRequestContext>: Sendable {
                         woken = await feed.wait(userID, after: version, seconds: slice)
                         idleSeconds += Date().timeIntervalSince(waitStarted)
                         if idleSeconds >= 15 {
+                            guard await stillLoggedIn() else { break }
                             try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
                             idleSeconds = 0
                         }
                     }
+                    if idleSeconds >= 15 { break }  // the session ended at a keep-alive
                     continue
                 }
+                guard await stillLoggedIn() else { break }
                 idleSeconds = 0
                 var text = ""
                 for fix in fixes {

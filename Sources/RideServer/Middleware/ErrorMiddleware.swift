@@ -15,11 +15,11 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch {
             let apiError = APIError(from: error)
             if apiError.status.code >= 500 {
-                context.logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+                context.logger.error("request failed", metadata: ["error": "\(error)", "path": "\(LogRedaction.redacted(request.uri.path))"])
             } else {
                 context.logger.info(
                     "request refused",
-                    metadata: ["code": "\(apiError.code)", "status": "\(apiError.status.code)", "path": "\(request.uri.path)"])
+                    metadata: ["code": "\(apiError.code)", "status": "\(apiError.status.code)", "path": "\(LogRedaction.redacted(request.uri.path))"])
             }
             metrics.countRequest(method: request.method.rawValue, status: apiError.status.code)
             return Self.response(for: apiError)

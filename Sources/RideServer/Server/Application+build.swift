@@ -28,13 +28,26 @@ public func buildApplication(
     let liveFeed = LiveFeed()
     let router = buildRouter(
         configuration: configuration, library: library, tiles: tiles, metrics: metrics, liveFeed: liveFeed, logger: logger)
+    // Connections: capped in all and per address, and closed when idle or half-sent (DESIGN 4.8).
+    let descriptorLimit = ConnectionLimiter.descriptorLimit()
+    let maximumConnections = ConnectionLimiter.effectiveMaximum(configured: configuration.maximumConnections, descriptorLimit: descriptorLimit)
+    if maximumConnections < configuration.maximumConnections {
+        logger.notice("fewer connections than configured: the process may open few files", metadata: [
+            "maximum connections": "\(maximumConnections)", "open files limit": "\(descriptorLimit ?? 0)"])
+    }
+    let limiter = ConnectionLimiter(
+        maximum: maximumConnections, maximumPerAddress: configuration.maximumConnectionsPerAddress,
+        exempt: TrustedProxies(configuration.trustedProxies).addresses, logger: logger)
+    let http1 = HTTPServerBuilder.http1(configuration: .init(
+        additionalChannelHandlers: [limiter.handler()],
+        idleTimeout: .nanoseconds(Int64(configuration.idleTimeoutSeconds * 1_000_000_000))))
     let server: HTTPServerBuilder
     if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
         let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
         let tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
-        server = try .tls(.http1(), tlsConfiguration: tls)
+        server = try .tls(http1, tlsConfiguration: tls)
     } else {
-        server = .http1()
+        server = http1
     }
     var services: [any Service] = [
         IdleDeviceTracks(store: library.store, gapSeconds: configuration.deviceTrackGapSeconds, logger: logger)
@@ -65,15 +78,23 @@ public func buildRouter(
 ) -> Router<RideRequestContext> {
     let router = Router(context: RideRequestContext.self)
 
+    let leafletInstalled = FileManager.default.fileExists(atPath: configuration.leafletDirectory + "/leaflet.js")
+    // Security headers on every answer, errors included (so outside the error middleware).
+    router.add(middleware: SecurityHeadersMiddleware(
+        scriptOrigins: leafletInstalled ? [] : [ServerConfiguration.origin(of: configuration.leafletFallbackURL)].compactMap { $0 }))
     router.add(middleware: ErrorMiddleware(metrics: metrics))
-    router.add(middleware: LogRequestsMiddleware(.debug))
+    router.add(middleware: RequestLogMiddleware(level: .debug))
+    // Who sent it (through a trusted proxy) and whether its Host is one this server serves.
+    router.add(middleware: RequestGuardMiddleware(configuration: configuration))
     // Whose request it is, before anything (the web app's files too) is answered.
     let sessions = SessionAuthority(store: library.store, usesTLS: configuration.usesTLS)
-    router.add(middleware: AuthenticationMiddleware(sessions: sessions, localUserID: library.userID, accountsRequired: configuration.requiresAccounts))
+    router.add(middleware: AuthenticationMiddleware(
+        sessions: sessions, localUserID: library.userID, accountsRequired: configuration.requiresAccounts,
+        publicOrigin: configuration.publicURL.flatMap(ServerConfiguration.origin(of:))))
     // The web app and Leaflet: only for requests no route answered (FileMiddleware acts on 404).
     router.add(middleware: FileMiddleware(configuration.webRoot, cacheControl: .init([(MediaType(type: .any), [.noCache])]), searchForIndexHtml: true, logger: logger)
         .withAdditionalMediaType(.init(type: .application, subType: "manifest+json"), mappedToFileExtension: "webmanifest"))
-    if FileManager.default.fileExists(atPath: configuration.leafletDirectory + "/leaflet.js") {
+    if leafletInstalled {
         router.add(middleware: FileMiddleware(
             configuration.leafletDirectory, urlBasePath: "/vendor/leaflet", cacheControl: .init([(MediaType(type: .any), [.maxAge(86400)])]), logger: logger))
     } else {
@@ -111,7 +132,10 @@ public func buildRouter(
         store: library.store, feed: liveFeed, metrics: metrics, ownTracksSecret: configuration.ownTracksSecret,
         committer: IngestCommitter(store: library.store, gapSeconds: configuration.deviceTrackGapSeconds), tokens: deviceTokens
     ).addRoutes(to: router)
-    LiveController<RideRequestContext>(library: library, feed: liveFeed, pollSeconds: configuration.livePollSeconds).addRoutes(to: router)
+    LiveController<RideRequestContext>(
+        library: library, feed: liveFeed, pollSeconds: configuration.livePollSeconds,
+        sessions: configuration.requiresAccounts ? sessions : nil
+    ).addRoutes(to: router)
     LiveShareController<RideRequestContext>(library: library).addRoutes(to: router)
     if let tiles {
         TilesController<RideRequestContext>(tiles: tiles, metrics: metrics).addRoutes(to: router.group("tiles"))

@@ -10,12 +10,14 @@ public struct RideRequestContext: UserRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// Whose request this is: set by `AuthenticationMiddleware` (the local user when accounts are off).
     public var userID: UserID?
-    /// The peer's IP address (login rate limits), when known.
+    /// The client's IP address (login rate limits), when known: the peer's, or the one a trusted proxy forwarded.
     public var remoteIPAddress: String?
+    /// `https` or `http`, as the client sent the request (`RequestGuardMiddleware`).
+    public var clientScheme = "http"
 
     public init(source: Source) {
         coreContext = .init(source: source)
-        remoteIPAddress = source.channel.remoteAddress?.ipAddress
+        remoteIPAddress = source.channel.remoteAddress?.ipAddress.flatMap(TrustedProxies.normalized)
     }
 
     /// 64 KiB: no endpoint that uses the default decoding needs more.

@@ -56,8 +56,24 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// whose notification was lost (another instance's, while the database's notifications were down). Tests set
     /// it long, to see that notifications alone wake a view.
     public var livePollSeconds: Double = 1
-    /// The login rate limit: failures per name and per address in a window.
+    /// The login rate limit: failures per name and address, per address and per name in a window.
     public var loginLimits = LoginLimits()
+    /// Reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed (`--trusted-proxy`, repeated;
+    /// `BIKERIDE_TRUSTED_PROXY`, comma-separated): IP addresses as the server sees the proxy's connection. From any
+    /// other peer those headers are ignored, so a client cannot choose the address its logins are counted under.
+    public var trustedProxies: [String] = []
+    /// The address browsers use to reach this server when it is not `host` (a reverse proxy's name):
+    /// `https://rides.example.org` (`--public-url`, `BIKERIDE_PUBLIC_URL`). Its host is a `Host` the server serves
+    /// and its origin one that may send changes.
+    public var publicURL: String?
+    /// A connection that sends nothing (no request, half a header, an idle keep-alive) for this long is closed
+    /// (`--idle-timeout`, `BIKERIDE_IDLE_TIMEOUT`); a request being answered (a live stream) is not idle.
+    public var idleTimeoutSeconds: Double = 30
+    /// Connections open at once, in all and from one client address (`--max-connections`,
+    /// `--max-connections-per-address`): under the usual limit of 1,024 file descriptors, with room for the
+    /// database, photos and tiles; one address may hold a sixteenth of the whole, so others still get in.
+    public var maximumConnections: Int = 512
+    public var maximumConnectionsPerAddress: Int = 32
 
     public init() {}
 
@@ -75,7 +91,8 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// The defaults with the `BIKERIDE_*` environment variables applied: `BIKERIDE_HOST`, `_PORT`, `_DATA_DIR`,
     /// `_TILES`, `_TLS_CERT`, `_TLS_KEY`, `_WEB_ROOT`, `_LEAFLET_DIR`, `_STANDARD_TILES_URL`, `_SATELLITE_TILES_URL`,
     /// `_LABEL_TILES_URL`, `_GEOCODER_URL`, `_GEOCODER_CONTACT`, `_LOG_LEVEL`, `_ACCOUNTS`, `_DEVICE_GAP_MINUTES`,
-    /// `_OWNTRACKS_SECRET`.
+    /// `_OWNTRACKS_SECRET`, `_TRUSTED_PROXY`, `_PUBLIC_URL`, `_IDLE_TIMEOUT`, `_MAX_CONNECTIONS`,
+    /// `_MAX_CONNECTIONS_PER_ADDRESS`.
     public init(environment: [String: String]) throws(ConfigurationError) {
         self.init()
         func value(_ name: String) -> String? {
@@ -110,6 +127,26 @@ public struct ServerConfiguration: Sendable, Hashable {
             }
             deviceTrackGapSeconds = minutes * 60
         }
+        if let text = value("TRUSTED_PROXY") {
+            trustedProxies = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        publicURL = value("PUBLIC_URL")
+        if let text = value("IDLE_TIMEOUT") {
+            guard let seconds = Double(text), seconds.isFinite, (1...3600).contains(seconds) else {
+                throw .invalid(name: "BIKERIDE_IDLE_TIMEOUT", value: text, expected: "seconds from 1 to 3600")
+            }
+            idleTimeoutSeconds = seconds
+        }
+        if let text = value("MAX_CONNECTIONS") {
+            guard let count = Int(text), count >= 1 else { throw .invalid(name: "BIKERIDE_MAX_CONNECTIONS", value: text, expected: "a number from 1") }
+            maximumConnections = count
+        }
+        if let text = value("MAX_CONNECTIONS_PER_ADDRESS") {
+            guard let count = Int(text), count >= 1 else {
+                throw .invalid(name: "BIKERIDE_MAX_CONNECTIONS_PER_ADDRESS", value: text, expected: "a number from 1")
+            }
+            maximumConnectionsPerAddress = count
+        }
         if let secret = environment["BIKERIDE_OWNTRACKS_SECRET"], !secret.isEmpty { ownTracksSecret = secret }
         if let text = value("LOG_LEVEL") {
             guard let level = Logger.Level(rawValue: text.lowercased()) else {
@@ -130,9 +167,29 @@ public struct ServerConfiguration: Sendable, Hashable {
         guard loginLimits.failuresPerName >= 1, loginLimits.failuresPerAddress >= 1, loginLimits.windowSeconds.isFinite, loginLimits.windowSeconds > 0 else {
             throw .invalid(name: "loginLimits", value: "\(loginLimits)", expected: "at least one failure per name and per address, in a window of more than 0 s")
         }
+        guard idleTimeoutSeconds.isFinite, idleTimeoutSeconds > 0, maximumConnections >= 1, maximumConnectionsPerAddress >= 1 else {
+            throw .invalid(name: "--idle-timeout/--max-connections", value: "\(idleTimeoutSeconds)/\(maximumConnections)/\(maximumConnectionsPerAddress)",
+                expected: "a timeout of more than 0 s and at least one connection")
+        }
+        for address in trustedProxies where TrustedProxies.normalized(address) == nil {
+            throw .invalid(name: "--trusted-proxy", value: address, expected: "an IP address, such as 127.0.0.1 or ::1")
+        }
+        if let publicURL, Self.origin(of: publicURL) == nil {
+            throw .invalid(name: "--public-url", value: publicURL, expected: "an http or https URL such as https://rides.example.org")
+        }
         for path in [tilesPath, tlsCertificatePath, tlsKeyPath].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: path) {
             throw .missingFile(path)
         }
+    }
+
+    /// `scheme://host[:port]` of an http or https URL, lower case, without a default port; nil for anything else.
+    public static func origin(of url: String) -> String? {
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = parsed.host(percentEncoded: false)?.lowercased(), !host.isEmpty, parsed.user == nil, parsed.password == nil
+        else { return nil }
+        let shownHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        let defaultPort = scheme == "https" ? 443 : 80
+        return "\(scheme)://\(shownHost)" + (parsed.port.map { $0 == defaultPort ? "" : ":\($0)" } ?? "")
     }
 
     /// True when the server speaks HTTPS.

@@ -3,10 +3,10 @@ import PostgresNIO
 import RideKit
 
 /// The login rate limit's failures in the table `login_failures`, one row per failure and key (`name:…`,
-/// `address:…`), so that five wrong passwords for a name lock it whichever instances they were sent to.
+/// `address:…`, `pair:…`), so that the limits hold whichever instances the attempts were sent to.
 ///
 /// Work per call is bounded: a check reads at most the limit's number of rows per key (through the index on
-/// key and time); a failure adds one row per key and deletes at most `expiredRowsPerCall` expired rows among
+/// key and time); an attempt adds one row per key and deletes at most `expiredRowsPerCall` expired rows among
 /// the oldest, so the table holds about the failures of one window, never the history.
 struct PostgresLoginFailures: LoginFailureCounter {
     let store: PostgresRideStore
@@ -17,35 +17,30 @@ struct PostgresLoginFailures: LoginFailureCounter {
     /// The oldest time (milliseconds) that no longer counts at `now`.
     func cutoff(_ now: Date) -> Int64 { PostgresRideStore.milliseconds(now) - Int64((limits.windowSeconds * 1000).rounded()) }
 
-    func retryAfter(name: String, address: String?, now: Date) async throws -> Int? {
+    func reserve(name: String, address: String?, now: Date) async throws -> Int? {
         let keys = limits.keys(name: name, address: address)
         let cutoff = cutoff(now)
+        let time = PostgresRideStore.milliseconds(now)
         let limits = self.limits
-        return try await store.transaction(readOnly: true) { [logger = store.logger] connection in
-            var waits: [Double?] = []
+        return try await store.transaction { [logger = store.logger] connection in
+            // The check and the count are one step across every instance: attempts for the same name or from the same
+            // address wait for each other here (locks taken in one order, so two attempts never wait on each other).
+            for key in keys.map(\.key).filter({ !$0.hasPrefix("pair:") }).sorted() {
+                try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(key)))", logger: logger)
+            }
+            var failures: [String: [Date]] = [:]
             for (key, limit) in keys {
-                // The newest `limit` failures in the window: the key is locked when there are that many, until the
-                // oldest of them leaves the window.
+                // The newest `limit` failures in the window are all the rule needs.
                 let rows = try await connection.query(
                     """
                     SELECT failed_at FROM login_failures WHERE key = \(key) AND failed_at > \(cutoff)
                     ORDER BY failed_at DESC LIMIT \(limit)
                     """, logger: logger)
-                var times: [Date] = []
-                for try await time in rows.decode(Int64.self) { times.append(PostgresRideStore.date(time)) }
-                waits.append(limits.wait(failureTimes: times, limit: limit, now: now))
+                for try await time in rows.decode(Int64.self) { failures[key, default: []].append(PostgresRideStore.date(time)) }
             }
-            return LoginLimits.retryAfter(waits)
-        }
-    }
-
-    func recordFailure(name: String, address: String?, now: Date) async throws {
-        let keys = limits.keys(name: name, address: address).map(\.key)
-        let time = PostgresRideStore.milliseconds(now)
-        let cutoff = cutoff(now)
-        try await store.transaction { [logger = store.logger] connection in
+            if let wait = limits.retryAfter(failures: failures, name: name, address: address, now: now) { return wait }
             try await connection.query(
-                "INSERT INTO login_failures (key, failed_at) SELECT k, \(time) FROM unnest(\(keys)::text[]) AS k", logger: logger)
+                "INSERT INTO login_failures (key, failed_at) SELECT k, \(time) FROM unnest(\(keys.map(\.key))::text[]) AS k", logger: logger)
             // Ids grow with time: the oldest rows are the first to expire. Only a few are looked at, so that a call
             // costs the same however many failures the table holds.
             try await connection.query(
@@ -53,13 +48,25 @@ struct PostgresLoginFailures: LoginFailureCounter {
                 DELETE FROM login_failures
                 WHERE id IN (SELECT id FROM login_failures ORDER BY id LIMIT \(Self.expiredRowsPerCall)) AND failed_at <= \(cutoff)
                 """, logger: logger)
+            return nil
         }
     }
 
-    func clearFailures(name: String) async throws {
-        let key = limits.keys(name: name, address: nil)[0].key
+    func settle(name: String, address: String?, reservedAt: Date, outcome: LoginOutcome) async throws {
+        guard outcome != .failed else { return }
+        let keys = limits.keys(name: name, address: address).map(\.key)
+        let time = PostgresRideStore.milliseconds(reservedAt)
+        let pair = limits.pairKey(name: name, address: address)
         try await store.transaction { [logger = store.logger] connection in
-            _ = try await connection.query("DELETE FROM login_failures WHERE key = \(key)", logger: logger)
+            // One row per key: the reservation's (another attempt in the same millisecond keeps its own).
+            try await connection.query(
+                """
+                DELETE FROM login_failures WHERE id IN (
+                    SELECT min(id) FROM login_failures WHERE key = ANY(\(keys)::text[]) AND failed_at = \(time) GROUP BY key)
+                """, logger: logger)
+            if outcome == .succeeded {
+                try await connection.query("DELETE FROM login_failures WHERE key = \(pair)", logger: logger)
+            }
         }
     }
 }

@@ -58,6 +58,11 @@ public final class SQLiteRideStore: RideStore {
         do {
             let directory = URL(filePath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            // Everyone's rides and password hashes: readable by this user only, as photos are (SQLite gives the
+            // -wal and -shm files the database's mode).
+            if !FileManager.default.fileExists(atPath: path) {
+                FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+            }
             let pool = try DatabasePool(path: path, configuration: Self.grdbConfiguration(configuration))
             // GRDB sets `synchronous = NORMAL` on the pool's writer when it turns WAL on, after
             // `prepareDatabase` ran: the durability chosen is set again here, on the one connection that writes.
