@@ -1,5 +1,6 @@
 import Foundation
 @testable import RideKit
+import TestSupport
 import Testing
 
 /// A shared photo loses its metadata but not its picture (issue 20, finding 8): EXIF's GPS position and camera
