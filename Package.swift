@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "bikeride", targets: ["bikeride"]),
         .library(name: "RideKit", targets: ["RideKit"]),
         .library(name: "RideStore", targets: ["RideStore"]),
+        .library(name: "RideStorePostgres", targets: ["RideStorePostgres"]),
         .library(name: "RideServer", targets: ["RideServer"]),
     ],
     dependencies: [
@@ -64,6 +65,7 @@ let package = Package(
             dependencies: [
                 "RideKit",
                 "RideStore",
+                "RideStorePostgres",
                 "RideServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -81,21 +83,32 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 // SHA-256 of imported files (duplicate detection): BoringSSL's, with the CPU's SHA instructions.
                 .product(name: "Crypto", package: "swift-crypto"),
-                // The PostgreSQL implementation of the store (Sources/RideStore/Postgres).
-                .product(name: "PostgresNIO", package: "postgres-nio"),
                 // scrypt for passwords (BoringSSL's), from the swift-crypto package already used: no new package.
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // The store on PostgreSQL (`--database postgres://…`), a peer of the SQLite store: the same interface and the
+        // same rules (RideStore's `Core/`), its own SQL. A module of its own, so that what needs only SQLite does not
+        // link postgres-nio.
+        .target(
+            name: "RideStorePostgres",
+            dependencies: [
+                "RideKit",
+                "RideStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         // A helper process for the store tests: imports a large file so that a test can kill it midway.
         .executableTarget(name: "ridestore-crash-helper", dependencies: ["RideStore"], path: "Tests/RideStoreCrashHelper"),
         // The store benchmark's measuring program (Benchmarks/run-store.sh; not part of the tests).
-        .executableTarget(name: "ridestore-bench", dependencies: ["RideStore", "RideKit"], path: "Benchmarks/store"),
+        .executableTarget(name: "ridestore-bench", dependencies: ["RideStore", "RideStorePostgres", "RideKit"], path: "Benchmarks/store"),
         .testTarget(name: "RideKitTests", dependencies: ["RideKit", "CExpat"]),
         .testTarget(
             name: "RideStoreTests",
             dependencies: [
-                "RideStore", "RideKit",
+                "RideStore", "RideStorePostgres", "RideKit",
+                // The SQLite cases read the database through GRDB.
+                .product(name: "GRDB", package: "GRDB.swift"),
                 // The PostgreSQL cases make and drop a database of their own for each test.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
@@ -105,6 +118,7 @@ let package = Package(
             dependencies: [
                 "RideServer",
                 "RideStore",
+                "RideStorePostgres",
                 // Writes the MBTiles files the tile tests serve.
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),

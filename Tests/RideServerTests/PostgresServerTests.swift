@@ -5,6 +5,7 @@ import PostgresNIO
 import RideKit
 @testable import RideServer
 @testable import RideStore
+@testable import RideStorePostgres
 import Testing
 
 /// The server's recording path on a PostgreSQL store, through the HTTP API: two servers (two instances) on one

@@ -5,6 +5,7 @@ import Testing
 
 import RideKit
 @testable import RideStore
+@testable import RideStorePostgres
 
 /// `LibraryCopy` (`bikeride copy`): a SQLite library made through the public API moves into PostgreSQL whole —
 /// the PostgreSQL store then answers as the SQLite one did — resumably, and the check names what differs.

@@ -5,6 +5,7 @@ import Testing
 
 import RideKit
 @testable import RideStore
+@testable import RideStorePostgres
 
 /// The implementations the shared store tests run on: `@Test(arguments: StoreKind.allCases)` and
 /// `withStore(kind) { store in … }`, so that one set of assertions holds for both.

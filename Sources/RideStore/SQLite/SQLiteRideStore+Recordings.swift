@@ -4,8 +4,8 @@ import RideKit
 
 extension SQLiteRideStore {
     public func startRecording(_ request: NewRecording, userID: UserID) async throws -> Recording {
-        try Self.validate(name: request.name)
-        if let clientID = request.clientID { try Self.validate(clientID: clientID) }
+        try TrackRules.validate(name: request.name)
+        if let clientID = request.clientID { try RecordingRules.validate(clientID: clientID) }
         return try await write { db in
             try Self.requireUser(db, userID)
             if let clientID = request.clientID, let existing = try Self.recordingRecord(db, clientID: clientID, userID: userID) {
@@ -19,20 +19,16 @@ extension SQLiteRideStore {
             {
                 throw RideStoreError.notFound(kind: "device", id: device.rawValue)
             }
-            let now = Self.now()
+            let now = StoreClock.now()
             let trackID = try Self.freshID(db, table: "track")
-            var record = Self.emptyRecord(id: trackID, userID: userID, name: request.name, kind: request.kind, source: request.source, now: now)
-            let content = TrackContent(creator: GPXWriter.defaultCreator, tracks: [PackedTrack(header: Track(name: TrackSummary.cleanedName(request.name)), segments: [PackedSegment()])])
-            try Self.fill(
-                &record, with: NewTrack(name: request.name, kind: request.kind, content: content, stats: TrackStats(activity: request.kind.activity), preview: []),
-                importID: nil, position: 0, now: now)
-            record.state = .recording
+            let (record, content) = try TrackRules.recordingTrack(
+                id: trackID, userID: userID, name: request.name, kind: request.kind, source: request.source, now: now)
             try record.insert(db)
             try Self.insertContent(content, trackID: trackID, db)
             let recording = RecordingRecord(
                 id: try Self.freshID(db, table: "recording"), userId: userID, trackId: trackID, deviceId: request.deviceID,
                 state: .recording, routeTrackId: request.routeTrackID, lastClientSequence: nil,
-                startedAt: min(request.startedAt ?? now, now), updatedAt: now,
+                startedAt: RecordingRules.startedAt(requested: request.startedAt, now: now), updatedAt: now,
                 options: RecordingOptionsRecord.encode(request.options), clientId: request.clientID)
             try recording.insert(db)
             return try Self.recording(db, recording)
@@ -89,7 +85,7 @@ extension SQLiteRideStore {
             }
             if let acknowledged = acknowledgedThrough, last.map({ acknowledged > $0 }) ?? true { last = acknowledged }
             record.lastClientSequence = last
-            record.updatedAt = Self.now()
+            record.updatedAt = StoreClock.now()
             try record.update(db)
             return FixAppendResult(recording: try Self.recording(db, record), appended: points, replayedCount: fixes.count - points.count)
         }
@@ -103,7 +99,7 @@ extension SQLiteRideStore {
             guard record.state != .stopped else { throw RideStoreError.conflict("recording \(id) is stopped") }
             if record.state == .recording {
                 record.state = .paused
-                record.updatedAt = Self.now()
+                record.updatedAt = StoreClock.now()
                 try record.update(db)
             }
             return try Self.recording(db, record)
@@ -128,7 +124,7 @@ extension SQLiteRideStore {
                     try db.execute(sql: "UPDATE track SET segmentCount = segmentCount + 1 WHERE id = ?", arguments: [record.trackId])
                 }
                 record.state = .recording
-                record.updatedAt = Self.now()
+                record.updatedAt = StoreClock.now()
                 try record.update(db)
             }
             return try Self.recording(db, record)
@@ -146,7 +142,7 @@ extension SQLiteRideStore {
             }
             if record.routeTrackId != routeTrackID {
                 record.routeTrackId = routeTrackID
-                record.updatedAt = Self.now()
+                record.updatedAt = StoreClock.now()
                 try record.update(db)
             }
             return try Self.recording(db, record)
@@ -159,7 +155,7 @@ extension SQLiteRideStore {
                 throw RideStoreError.notFound(kind: "recording", id: id.rawValue)
             }
             if record.state != .stopped {
-                let now = Self.now()
+                let now = StoreClock.now()
                 record.state = .stopped
                 record.stoppedAt = now
                 record.updatedAt = now
@@ -168,15 +164,9 @@ extension SQLiteRideStore {
                     throw RideStoreError.notFound(kind: "track", id: record.trackId.rawValue)
                 }
                 try Self.repackPoints(trackID: track.id, db)
-                var content = try TrackHeaderCodec.decode(track.gpxHeader, version: track.gpxVersion, creator: track.gpxCreator)
+                var content = try TrackFigures.emptyContent(of: track, readingHeaders: true)
                 try Self.loadPoints(into: &content, trackID: track.id, db)
-                try track.apply(stats)
-                track.state = .complete
-                track.updatedAt = now
-                track.segmentCount = content.segmentCount
-                track.pointCount = content.trackPointCount
-                track.preview = PreviewCodec.encode(PreviewCodec.preview(of: content))
-                track.gpxHeader = TrackHeaderCodec.encode(content)
+                try TrackFigures.finish(&track, content: content, stats: stats, now: now)
                 try track.update(db)
             }
             return try Self.summary(db, id: record.trackId, userID: userID)
@@ -191,17 +181,6 @@ extension SQLiteRideStore {
 
     static func recordingRecord(_ db: Database, clientID: String, userID: UserID) throws -> RecordingRecord? {
         try RecordingRecord.filter(RecordingRecord.Columns.userId == userID && RecordingRecord.Columns.clientId == clientID).fetchOne(db)
-    }
-
-    /// A client's id for a recording: 1 to 64 of `A–Z a–z 0–9 - _` (a UUID fits), nothing a log or a URL minds.
-    static func validate(clientID: String) throws {
-        let allowed = clientID.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-        }
-        guard allowed, (1...64).contains(clientID.utf8.count) else {
-            throw RideStoreError.invalid(field: "clientId", reason: "must be 1 to 64 letters, digits, '-' or '_' (a UUID)")
-        }
     }
 
     static func recording(_ db: Database, _ record: RecordingRecord) throws -> Recording {
@@ -290,6 +269,6 @@ extension SQLiteRideStore {
         try DirectStatement(db, "UPDATE segment SET pointCount = pointCount + ? WHERE id = ?").execute(count, segmentID)
         guard let trackID else { return }
         try DirectStatement(db, "UPDATE track SET pointCount = pointCount + ?, updatedAt = ? WHERE id = ?")
-            .execute(count, Self.milliseconds(Self.now()), trackID)
+            .execute(count, StoreClock.milliseconds(StoreClock.now()), trackID)
     }
 }

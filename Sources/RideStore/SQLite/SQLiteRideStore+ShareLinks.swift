@@ -29,7 +29,7 @@ extension SQLiteRideStore {
                 throw RideStoreError.notFound(kind: "place", id: placeID.rawValue)
             }
             guard try ShareLinkRecord.exists(db, key: token) == false else { throw RideStoreError.conflict("the token is taken") }
-            let record = ShareLinkRecord(token: token, userId: userID, targetKind: "place", targetId: placeID.rawValue, createdAt: Self.now())
+            let record = ShareLinkRecord(token: token, userId: userID, targetKind: "place", targetId: placeID.rawValue, createdAt: StoreClock.now())
             try record.insert(db)
             return try record.link()
         }
@@ -50,7 +50,7 @@ extension SQLiteRideStore {
         return try await write { db in
             try db.execute(
                 sql: "UPDATE shareLink SET revokedAt = ? WHERE token = ? AND userId = ? AND revokedAt IS NULL",
-                arguments: [Self.milliseconds(Self.now()), token, userID])
+                arguments: [StoreClock.milliseconds(StoreClock.now()), token, userID])
             return db.changesCount > 0
         }
     }

@@ -1,12 +1,13 @@
 import Foundation
 import PostgresNIO
 import RideKit
+import RideStore
 
-// Places, notes, labels and place share links on PostgreSQL, with the semantics of `SQLiteRideStore+Places`,
-// `+PlaceEdit`, `+PlaceRestore` and `+ShareLinks`. A note lists its photos (`PostgresRideStore+Photos`).
+// Places, notes, labels and place share links on PostgreSQL: the `RideStore` interface's semantics, the rules of
+// `PlaceRules` (RideStore's Core/), this store's SQL. A note lists its photos (`PostgresRideStore+Photos`).
 extension PostgresRideStore {
     public func createPlace(_ place: NewPlace, userID: UserID) async throws -> Place {
-        try SQLiteRideStore.validate(place)
+        try PlaceRules.validate(place)
         return try await transaction { [logger] connection in
             try await Self.requireUser(connection, userID, logger: logger)
             let id = try await Self.insertPlace(place, userID: userID, now: Self.now(), connection, logger: logger)
@@ -15,7 +16,7 @@ extension PostgresRideStore {
     }
 
     public func createPlaces(_ places: [NewPlace], userID: UserID) async throws -> [Place] {
-        for place in places { try SQLiteRideStore.validate(place) }
+        for place in places { try PlaceRules.validate(place) }
         return try await transaction { [logger] connection in
             try await Self.requireUser(connection, userID, logger: logger)
             let now = Self.now()
@@ -36,7 +37,7 @@ extension PostgresRideStore {
         var conditions = ["user_id = \(try parameter(userID.rawValue))", "deleted_at IS NULL"]
         if let search = query.search?.trimmingCharacters(in: .whitespacesAndNewlines), !search.isEmpty {
             // SQLite's LIKE: ASCII letters in either case, every other character as it is.
-            let pattern = try parameter("%" + SQLiteRideStore.escapeLike(Self.asciiLowercased(search)) + "%")
+            let pattern = try parameter("%" + TrackRules.escapeLike(TrackRules.asciiLowercased(search)) + "%")
             conditions.append(
                 """
                 (\(Self.asciiLower("name")) LIKE \(pattern) ESCAPE '\\' OR \(Self.asciiLower("address")) LIKE \(pattern) ESCAPE '\\'
@@ -94,7 +95,7 @@ extension PostgresRideStore {
             if let latitude = changes.latitude { place.latitude = latitude }
             if let longitude = changes.longitude { place.longitude = longitude }
             if let address = changes.address { place.address = address.isEmpty ? nil : address }
-            try SQLiteRideStore.validate(NewPlace(latitude: place.latitude, longitude: place.longitude, name: place.name))
+            try PlaceRules.validate(NewPlace(latitude: place.latitude, longitude: place.longitude, name: place.name))
             if let labelIDs { try await Self.attachLabels(labelIDs, placeID: id, userID: userID, replacing: true, connection, logger: logger) }
             try await connection.query(
                 """
@@ -211,11 +212,8 @@ extension PostgresRideStore {
     }
 
     public func createLabel(name: String, color: String, userID: UserID) async throws -> PlaceLabel {
-        let name = TrackSummary.cleanedName(name)
-        guard !name.isEmpty else { throw RideStoreError.invalid(field: "name", reason: "a label needs a name") }
-        guard let color = PlaceLabel.normalizedColor(color) else {
-            throw RideStoreError.invalid(field: "color", reason: "'\(color)' is not a colour of the form #RRGGBB")
-        }
+        let name = try LabelRules.name(name)
+        let color = try LabelRules.color(color)
         return try await transaction { [logger] connection in
             try await Self.requireUser(connection, userID, logger: logger)
             let label = PlaceLabel(id: ShortID.random(), name: name, color: color)
@@ -225,30 +223,24 @@ extension PostgresRideStore {
                 INSERT INTO labels (id, user_id, name, color) VALUES (\(label.id.rawValue), \(userID.rawValue), \(name), \(color))
                 ON CONFLICT (user_id, name) DO NOTHING RETURNING id
                 """, logger: logger)
-            guard try await rows.collect().count == 1 else { throw RideStoreError.conflict("a label named '\(name)' exists") }
+            guard try await rows.collect().count == 1 else { throw LabelRules.nameTaken(name) }
             return label
         }
     }
 
     public func updateLabel(id: LabelID, name: String?, color: String?, userID: UserID) async throws -> PlaceLabel {
-        let normalizedColor = try color.map { color in
-            guard let normalized = PlaceLabel.normalizedColor(color) else {
-                throw RideStoreError.invalid(field: "color", reason: "'\(color)' is not a colour of the form #RRGGBB")
-            }
-            return normalized
-        }
+        let normalizedColor = try color.map(LabelRules.color)
+        let cleanedName = try name.map(LabelRules.name)
         return try await transaction { [logger] connection in
             guard var label = try await Self.labels(
                 connection.query(
                     "SELECT id, name, color FROM labels WHERE id = \(id.rawValue) AND user_id = \(userID.rawValue) FOR UPDATE", logger: logger)
             ).first else { throw RideStoreError.notFound(kind: "label", id: id.rawValue) }
-            if let name {
-                let cleaned = TrackSummary.cleanedName(name)
-                guard !cleaned.isEmpty else { throw RideStoreError.invalid(field: "name", reason: "a label needs a name") }
+            if let cleaned = cleanedName {
                 if cleaned != label.name {
                     let taken = try await connection.query(
                         "SELECT 1 FROM labels WHERE user_id = \(userID.rawValue) AND name = \(cleaned)", logger: logger)
-                    guard try await taken.collect().isEmpty else { throw RideStoreError.conflict("a label named '\(cleaned)' exists") }
+                    guard try await taken.collect().isEmpty else { throw LabelRules.nameTaken(cleaned) }
                 }
                 label.name = cleaned
             }
@@ -326,7 +318,7 @@ extension PostgresRideStore {
 
     /// Inserts a place with its first note and labels; returns its id.
     static func insertPlace(_ place: NewPlace, userID: UserID, now: Date, _ connection: PostgresConnection, logger: Logger) async throws -> PlaceID {
-        let created = place.createdAt.map(SQLiteRideStore.rounded) ?? now
+        let created = place.createdAt.map(StoreClock.rounded) ?? now
         let id = ShortID.random()
         try await connection.query(
             """

@@ -1,10 +1,12 @@
 import Foundation
 import PostgresNIO
 import RideKit
+import RideStore
 
 /// The `RideStore` on a PostgreSQL database (postgres-nio): for several `bikeride serve` instances on one
-/// database (DESIGN 1, 5). The same data model as `SQLiteRideStore` — points in packed blocks of 1,024, every
-/// row owned by a user — in tables of its own schema (`PostgresRideStore+Schema`).
+/// database (DESIGN 1, 5). A peer of the SQLite store: the same data model — points in packed blocks of 1,024,
+/// every row owned by a user — in tables of its own schema (`PostgresRideStore+Schema`), and the same rules, which
+/// live once in RideStore's `Core/` (`TrackRules`, `DeviceIngestRules`, …); this module only runs SQL.
 ///
 /// - Connections come from postgres-nio's pool (`PostgresClient`), at most `Configuration.maximumConnections`.
 /// - Each protocol call is one transaction on one pooled connection; reads that take several statements run
@@ -277,9 +279,9 @@ public final class PostgresRideStore: RideStore {
     // MARK: Values
 
     /// Now, to the millisecond: dates are stored as milliseconds since 1970 (BIGINT), as in the SQLite store.
-    static func now() -> Date { SQLiteRideStore.now() }
+    static func now() -> Date { StoreClock.now() }
 
-    static func milliseconds(_ date: Date) -> Int64 { SQLiteRideStore.milliseconds(date) }
+    static func milliseconds(_ date: Date) -> Int64 { StoreClock.milliseconds(date) }
 
     static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 

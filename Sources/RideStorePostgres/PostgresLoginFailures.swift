@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import RideKit
+import RideStore
 
 /// The login rate limit's failures in the table `login_failures`, one row per failure and key (`name:…`,
 /// `address:…`), so that five wrong passwords for a name lock it whichever instances they were sent to.
