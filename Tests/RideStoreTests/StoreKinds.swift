@@ -138,3 +138,18 @@ func storedPlaceRows(_ store: any RideStore) async throws -> (places: Int, notes
         return (-1, -1, -1)
     }
 }
+
+/// Runs a statement the store itself would never run, to damage or inspect its rows: `sqlite` on an SQLite store,
+/// `postgres` on a PostgreSQL one (each the same change in its own dialect). Test text, no values of users.
+func executeRaw(_ store: any RideStore, sqlite: String, postgres: String) async throws {
+    switch store {
+    case let store as SQLiteRideStore:
+        try await store.writer.write { db in try db.execute(sql: sqlite) }
+    case let store as PostgresRideStore:
+        _ = try await store.transaction { [logger = PostgresTestServer.logger] connection in
+            try await connection.query(PostgresQuery(unsafeSQL: postgres), logger: logger)
+        }
+    default:
+        Issue.record("unknown store \(type(of: store))")
+    }
+}

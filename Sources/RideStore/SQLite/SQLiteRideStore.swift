@@ -195,8 +195,7 @@ public final class SQLiteRideStore: RideStore {
     }
 
     public func createUser(name: String, passwordHash: String?) async throws -> User {
-        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !name.isEmpty else { throw RideStoreError.invalid(field: "name", reason: "a user needs a name") }
+        let name = try UserRules.name(name)
         return try await write { db in
             guard try UserRecord.filter(UserRecord.Columns.name == name).fetchCount(db) == 0 else {
                 throw RideStoreError.conflict("the user name '\(name)' is taken")
