@@ -47,24 +47,26 @@ import RideKit
         }
     }
 
-    @Test(arguments: ["gpx/coregpx/GPXTest-TrackPointOnly.gpx", "gpx/opentracks/gpx_timezone.gpx", "gpx/togeojson/blue_hills.gpx"])
-    func jsonTrackFormatAndGeoJSONComeBackAsTheyWereRead(_ path: String) async throws {
+    @Test(arguments: StoreKind.allCases, ["gpx/coregpx/GPXTest-TrackPointOnly.gpx", "gpx/opentracks/gpx_timezone.gpx", "gpx/togeojson/blue_hills.gpx"])
+    func jsonTrackFormatAndGeoJSONComeBackAsTheyWereRead(_ kind: StoreKind, _ path: String) async throws {
+        // The exported files in a folder of the test's own; the tracks in `kind`'s store.
         let test = try TestStore(inMemory: true)
-        let library = try await test.library()
-        let original = try GPXReader.read(contentsOf: Fixtures.url(path))
-        for format in [TrackFileFormat.gpx436, .geojson] {
-            let data = try TrackLibrary.encode(original, as: format)
-            let read = format == .gpx436 ? try JSONTrackFormat.decode(data) : try GeoJSONReader.read(data)
-            let outcome = try await library.importData(data, fileName: "file.\(format.fileExtension)")
-            let back = try await library.document(for: outcome.tracks.map(\.id))
-            #expect(back.tracks.flatMap(\.segments) == read.tracks.flatMap(\.segments), "\(path) as \(format)")
-            #expect(back.routes == read.routes)
-            #expect(back.waypoints == read.waypoints)
-            // Export in the same format gives the same bytes as RideKit's writer.
-            let file = test.folder.appending(path: "out.\(format.fileExtension)")
-            try await library.export(outcome.tracks.map(\.id), as: format, to: file)
-            let again = format == .gpx436 ? try JSONTrackFormat.decode(try Data(contentsOf: file)) : try GeoJSONReader.read(try Data(contentsOf: file))
-            #expect(again.tracks.flatMap(\.segments).flatMap(\.points) == read.tracks.flatMap(\.segments).flatMap(\.points))
+        try await withLibrary(kind) { library in
+            let original = try GPXReader.read(contentsOf: Fixtures.url(path))
+            for format in [TrackFileFormat.gpx436, .geojson] {
+                let data = try TrackLibrary.encode(original, as: format)
+                let read = format == .gpx436 ? try JSONTrackFormat.decode(data) : try GeoJSONReader.read(data)
+                let outcome = try await library.importData(data, fileName: "file.\(format.fileExtension)")
+                let back = try await library.document(for: outcome.tracks.map(\.id))
+                #expect(back.tracks.flatMap(\.segments) == read.tracks.flatMap(\.segments), "\(path) as \(format)")
+                #expect(back.routes == read.routes)
+                #expect(back.waypoints == read.waypoints)
+                // Export in the same format gives the same bytes as RideKit's writer.
+                let file = test.folder.appending(path: "out.\(format.fileExtension)")
+                try await library.export(outcome.tracks.map(\.id), as: format, to: file)
+                let again = format == .gpx436 ? try JSONTrackFormat.decode(try Data(contentsOf: file)) : try GeoJSONReader.read(try Data(contentsOf: file))
+                #expect(again.tracks.flatMap(\.segments).flatMap(\.points) == read.tracks.flatMap(\.segments).flatMap(\.points))
+            }
         }
     }
 

@@ -8,7 +8,7 @@ import RideKit
 /// Every index on `deviceFix` is written for each fix a phone app posts, so it keeps only those its queries need:
 /// (deviceId, time) for duplicates, (trackId, time) for a track's fixes, (userId, id) for the live feed. And a post
 /// finds its device's ride in progress without reading the device's finished ones.
-@Suite struct DeviceFixIndexTests {
+@Suite struct SQLiteDeviceFixIndexTests {
     @Test func aDatabaseMadeBeforeVersion8GetsTheIngestionIndexesAndKeepsItsFixes() async throws {
         let folder = FileManager.default.temporaryDirectory.appending(path: "ridestore-v7-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -72,7 +72,7 @@ import RideKit
 
 /// A live device track's latest fixes wait in deviceFix, outside its point blocks, until its figures are computed
 /// again: every way of reading or ending the track must still see each fix once.
-@Suite struct PendingDeviceFixTests {
+@Suite struct SQLitePendingDeviceFixTests {
     static let start = Date(timeIntervalSince1970: 1_700_000_000)
 
     static func post(_ store: any RideStore, _ device: Device, seconds: Range<Int>) async throws -> TrackID? {
