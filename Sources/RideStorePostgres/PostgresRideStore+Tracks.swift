@@ -23,7 +23,7 @@ extension PostgresRideStore {
             try await connection.query(
                 """
                 INSERT INTO track_imports (id, user_id, content_hash, file_name, format, byte_count, imported_at)
-                VALUES (\(importID.rawValue), \(userID.rawValue), \(batch.source.contentHash), \(batch.source.fileName),
+                VALUES (\(importID.rawValue), \(userID.rawValue), \(batch.source.contentHash), \(TrackRules.importFileName(batch.source.fileName)),
                         \(batch.source.format.rawValue), \(Int64(batch.source.byteCount)), \(Self.milliseconds(now)))
                 """, logger: logger)
             var summaries: [TrackSummary] = []

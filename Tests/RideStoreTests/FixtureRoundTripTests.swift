@@ -5,45 +5,47 @@ import RideKit
 @testable import RideStore
 
 /// Every fixture imported, exported and imported again gives back the same data: every field and extension,
-/// time offsets and digits, empty segments, waypoints and routes (issue 3).
+/// time offsets and digits, empty segments, waypoints and routes (issue 3) - on both stores.
 @Suite struct FixtureRoundTripTests {
-    @Test(arguments: Fixtures.wellFormedGPX)
-    func importingAndExportingGivesTheFileBack(_ path: String) async throws {
-        let test = try TestStore()
-        let library = try await test.library()
-        let original = try GPXReader.read(contentsOf: Fixtures.url(path))
+    @Test(arguments: StoreKind.allCases, Fixtures.wellFormedGPX)
+    func importingAndExportingGivesTheFileBack(_ kind: StoreKind, _ path: String) async throws {
+        // The exported file in a folder of the test's own; the tracks in `kind`'s store.
+        let test = try TestStore(inMemory: true)
+        try await withLibrary(kind) { library in
+            let original = try GPXReader.read(contentsOf: Fixtures.url(path))
 
-        // Each trk a track (the default): exporting them all together gives the file's data back.
-        let outcome = try await library.importFile(at: Fixtures.url(path))
-        let ids = outcome.tracks.map(\.id)
-        #expect(!ids.isEmpty)
-        let exported = try await library.document(for: ids)
-        expectSameDocument(exported, original, "\(path) per trk")
+            // Each trk a track (the default): exporting them all together gives the file's data back.
+            let outcome = try await library.importFile(at: Fixtures.url(path))
+            let ids = outcome.tracks.map(\.id)
+            #expect(!ids.isEmpty)
+            let exported = try await library.document(for: ids)
+            expectSameDocument(exported, original, "\(path) per trk")
 
-        // The same through the GPX bytes, into a file and back into the store.
-        let file = test.folder.appending(path: "exported.gpx")
-        try await library.export(ids, as: .gpx, to: file)
-        let written = try GPXReader.read(contentsOf: file)
-        var expected = original
-        expected.version = written.version
-        expected.creator = written.creator
-        expectSameDocument(written, expected, "\(path) written")
-        let again = try await library.importFile(at: file)
-        expectSameDocument(try await library.document(for: again.tracks.map(\.id)), expected, "\(path) re-imported")
+            // The same through the GPX bytes, into a file and back into the store.
+            let file = test.folder.appending(path: "exported.gpx")
+            try await library.export(ids, as: .gpx, to: file)
+            let written = try GPXReader.read(contentsOf: file)
+            var expected = original
+            expected.version = written.version
+            expected.creator = written.creator
+            expectSameDocument(written, expected, "\(path) written")
+            let again = try await library.importFile(at: file)
+            expectSameDocument(try await library.document(for: again.tracks.map(\.id)), expected, "\(path) re-imported")
 
-        // The whole file as one track.
-        let whole = try await library.importFile(at: Fixtures.url(path), options: ImportOptions(oneTrackPerFile: true, allowsDuplicates: true))
-        #expect(whole.tracks.count == 1)
-        expectSameDocument(try await library.document(for: whole.tracks.map(\.id)), original, "\(path) one track")
+            // The whole file as one track.
+            let whole = try await library.importFile(at: Fixtures.url(path), options: ImportOptions(oneTrackPerFile: true, allowsDuplicates: true))
+            #expect(whole.tracks.count == 1)
+            expectSameDocument(try await library.document(for: whole.tracks.map(\.id)), original, "\(path) one track")
 
-        // Figures are those RideKit computes, stored with the track.
-        if original.tracks.count == 1, let summary = outcome.tracks.first {
-            let stats = original.tracks[0].stats(activity: summary.kind.activity)
-            #expect(summary.distanceMeters == stats.distanceMeters)
-            #expect(summary.ascentMeters == stats.ascentMeters)
-            #expect(summary.startTime == stats.startTime)
-            let stored = try #require(try await test.store.track(id: summary.id, userID: library.userID))
-            #expect(stored.stats == stats)
+            // Figures are those RideKit computes, stored with the track.
+            if original.tracks.count == 1, let summary = outcome.tracks.first {
+                let stats = original.tracks[0].stats(activity: summary.kind.activity)
+                #expect(summary.distanceMeters == stats.distanceMeters)
+                #expect(summary.ascentMeters == stats.ascentMeters)
+                #expect(summary.startTime == stats.startTime)
+                let stored = try #require(try await library.store.track(id: summary.id, userID: library.userID))
+                #expect(stored.stats == stats)
+            }
         }
     }
 
@@ -70,15 +72,22 @@ import RideKit
         }
     }
 
-    @Test(arguments: Fixtures.malformedGPX)
-    func aMalformedFileChangesNothing(_ path: String) async throws {
-        let test = try TestStore()
-        let library = try await test.library(documents: true)
-        _ = try await library.importFile(at: Fixtures.url("gpx/opentracks/gpx_timezone.gpx"))
-        let rows = try await test.rowCounts()
-        let visible = try await VisibleState.of(test.store, userID: library.userID)
-        await #expect(throws: RideStoreError.self) { try await library.importFile(at: Fixtures.url(path)) }
-        #expect(try await test.rowCounts() == rows)
-        #expect(try await VisibleState.of(test.store, userID: library.userID) == visible)
+    @Test(arguments: StoreKind.allCases, Fixtures.malformedGPX)
+    func aMalformedFileChangesNothing(_ kind: StoreKind, _ path: String) async throws {
+        // A documents folder of the test's own, so that a failed import would show there too.
+        let test = try TestStore(inMemory: true)
+        try await withStore(kind) { store in
+            let library = TrackLibrary(store: store, userID: try await store.localUser().id, documentsFolder: test.documents)
+            _ = try await library.importFile(at: Fixtures.url("gpx/opentracks/gpx_timezone.gpx"))
+            let points = try await storedPointRows(store)
+            let places = try await storedPlaceRows(store)
+            let visible = try await VisibleState.of(store, userID: library.userID)
+            await #expect(throws: RideStoreError.self) { try await library.importFile(at: Fixtures.url(path)) }
+            let pointsAfter = try await storedPointRows(store)
+            let placesAfter = try await storedPlaceRows(store)
+            #expect(pointsAfter.segments == points.segments && pointsAfter.blocks == points.blocks)
+            #expect(placesAfter.places == places.places && placesAfter.notes == places.notes && placesAfter.placeLabels == places.placeLabels)
+            #expect(try await VisibleState.of(store, userID: library.userID) == visible)
+        }
     }
 }

@@ -16,6 +16,13 @@ package enum TrackRules {
         guard !name.utf8.contains(0) else { throw RideStoreError.invalid(field: "name", reason: "must not contain a NUL character") }
     }
 
+    /// The file name recorded with an import (searched as the track's file): as given, without NUL characters,
+    /// which PostgreSQL refuses in text and no file system allows in a name.
+    package static func importFileName(_ name: String?) -> String? {
+        guard let name, name.utf8.contains(0) else { return name }
+        return String(decoding: name.utf8.filter { $0 != 0 }, as: UTF8.self)
+    }
+
     /// A search text both stores can take.
     package static func validate(search: String?) throws {
         if let search, search.utf8.contains(0) {

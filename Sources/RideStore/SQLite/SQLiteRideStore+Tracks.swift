@@ -19,7 +19,7 @@ extension SQLiteRideStore {
             let now = StoreClock.now()
             let importRecord = ImportRecord(
                 id: try Self.freshID(db, table: "trackImport"), userId: userID, contentHash: batch.source.contentHash,
-                fileName: batch.source.fileName, format: batch.source.format.rawValue, byteCount: batch.source.byteCount,
+                fileName: TrackRules.importFileName(batch.source.fileName), format: batch.source.format.rawValue, byteCount: batch.source.byteCount,
                 importedAt: now)
             try importRecord.insert(db)
 
