@@ -29,28 +29,28 @@ extension PostgresRideStore {
     }
 
     public func places(_ query: PlaceQuery, userID: UserID) async throws -> [Place] {
+        let plan = PlaceListPlan(query)
         var binds = PostgresBindings()
         func parameter(_ value: some PostgresThrowingDynamicTypeEncodable) throws -> String {
             try binds.append(value)
             return "$\(binds.count)"
         }
         var conditions = ["user_id = \(try parameter(userID.rawValue))", "deleted_at IS NULL"]
-        if let search = query.search?.trimmingCharacters(in: .whitespacesAndNewlines), !search.isEmpty {
-            // SQLite's LIKE: ASCII letters in either case, every other character as it is.
-            let pattern = try parameter("%" + TrackRules.escapeLike(TrackRules.asciiLowercased(search)) + "%")
+        if let search = plan.searchPattern {
+            let pattern = try parameter(search)
             conditions.append(
                 """
                 (\(Self.asciiLower("name")) LIKE \(pattern) ESCAPE '\\' OR \(Self.asciiLower("address")) LIKE \(pattern) ESCAPE '\\'
                  OR EXISTS (SELECT 1 FROM notes WHERE notes.place_id = places.id AND \(Self.asciiLower("notes.body")) LIKE \(pattern) ESCAPE '\\'))
                 """)
         }
-        if let labels = query.labelIDs {
+        if let labels = plan.labelIDs {
             conditions.append(
-                "EXISTS (SELECT 1 FROM place_labels WHERE place_labels.place_id = places.id AND place_labels.label_id = ANY(\(try parameter(labels.map(\.rawValue).sorted()))))")
+                "EXISTS (SELECT 1 FROM place_labels WHERE place_labels.place_id = places.id AND place_labels.label_id = ANY(\(try parameter(labels))))")
         }
         var sql = "WHERE \(conditions.joined(separator: " AND "))"
-        let page = "LIMIT \(try parameter(Int64(max(0, query.limit)))) OFFSET \(try parameter(Int64(max(0, query.offset))))"
-        switch query.order {
+        let page = "LIMIT \(try parameter(Int64(plan.limit))) OFFSET \(try parameter(Int64(plan.offset)))"
+        switch plan.order {
         // As SQLite's NOCASE, then the id: by bytes ("C"), whatever the database's locale.
         case .name: sql += #" ORDER BY \#(Self.asciiLower("name")) COLLATE "C", id COLLATE "C" \#(page)"#
         case .createdAt: sql += #" ORDER BY created_at DESC, id COLLATE "C" \#(page)"#
@@ -59,15 +59,9 @@ extension PostgresRideStore {
         let statement = sql
         let bindings = binds
         return try await transaction(readOnly: true) { [logger] connection in
-            var places = try await Self.places(connection, where: statement, bindings, logger: logger)
-            if case .distance(let origin) = query.order {
-                let distances = Dictionary(uniqueKeysWithValues: places.map {
-                    ($0.id, origin.distanceMeters(to: Coordinate(latitude: $0.latitude, longitude: $0.longitude)))
-                })
-                places.sort { (distances[$0.id]!, $0.id) < (distances[$1.id]!, $1.id) }
-                places = Array(places.dropFirst(max(0, query.offset)).prefix(max(0, query.limit)))
-            }
-            return places
+            plan.nearestFirst(
+                try await Self.places(connection, where: statement, bindings, logger: logger), id: \.id,
+                coordinate: { Coordinate(latitude: $0.latitude, longitude: $0.longitude) })
         }
     }
 

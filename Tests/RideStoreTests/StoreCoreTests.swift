@@ -111,3 +111,21 @@ extension StoreCoreTests {
         #expect(empty.place(5) == .append(finishesLive: false, startsTrack: false))
     }
 }
+
+extension StoreCoreTests {
+    @Test func thePlacesPlanFoldsItsSearchAndPagesTheNearestFirst() {
+        let plan = PlaceListPlan(PlaceQuery(search: "  Café 10%\n", labelIDs: [ShortID("BBBBBBBB")!, ShortID("AAAAAAAA")!], order: .name, limit: -1, offset: -5))
+        #expect(plan.searchPattern == "%café 10\\%%")
+        #expect(plan.labelIDs == ["AAAAAAAA", "BBBBBBBB"])
+        #expect(plan.limit == 0 && plan.offset == 0)
+        #expect(PlaceListPlan(PlaceQuery(search: "   ")).searchPattern == nil)
+
+        let origin = Coordinate(latitude: 46.5, longitude: 6.6)
+        let rows = [("CCCCCCCC", 0.02), ("AAAAAAAA", 0.01), ("BBBBBBBB", 0.01), ("DDDDDDDD", 0.0)]
+        let near = PlaceListPlan(PlaceQuery(order: .distance(from: origin), limit: 2, offset: 1))
+        let arranged = near.nearestFirst(rows, id: { ShortID($0.0)! }, coordinate: { Coordinate(latitude: 46.5 + $0.1, longitude: 6.6) })
+        #expect(arranged.map(\.0) == ["AAAAAAAA", "BBBBBBBB"])
+        // Another order leaves the rows as the store read them.
+        #expect(plan.nearestFirst(rows, id: { ShortID($0.0)! }, coordinate: { _ in origin }).map(\.0) == rows.map(\.0))
+    }
+}

@@ -13,35 +13,29 @@ extension SQLiteRideStore {
     }
 
     public func places(_ query: PlaceQuery, userID: UserID) async throws -> [Place] {
-        try await read { db in
+        let plan = PlaceListPlan(query)
+        return try await read { db in
             var conditions = ["place.userId = ?", "place.deletedAt IS NULL"]
             var arguments: StatementArguments = [userID]
-            if let search = query.search?.trimmingCharacters(in: .whitespacesAndNewlines), !search.isEmpty {
-                let pattern = "%" + TrackRules.escapeLike(search) + "%"
+            if let pattern = plan.searchPattern {
                 conditions.append(
                     "(place.name LIKE ? ESCAPE '\\' OR place.address LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM note WHERE note.placeId = place.id AND note.body LIKE ? ESCAPE '\\'))")
                 _ = arguments.append(contentsOf: [pattern, pattern, pattern])
             }
-            if let labels = query.labelIDs {
-                let ids = labels.sorted()
+            if let ids = plan.labelIDs {
                 conditions.append(
                     "EXISTS (SELECT 1 FROM placeLabel WHERE placeLabel.placeId = place.id AND placeLabel.labelId IN (\(ids.map { _ in "?" }.joined(separator: ", "))))")
                 _ = arguments.append(contentsOf: StatementArguments(ids))
             }
             var sql = "SELECT place.* FROM place WHERE \(conditions.joined(separator: " AND "))"
-            switch query.order {
-            case .name: sql += " ORDER BY place.name COLLATE NOCASE, place.id LIMIT \(max(0, query.limit)) OFFSET \(max(0, query.offset))"
-            case .createdAt: sql += " ORDER BY place.createdAt DESC, place.id LIMIT \(max(0, query.limit)) OFFSET \(max(0, query.offset))"
+            switch plan.order {
+            case .name: sql += " ORDER BY place.name COLLATE NOCASE, place.id LIMIT \(plan.limit) OFFSET \(plan.offset)"
+            case .createdAt: sql += " ORDER BY place.createdAt DESC, place.id LIMIT \(plan.limit) OFFSET \(plan.offset)"
             case .distance: break
             }
-            var records = try PlaceRecord.fetchAll(db, sql: sql, arguments: arguments)
-            if case .distance(let origin) = query.order {
-                let distances = Dictionary(uniqueKeysWithValues: records.map {
-                    ($0.id, origin.distanceMeters(to: Coordinate(latitude: $0.latitude, longitude: $0.longitude)))
-                })
-                records.sort { (distances[$0.id]!, $0.id) < (distances[$1.id]!, $1.id) }
-                records = Array(records.dropFirst(max(0, query.offset)).prefix(max(0, query.limit)))
-            }
+            let records = plan.nearestFirst(
+                try PlaceRecord.fetchAll(db, sql: sql, arguments: arguments), id: \.id,
+                coordinate: { Coordinate(latitude: $0.latitude, longitude: $0.longitude) })
             let labels = try Self.labels(db, placeIDs: records.map(\.id))
             return records.map { $0.place(labels: labels[$0.id] ?? []) }
         }
