@@ -317,29 +317,30 @@ import Testing
     }
 
     /// 200 devices posting at once (group commit): every post answered after it is stored, each stored once.
-    @Test func manyDevicesPostingAtOnceAreAllStored() async throws {
-        let server = try await TestServer()
-        var tokens: [String] = []
-        for index in 0..<200 { tokens.append(try await server.addDevice("Phone \(index)", user: "local").token) }
-        let now = Int(Date().timeIntervalSince1970)
-        let devices = tokens
-        try await server.run { client in
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for (index, token) in devices.enumerated() {
-                    group.addTask {
-                        for second in 0..<3 {
-                            let body = #"{"_type":"location","lat":\#(46 + Double(index) / 1000),"lon":6.6,"tst":\#(now - 100 + second)}"#
-                            let response = try await client.execute(
-                                uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", token)], body: ByteBuffer(string: body))
-                            #expect(response.status == .ok && response.text == "[]")
+    @Test(arguments: StoreKind.allCases) func manyDevicesPostingAtOnceAreAllStored(_ kind: StoreKind) async throws {
+        try await RideServerTests.withServer(kind) { server, _ in
+            var tokens: [String] = []
+            for index in 0..<200 { tokens.append(try await server.addDevice("Phone \(index)", user: "local").token) }
+            let now = Int(Date().timeIntervalSince1970)
+            let devices = tokens
+            try await server.run { client in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (index, token) in devices.enumerated() {
+                        group.addTask {
+                            for second in 0..<3 {
+                                let body = #"{"_type":"location","lat":\#(46 + Double(index) / 1000),"lon":6.6,"tst":\#(now - 100 + second)}"#
+                                let response = try await client.execute(
+                                    uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", token)], body: ByteBuffer(string: body))
+                                #expect(response.status == .ok && response.text == "[]")
+                            }
                         }
                     }
+                    try await group.waitForAll()
                 }
-                try await group.waitForAll()
             }
+            #expect(try await Self.storedCount(server) == 600)
+            #expect(server.metrics.value(.ingestFixesStored) == 600)
         }
-        #expect(try await Self.storedCount(server) == 600)
-        #expect(server.metrics.value(.ingestFixesStored) == 600)
     }
 
     @Test(arguments: StoreKind.allCases) func aRevokedTokenStopsWorkingAndRotationSwapsIt(_ kind: StoreKind) async throws {
@@ -384,23 +385,24 @@ import Testing
         }
     }
 
-    @Test func devicesAPIShowsTheTokenOnceWithEachAppsSetup() async throws {
-        let server = try await TestServer()
-        try await server.run { client in
-            let created = try await client.execute(
-                uri: "/api/devices", method: .post, headers: [.contentType: "application/json"],
-                body: ByteBuffer(string: #"{"name":"Anna's phone"}"#))
-            #expect(created.status == .created)
-            let object = try created.jsonObject()
-            let token = try #require(object["token"] as? String)
-            #expect(token.utf8.count == 43)
-            let setup = try #require(object["setup"] as? [String: [String: Any]])
-            #expect(Set(setup.keys) == ["owntracks", "overland", "osmand", "gpslogger"])
-            #expect(setup["overland"]?["url"] as? String == "http://localhost/ingest/overland?token=\(token)")
-            let list = try await client.get("/api/devices").jsonObject()
-            let devices = try #require(list["devices"] as? [[String: Any]])
-            #expect(devices.count == 1 && devices[0]["token"] == nil && devices[0]["name"] as? String == "Anna's phone")
-            #expect(try await client.post("/api/devices", json: #"{"name":""}"#).status == .badRequest)
+    @Test(arguments: StoreKind.allCases) func devicesAPIShowsTheTokenOnceWithEachAppsSetup(_ kind: StoreKind) async throws {
+        try await RideServerTests.withServer(kind) { server, _ in
+            try await server.run { client in
+                let created = try await client.execute(
+                    uri: "/api/devices", method: .post, headers: [.contentType: "application/json"],
+                    body: ByteBuffer(string: #"{"name":"Anna's phone"}"#))
+                #expect(created.status == .created)
+                let object = try created.jsonObject()
+                let token = try #require(object["token"] as? String)
+                #expect(token.utf8.count == 43)
+                let setup = try #require(object["setup"] as? [String: [String: Any]])
+                #expect(Set(setup.keys) == ["owntracks", "overland", "osmand", "gpslogger"])
+                #expect(setup["overland"]?["url"] as? String == "http://localhost/ingest/overland?token=\(token)")
+                let list = try await client.get("/api/devices").jsonObject()
+                let devices = try #require(list["devices"] as? [[String: Any]])
+                #expect(devices.count == 1 && devices[0]["token"] == nil && devices[0]["name"] as? String == "Anna's phone")
+                #expect(try await client.post("/api/devices", json: #"{"name":""}"#).status == .badRequest)
+            }
         }
     }
 
