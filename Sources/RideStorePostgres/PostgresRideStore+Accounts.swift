@@ -418,33 +418,33 @@ extension PostgresRideStore {
     public func liveShare(token: String, now: Date) async throws -> LiveShare? {
         guard ShareLink.isWellFormed(token: token) else { return nil }
         return try await transaction(readOnly: true) { [logger] connection in
+            // The link's row with its device when that is still the owner's, and whether the ride it was made for is
+            // still being recorded; whether it shows is ShareLinkRules'.
             let rows = try await connection.query(
                 """
                 SELECT share_links.user_id, share_links.target_id, share_links.track_id, share_links.created_at, share_links.expires_at,
-                       devices.name
-                FROM share_links JOIN devices ON devices.id = share_links.target_id AND devices.user_id = share_links.user_id
-                WHERE share_links.token = \(token) AND share_links.target_kind = 'device' AND share_links.revoked_at IS NULL
-                    AND share_links.expires_at > \(Self.milliseconds(now))
+                       devices.name, share_links.target_kind, share_links.revoked_at,
+                       EXISTS (SELECT 1 FROM recordings WHERE recordings.track_id = share_links.track_id
+                               AND recordings.state <> \(RecordingState.stopped.rawValue))
+                FROM share_links LEFT JOIN devices ON devices.id = share_links.target_id AND devices.user_id = share_links.user_id
+                WHERE share_links.token = \(token)
                 """, logger: logger)
             var found: LiveShare?
-            for try await (userID, deviceID, trackID, createdAt, expiresAt, name) in rows.decode(
-                (String, String, String?, Int64, Int64, String).self)
+            for try await (userID, deviceID, trackID, createdAt, expiresAt, name, targetKind, revokedAt, rideIsRecording) in rows.decode(
+                (String, String, String?, Int64, Int64?, String?, String, Int64?, Bool).self)
             {
+                let madeForRide = try trackID.map { try Self.shortID($0, column: "share_links.track_id") }
+                guard ShareLinkRules.liveShareShows(
+                    targetKind: targetKind, revokedAt: revokedAt.map(Self.date), expiresAt: expiresAt.map(Self.date), now: now,
+                    deviceIsTheOwners: name != nil, madeForRide: madeForRide, rideIsRecording: rideIsRecording),
+                    let name, let expiresAt
+                else { continue }
                 found = LiveShare(
                     token: token, userID: try Self.shortID(userID, column: "share_links.user_id"),
-                    deviceID: try Self.shortID(deviceID, column: "share_links.target_id"), deviceName: name,
-                    trackID: try trackID.map { try Self.shortID($0, column: "share_links.track_id") }, createdAt: Self.date(createdAt),
-                    expiresAt: Self.date(expiresAt))
+                    deviceID: try Self.shortID(deviceID, column: "share_links.target_id"), deviceName: name, trackID: madeForRide,
+                    createdAt: Self.date(createdAt), expiresAt: Self.date(expiresAt))
             }
-            guard let share = found else { return nil }
-            if let trackID = share.trackID {
-                // The ride it was made for has ended: the link shows nothing more.
-                let live = try await connection.query(
-                    "SELECT 1 FROM recordings WHERE track_id = \(trackID.rawValue) AND state <> \(RecordingState.stopped.rawValue)",
-                    logger: logger)
-                guard try await live.collect().count > 0 else { return nil }
-            }
-            return share
+            return found
         }
     }
 

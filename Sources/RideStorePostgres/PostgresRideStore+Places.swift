@@ -289,14 +289,21 @@ extension PostgresRideStore {
     public func shareLink(token: String) async throws -> ShareLink? {
         guard ShareLink.isWellFormed(token: token) else { return nil }
         return try await transaction(readOnly: true) { [logger] connection in
+            // The link's row, and whether its place is still the owner's; whether it shows is ShareLinkRules'.
             let rows = try await connection.query(
                 """
-                SELECT share_links.user_id, share_links.target_id, share_links.created_at FROM share_links
-                JOIN places ON places.id = share_links.target_id AND places.user_id = share_links.user_id AND places.deleted_at IS NULL
-                WHERE share_links.token = \(token) AND share_links.target_kind = 'place' AND share_links.revoked_at IS NULL
+                SELECT share_links.user_id, share_links.target_id, share_links.created_at, share_links.target_kind, share_links.revoked_at,
+                       places.id IS NOT NULL
+                FROM share_links
+                LEFT JOIN places ON places.id = share_links.target_id AND places.user_id = share_links.user_id AND places.deleted_at IS NULL
+                WHERE share_links.token = \(token)
                 """, logger: logger)
             var link: ShareLink?
-            for try await (userID, placeID, createdAt) in rows.decode((String, String, Int64).self) {
+            for try await (userID, placeID, createdAt, targetKind, revokedAt, placeIsTheOwners) in rows.decode(
+                (String, String, Int64, String, Int64?, Bool).self)
+            {
+                guard ShareLinkRules.placeLinkShows(targetKind: targetKind, revokedAt: revokedAt.map(Self.date), placeIsTheOwners: placeIsTheOwners)
+                else { continue }
                 link = ShareLink(
                     token: token, userID: try Self.shortID(userID, column: "share_links.user_id"),
                     placeID: try Self.shortID(placeID, column: "share_links.target_id"), createdAt: Self.date(createdAt))

@@ -129,3 +129,26 @@ extension StoreCoreTests {
         #expect(plan.nearestFirst(rows, id: { ShortID($0.0)! }, coordinate: { _ in origin }).map(\.0) == rows.map(\.0))
     }
 }
+
+extension StoreCoreTests {
+    @Test func shareLinksShowWhileTheyAreNotRevokedExpiredOrOrphaned() {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        #expect(ShareLinkRules.placeLinkShows(targetKind: "place", revokedAt: nil, placeIsTheOwners: true))
+        #expect(!ShareLinkRules.placeLinkShows(targetKind: "place", revokedAt: now, placeIsTheOwners: true))
+        #expect(!ShareLinkRules.placeLinkShows(targetKind: "place", revokedAt: nil, placeIsTheOwners: false))
+        #expect(!ShareLinkRules.placeLinkShows(targetKind: "device", revokedAt: nil, placeIsTheOwners: true))
+
+        func live(expiresIn seconds: Double = 60, revoked: Bool = false, device: Bool = true, ride: TrackID? = nil, recording: Bool = false) -> Bool {
+            ShareLinkRules.liveShareShows(
+                targetKind: "device", revokedAt: revoked ? now : nil, expiresAt: now.addingTimeInterval(seconds), now: now,
+                deviceIsTheOwners: device, madeForRide: ride, rideIsRecording: recording)
+        }
+        #expect(live())
+        #expect(!live(expiresIn: 0) && !live(expiresIn: -1) && live(expiresIn: 0.001))
+        #expect(!live(revoked: true) && !live(device: false))
+        #expect(!live(ride: Self.trackID) && live(ride: Self.trackID, recording: true))
+        #expect(!ShareLinkRules.liveShareShows(
+            targetKind: "place", revokedAt: nil, expiresAt: now.addingTimeInterval(60), now: now, deviceIsTheOwners: true, madeForRide: nil,
+            rideIsRecording: false))
+    }
+}

@@ -376,24 +376,31 @@ extension SQLiteRideStore {
     public func liveShare(token: String, now: Date) async throws -> LiveShare? {
         guard ShareLink.isWellFormed(token: token) else { return nil }
         return try await read { db in
+            // The link's row with its device when that is still the owner's; whether it shows is ShareLinkRules'.
             guard let row = try Row.fetchOne(
                 db, sql: """
-                    SELECT shareLink.userId, shareLink.targetId, shareLink.trackId, shareLink.createdAt, shareLink.expiresAt, device.name
-                    FROM shareLink JOIN device ON device.id = shareLink.targetId AND device.userId = shareLink.userId
-                    WHERE shareLink.token = ? AND shareLink.targetKind = 'device' AND shareLink.revokedAt IS NULL AND shareLink.expiresAt > ?
-                    """, arguments: [token, StoreClock.milliseconds(now)]),
+                    SELECT shareLink.userId, shareLink.targetId, shareLink.trackId, shareLink.createdAt, shareLink.expiresAt, device.name,
+                           shareLink.targetKind, shareLink.revokedAt
+                    FROM shareLink LEFT JOIN device ON device.id = shareLink.targetId AND device.userId = shareLink.userId
+                    WHERE shareLink.token = ?
+                    """, arguments: [token]),
                   let userID = UserID.fromDatabaseValue(row[0]), let deviceID = DeviceID.fromDatabaseValue(row[1])
             else { return nil }
             let trackID = TrackID.fromDatabaseValue(row[2])
-            if let trackID {
-                // The ride it was made for has ended: the link shows nothing more.
-                let live = try Bool.fetchOne(
+            let deviceName = row[5] as String?
+            let rideIsRecording = try trackID.map { trackID in
+                try Bool.fetchOne(
                     db, sql: "SELECT EXISTS (SELECT 1 FROM recording WHERE trackId = ? AND state != 'stopped')", arguments: [trackID]) ?? false
-                guard live else { return nil }
-            }
+            } ?? false
+            let expiresAt = (row[4] as Int64?).map { Date(timeIntervalSince1970: Double($0) / 1000) }
+            guard ShareLinkRules.liveShareShows(
+                targetKind: row[6], revokedAt: (row[7] as Int64?).map { Date(timeIntervalSince1970: Double($0) / 1000) }, expiresAt: expiresAt,
+                now: now, deviceIsTheOwners: deviceName != nil, madeForRide: trackID, rideIsRecording: rideIsRecording),
+                let deviceName, let expiresAt
+            else { return nil }
             return LiveShare(
-                token: token, userID: userID, deviceID: deviceID, deviceName: row[5], trackID: trackID,
-                createdAt: Date(timeIntervalSince1970: Double(row[3] as Int64) / 1000), expiresAt: Date(timeIntervalSince1970: Double(row[4] as Int64) / 1000))
+                token: token, userID: userID, deviceID: deviceID, deviceName: deviceName, trackID: trackID,
+                createdAt: Date(timeIntervalSince1970: Double(row[3] as Int64) / 1000), expiresAt: expiresAt)
         }
     }
 

@@ -38,8 +38,9 @@ extension SQLiteRideStore {
     public func shareLink(token: String) async throws -> ShareLink? {
         guard ShareLink.isWellFormed(token: token) else { return nil }
         return try await read { db in
-            guard let record = try ShareLinkRecord.fetchOne(db, key: token), record.revokedAt == nil, record.targetKind == "place",
-                  let placeID = PlaceID(record.targetId), try Self.placeRecord(db, id: placeID, userID: record.userId) != nil
+            guard let record = try ShareLinkRecord.fetchOne(db, key: token) else { return nil }
+            let placeIsTheOwners = try PlaceID(record.targetId).map { try Self.placeRecord(db, id: $0, userID: record.userId) != nil } ?? false
+            guard ShareLinkRules.placeLinkShows(targetKind: record.targetKind, revokedAt: record.revokedAt, placeIsTheOwners: placeIsTheOwners)
             else { return nil }
             return try record.link()
         }
