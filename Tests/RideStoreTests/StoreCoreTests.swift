@@ -152,3 +152,24 @@ extension StoreCoreTests {
             rideIsRecording: false))
     }
 }
+
+extension StoreCoreTests {
+    @Test func aTrackTailMergesLikeABinaryCounter() {
+        #expect(PointTail.blocksToMerge(tailNewestFirst: [], adding: 7) == 0)
+        #expect(PointTail.blocksToMerge(tailNewestFirst: [7], adding: 7) == 1)
+        #expect(PointTail.blocksToMerge(tailNewestFirst: [7, 14], adding: 7) == 2)
+        #expect(PointTail.blocksToMerge(tailNewestFirst: [7, 28], adding: 7) == 1)
+        #expect(PointTail.blocksToMerge(tailNewestFirst: [1000], adding: 100) == 0)
+        #expect(PointTail.blocksToMerge(tailNewestFirst: [10], adding: 1024) == 0)
+        // Appending 7 at a time 1,500 times keeps the tail at a handful of blocks, each at most 1,024.
+        var tail: [Int] = []
+        for _ in 0..<1500 {
+            let merged = PointTail.blocksToMerge(tailNewestFirst: tail, adding: 7)
+            let run = 7 + tail.prefix(merged).reduce(0, +)
+            tail = [run] + tail.dropFirst(merged)
+        }
+        #expect(tail.reduce(0, +) == 10_500 && tail.allSatisfy { $0 <= 1024 } && tail.count <= 24, "\(tail)")
+        #expect(!PointTail.needsRepacking([1024, 1024, 3]) && !PointTail.needsRepacking([5]) && !PointTail.needsRepacking([]))
+        #expect(PointTail.needsRepacking([1024, 7, 3]))
+    }
+}

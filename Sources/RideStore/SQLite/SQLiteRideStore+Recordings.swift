@@ -210,26 +210,17 @@ extension SQLiteRideStore {
         ).fetchOne(trackID, decode: { $0.int64(0) })
         else { throw RideStoreError.damaged("recording track \(trackID) has no segment") }
         // The tail's blocks, newest first: sizes only, so that nothing is decoded that is not merged.
-        let tail = try DirectStatement(db, "SELECT id, position, pointCount FROM pointBlock WHERE segmentId = ? ORDER BY position DESC LIMIT 24")
-            .fetchAll(segmentID) { (id: $0.int64(0), position: $0.int(1), count: $0.int(2)) }
+        let tail = try DirectStatement(
+            db, "SELECT id, position, pointCount FROM pointBlock WHERE segmentId = ? ORDER BY position DESC LIMIT \(PointTail.tailBlocksRead)"
+        ).fetchAll(segmentID) { (id: $0.int64(0), position: $0.int(1), count: $0.int(2)) }
         let nextPosition = (tail.first?.position ?? -1) + 1
-        guard points.count < PackedPoints.blockCapacity else {
+        let merged = PointTail.blocksToMerge(tailNewestFirst: tail.map(\.count), adding: points.count)
+        guard merged > 0 else {
             try insertBlocks(PackedPoints(points[...]).packedBlocks, segmentID: segmentID, firstPosition: nextPosition, db)
             try countAppended(points.count, segmentID: segmentID, trackID: countingTrack ? trackID : nil, db)
             return
         }
-        var merged = 0
-        var runCount = points.count
-        for block in tail {
-            guard block.count <= runCount, block.count + runCount <= PackedPoints.blockCapacity else { break }
-            merged += 1
-            runCount += block.count
-        }
-        guard merged > 0 else {
-            try insertBlocks([PointBlock(points: points[...])], segmentID: segmentID, firstPosition: nextPosition, db)
-            try countAppended(points.count, segmentID: segmentID, trackID: countingTrack ? trackID : nil, db)
-            return
-        }
+        let runCount = points.count + tail.prefix(merged).reduce(0) { $0 + $1.count }
         // The merged blocks, oldest first, then the new points: one block in the oldest one's row.
         let mergedBlocks = tail.prefix(merged).reversed()
         var run: [TrackPoint] = []
@@ -256,8 +247,7 @@ extension SQLiteRideStore {
         let segments = try Int64.fetchAll(db, sql: "SELECT id FROM segment WHERE trackId = ?", arguments: [trackID])
         for segmentID in segments {
             let rows = try Row.fetchAll(db, sql: "SELECT pointCount, data FROM pointBlock WHERE segmentId = ? ORDER BY position", arguments: [segmentID])
-            let full = rows.dropLast().allSatisfy { ($0[0] as Int) == PackedPoints.blockCapacity }
-            guard !full else { continue }
+            guard PointTail.needsRepacking(rows.map { $0[0] as Int }) else { continue }
             var points: [TrackPoint] = []
             for row in rows { points += try PointBlock(pointCount: row[0], data: row[1]).points() }
             try db.execute(sql: "DELETE FROM pointBlock WHERE segmentId = ?", arguments: [segmentID])
