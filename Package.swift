@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "bikeride", targets: ["bikeride"]),
         .library(name: "RideKit", targets: ["RideKit"]),
         .library(name: "RideStore", targets: ["RideStore"]),
+        .library(name: "RideStorePostgres", targets: ["RideStorePostgres"]),
         .library(name: "RideServer", targets: ["RideServer"]),
     ],
     dependencies: [
@@ -67,6 +68,7 @@ let package = Package(
             dependencies: [
                 "RideKit",
                 "RideStore",
+                "RideStorePostgres",
                 "RideServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -84,24 +86,35 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 // SHA-256 of imported files (duplicate detection): BoringSSL's, with the CPU's SHA instructions.
                 .product(name: "Crypto", package: "swift-crypto"),
-                // The PostgreSQL implementation of the store (Sources/RideStore/Postgres).
-                .product(name: "PostgresNIO", package: "postgres-nio"),
                 // scrypt for passwords (BoringSSL's), from the swift-crypto package already used: no new package.
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
+        // The store on PostgreSQL (`--database postgres://…`), a peer of the SQLite store: the same interface and the
+        // same rules (RideStore's `Core/`), its own SQL. A module of its own, so that what needs only SQLite does not
+        // link postgres-nio.
+        .target(
+            name: "RideStorePostgres",
+            dependencies: [
+                "RideKit",
+                "RideStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
         // A helper process for the store tests: imports a large file so that a test can kill it midway.
         .executableTarget(name: "ridestore-crash-helper", dependencies: ["RideStore"], path: "Tests/RideStoreCrashHelper"),
         // The store benchmark's measuring program (Benchmarks/run-store.sh; not part of the tests).
-        .executableTarget(name: "ridestore-bench", dependencies: ["RideStore", "RideKit"], path: "Benchmarks/store"),
-        // What the test targets share: the shared fixtures' paths, JPEGs laid out byte by byte.
+        .executableTarget(name: "ridestore-bench", dependencies: ["RideStore", "RideStorePostgres", "RideKit"], path: "Benchmarks/store"),
+        // What the test targets share: the shared fixtures' paths, JPEGs laid out byte by byte, gzip.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "RideKitTests", dependencies: ["RideKit", "CExpat", "TestSupport"]),
         .testTarget(
             name: "RideStoreTests",
             dependencies: [
-                "RideStore", "RideKit", "TestSupport",
+                "RideStore", "RideStorePostgres", "RideKit", "TestSupport",
+                // The SQLite cases read the database through GRDB.
+                .product(name: "GRDB", package: "GRDB.swift"),
                 // Writes the archives the archive import is tested on.
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 // The PostgreSQL cases make and drop a database of their own for each test.
@@ -113,6 +126,7 @@ let package = Package(
             dependencies: [
                 "RideServer",
                 "RideStore",
+                "RideStorePostgres",
                 "TestSupport",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 // Writes the MBTiles files the tile tests serve.

@@ -11,6 +11,7 @@
 import Foundation
 import RideKit
 import RideStore
+import RideStorePostgres
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("ridestore-bench: \(message)\n".utf8))

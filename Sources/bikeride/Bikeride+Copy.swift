@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import RideStore
+import RideStorePostgres
 
 extension Bikeride {
     /// `bikeride copy --from DATA_DIR --to postgres://…`: moves a SQLite library into PostgreSQL.

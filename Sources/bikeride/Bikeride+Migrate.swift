@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import RideStore
+import RideStorePostgres
 
 extension Bikeride {
     /// `bikeride migrate`: brings a PostgreSQL database's schema up to date before the instances start.

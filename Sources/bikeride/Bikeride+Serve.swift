@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import RideServer
 import RideStore
+import RideStorePostgres
 
 extension Bikeride {
     /// `bikeride serve`: the server and the web app.

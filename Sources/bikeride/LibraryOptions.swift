@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import RideKit
 import RideStore
+import RideStorePostgres
 
 /// The library the library commands work on: the data directory's SQLite file, or a PostgreSQL database.
 struct LibraryOptions: ParsableArguments {

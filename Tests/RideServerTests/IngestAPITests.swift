@@ -24,6 +24,14 @@ import Testing
         return (server, device, token)
     }
 
+    /// `server()` on a fresh store of `kind` (`withServer`): the ingestion endpoints hold on both stores.
+    static func withServer(_ kind: StoreKind, _ body: (TestServer, Device, String) async throws -> Void) async throws {
+        try await RideServerTests.withServer(kind) { server, _ in
+            let (device, token) = try await server.addDevice("Phone", user: "local")
+            try await body(server, device, token)
+        }
+    }
+
     static func storedCount(_ server: TestServer) async throws -> Int {
         var count = 0
         var after: Int64 = 0
@@ -37,89 +45,93 @@ import Testing
 
     // MARK: OwnTracks
 
-    @Test(arguments: [
+    @Test(arguments: StoreKind.allCases, [
         "owntracks/json-schema__l.json", "owntracks/json-schema__l2.json", "owntracks/json-schema__location-5s.json",
         "owntracks/json-schema__location-short.json", "owntracks/json-schema__location-sk.json",
         "owntracks/traccar__owntracks_http_body_1.json", "owntracks/traccar__owntracks_http_body_2.json",
         "owntracks/traccar__owntracks_http_body_3.json", "owntracks/traccar__owntracks_http_body_4.json",
         "owntracks/traccar__owntracks_http_body_5.json", "owntracks/traccar__owntracks_http_body_6.json",
     ])
-    func ownTracksLocationIsStoredAndAnsweredWithAnEmptyArray(_ path: String) async throws {
-        let (server, _, token) = try await Self.server()
-        let body = try Self.fixture(path)
-        try await server.run { client in
-            let headers: HTTPFields = [
-                .authorization: Self.basic("local", token), .contentType: "application/json",
-                HTTPField.Name("X-Limit-U")!: "local", HTTPField.Name("X-Limit-D")!: "phone",
-            ]
-            let response = try await client.execute(uri: "/ingest/owntracks", method: .post, headers: headers, body: ByteBuffer(string: body))
-            #expect(response.status == .ok && response.text == "[]")
-            #expect(response.headers[.contentType] == "application/json")
-            // The app did not get the answer and sends again: stored once.
-            let again = try await client.execute(uri: "/ingest/owntracks", method: .post, headers: headers, body: ByteBuffer(string: body))
-            #expect(again.status == .ok && again.text == "[]")
+    func ownTracksLocationIsStoredAndAnsweredWithAnEmptyArray(_ kind: StoreKind, _ path: String) async throws {
+        try await Self.withServer(kind) { server, _, token in
+            let body = try Self.fixture(path)
+            try await server.run { client in
+                let headers: HTTPFields = [
+                    .authorization: Self.basic("local", token), .contentType: "application/json",
+                    HTTPField.Name("X-Limit-U")!: "local", HTTPField.Name("X-Limit-D")!: "phone",
+                ]
+                let response = try await client.execute(uri: "/ingest/owntracks", method: .post, headers: headers, body: ByteBuffer(string: body))
+                #expect(response.status == .ok && response.text == "[]")
+                #expect(response.headers[.contentType] == "application/json")
+                // The app did not get the answer and sends again: stored once.
+                let again = try await client.execute(uri: "/ingest/owntracks", method: .post, headers: headers, body: ByteBuffer(string: body))
+                #expect(again.status == .ok && again.text == "[]")
+            }
+            #expect(try await Self.storedCount(server) == 1)
         }
-        #expect(try await Self.storedCount(server) == 1)
     }
 
     /// Payloads that can never be valid are answered 200 `[]` (so OwnTracks' queue moves on) and store nothing.
-    @Test(arguments: [
+    @Test(arguments: StoreKind.allCases, [
         "owntracks/json-schema__location-lat-missing.json", "owntracks/json-schema__transition-illegal-lat.json",
         "owntracks/json-schema__lwt-notst.json", "owntracks/json-schema__lwt.json", "owntracks/json-schema__transition.json",
         "owntracks/json-schema__e.json", "owntracks/json-schema__array.json",
     ])
-    func ownTracksNeverValidIsAcceptedAndNotStored(_ path: String) async throws {
-        let (server, _, token) = try await Self.server()
-        let body = try Self.fixture(path)
-        try await server.run { client in
-            let response = try await client.execute(
-                uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", token)], body: ByteBuffer(string: body))
-            #expect(response.status == .ok && response.text == "[]")
+    func ownTracksNeverValidIsAcceptedAndNotStored(_ kind: StoreKind, _ path: String) async throws {
+        try await Self.withServer(kind) { server, _, token in
+            let body = try Self.fixture(path)
+            try await server.run { client in
+                let response = try await client.execute(
+                    uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", token)], body: ByteBuffer(string: body))
+                #expect(response.status == .ok && response.text == "[]")
+            }
+            #expect(try await Self.storedCount(server) == 0)
         }
-        #expect(try await Self.storedCount(server) == 0)
     }
 
-    @Test func ownTracksEmptyBodyAndBadCredentials() async throws {
-        let (server, _, token) = try await Self.server()
-        try await server.run { client in
-            let empty = try await client.execute(uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", token)])
-            #expect(empty.status == .ok && empty.text == "[]")
-            for authorization in [Self.basic("local", "wrong-token-wrong-token"), Self.basic("someone", token), "Basic !!!", "Bearer x"] {
-                let response = try await client.execute(
-                    uri: "/ingest/owntracks", method: .post, headers: [.authorization: authorization], body: ByteBuffer(string: "{}"))
-                #expect(response.status == .unauthorized, "\(authorization)")
+    @Test(arguments: StoreKind.allCases) func ownTracksEmptyBodyAndBadCredentials(_ kind: StoreKind) async throws {
+        try await Self.withServer(kind) { server, _, token in
+            try await server.run { client in
+                let empty = try await client.execute(uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", token)])
+                #expect(empty.status == .ok && empty.text == "[]")
+                for authorization in [Self.basic("local", "wrong-token-wrong-token"), Self.basic("someone", token), "Basic !!!", "Bearer x"] {
+                    let response = try await client.execute(
+                        uri: "/ingest/owntracks", method: .post, headers: [.authorization: authorization], body: ByteBuffer(string: "{}"))
+                    #expect(response.status == .unauthorized, "\(authorization)")
+                }
+                #expect(try await client.post("/ingest/owntracks", json: "{}").status == .unauthorized)
             }
-            #expect(try await client.post("/ingest/owntracks", json: "{}").status == .unauthorized)
         }
     }
 
     /// The `Authorization` header as clients write it: the scheme in any case, spaces or a tab around the
     /// credentials (RFC 9110 allows them), a password holding colons; and what is not that scheme refused.
-    @Test func authorizationHeadersAreReadAsWrittenAndOthersRefused() async throws {
-        let (server, _, token) = try await Self.server()
-        let encoded = Data("local:\(token)".utf8).base64EncodedString()
-        try await server.run { client in
-            for authorization in ["basic \(encoded)", "BASIC  \(encoded)\t", "Basic \t\(encoded) "] {
-                let response = try await client.execute(
-                    uri: "/ingest/owntracks", method: .post, headers: [.authorization: authorization], body: ByteBuffer(string: "{}"))
-                #expect(response.status == .ok, "\(authorization)")
+    @Test(arguments: StoreKind.allCases) func authorizationHeadersAreReadAsWrittenAndOthersRefused(_ kind: StoreKind) async throws {
+        try await Self.withServer(kind) { server, _, token in
+            let encoded = Data("local:\(token)".utf8).base64EncodedString()
+            try await server.run { client in
+                for authorization in ["basic \(encoded)", "BASIC  \(encoded)\t", "Basic \t\(encoded) "] {
+                    let response = try await client.execute(
+                        uri: "/ingest/owntracks", method: .post, headers: [.authorization: authorization], body: ByteBuffer(string: "{}"))
+                    #expect(response.status == .ok, "\(authorization)")
+                }
+                for authorization in ["Basic\(encoded)", "Basics \(encoded)", "Basic ", "Basic \t ", "Basic " + Data("local".utf8).base64EncodedString(),
+                                      "Basic " + Data([0x6C, 0x3A, 0xFF, 0xFE]).base64EncodedString(), "Basic " + String(repeating: "A", count: 2000)] {
+                    let response = try await client.execute(
+                        uri: "/ingest/owntracks", method: .post, headers: [.authorization: authorization], body: ByteBuffer(string: "{}"))
+                    #expect(response.status == .unauthorized, "\(authorization)")
+                }
+                // Overland's bearer token, as written, and with a tab after it.
+                for authorization in ["Bearer \(token)", "bearer  \(token)\t"] {
+                    let response = try await client.execute(
+                        uri: "/ingest/overland", method: .post, headers: [.authorization: authorization, .contentType: "application/json"],
+                        body: ByteBuffer(string: #"{"locations":[]}"#))
+                    #expect(response.status == .ok, "\(authorization)")
+                }
+                #expect(try await client.execute(
+                    uri: "/ingest/overland", method: .post, headers: [.authorization: "Bearer\(token)"], body: ByteBuffer(string: #"{"locations":[]}"#)
+                ).status == .unauthorized)
             }
-            for authorization in ["Basic\(encoded)", "Basics \(encoded)", "Basic ", "Basic \t ", "Basic " + Data("local".utf8).base64EncodedString(),
-                                  "Basic " + Data([0x6C, 0x3A, 0xFF, 0xFE]).base64EncodedString(), "Basic " + String(repeating: "A", count: 2000)] {
-                let response = try await client.execute(
-                    uri: "/ingest/owntracks", method: .post, headers: [.authorization: authorization], body: ByteBuffer(string: "{}"))
-                #expect(response.status == .unauthorized, "\(authorization)")
-            }
-            // Overland's bearer token, as written, and with a tab after it.
-            for authorization in ["Bearer \(token)", "bearer  \(token)\t"] {
-                let response = try await client.execute(
-                    uri: "/ingest/overland", method: .post, headers: [.authorization: authorization, .contentType: "application/json"],
-                    body: ByteBuffer(string: #"{"locations":[]}"#))
-                #expect(response.status == .ok, "\(authorization)")
-            }
-            #expect(try await client.execute(
-                uri: "/ingest/overland", method: .post, headers: [.authorization: "Bearer\(token)"], body: ByteBuffer(string: #"{"locations":[]}"#)
-            ).status == .unauthorized)
         }
     }
 
@@ -153,22 +165,23 @@ import Testing
 
     // MARK: Overland
 
-    @Test func overlandBatchAnswersExactlyOkAndAReplayStoresNothing() async throws {
-        let (server, _, token) = try await Self.server()
-        let body = try Self.fixture("overland/readme_request_body.derived.json")
-        try await server.run { client in
-            for _ in 0..<3 {
-                let response = try await client.execute(
-                    uri: "/ingest/overland", method: .post, headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
-                    body: ByteBuffer(string: body))
-                #expect(response.status == .ok && response.text == #"{"result":"ok"}"#)
+    @Test(arguments: StoreKind.allCases) func overlandBatchAnswersExactlyOkAndAReplayStoresNothing(_ kind: StoreKind) async throws {
+        try await Self.withServer(kind) { server, _, token in
+            let body = try Self.fixture("overland/readme_request_body.derived.json")
+            try await server.run { client in
+                for _ in 0..<3 {
+                    let response = try await client.execute(
+                        uri: "/ingest/overland", method: .post, headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
+                        body: ByteBuffer(string: body))
+                    #expect(response.status == .ok && response.text == #"{"result":"ok"}"#)
+                }
+                // ?token= works too.
+                let query = try await client.post("/ingest/overland?token=\(token)", json: body)
+                #expect(query.text == #"{"result":"ok"}"#)
+                #expect(try await client.post("/ingest/overland?token=nope-nope-nope-nope", json: body).status == .unauthorized)
             }
-            // ?token= works too.
-            let query = try await client.post("/ingest/overland?token=\(token)", json: body)
-            #expect(query.text == #"{"result":"ok"}"#)
-            #expect(try await client.post("/ingest/overland?token=nope-nope-nope-nope", json: body).status == .unauthorized)
+            #expect(try await Self.storedCount(server) == 1)
         }
-        #expect(try await Self.storedCount(server) == 1)
     }
 
     static func overlandBatch(_ count: Int, startSecond: Int = 0) -> String {
@@ -181,206 +194,215 @@ import Testing
         return #"{"locations":["# + features.joined(separator: ",") + "]}"
     }
 
-    @Test func overlandLargeAndGzipBatches() async throws {
-        let (server, _, token) = try await Self.server()
-        let thousand = Self.overlandBatch(1000)
-        #expect(thousand.utf8.count > 200_000)
-        let tenThousand = Self.overlandBatch(10_000, startSecond: 1000)
-        #expect(tenThousand.utf8.count > 1 << 21)
-        let compressed = try gzip(Data(Self.overlandBatch(500, startSecond: 20_000).utf8))
-        try await server.run { client in
-            let headers: HTTPFields = [.authorization: "Bearer \(token)", .contentType: "application/json"]
-            let answer128 = try await client.execute(uri: "/ingest/overland", method: .post, headers: headers, body: ByteBuffer(string: thousand))
-            #expect(answer128.text == #"{"result":"ok"}"#)
-            let answer129 = try await client.execute(uri: "/ingest/overland", method: .post, headers: headers, body: ByteBuffer(string: tenThousand))
-            #expect(answer129.text == #"{"result":"ok"}"#)
-            var zipped = headers
-            zipped[.contentEncoding] = "gzip"
-            let answer132 = try await client.execute(uri: "/ingest/overland", method: .post, headers: zipped, body: ByteBuffer(bytes: compressed))
-            #expect(answer132.text == #"{"result":"ok"}"#)
+    @Test(arguments: StoreKind.allCases) func overlandLargeAndGzipBatches(_ kind: StoreKind) async throws {
+        try await Self.withServer(kind) { server, _, token in
+            let thousand = Self.overlandBatch(1000)
+            #expect(thousand.utf8.count > 200_000)
+            let tenThousand = Self.overlandBatch(10_000, startSecond: 1000)
+            #expect(tenThousand.utf8.count > 1 << 21)
+            let compressed = try gzip(Data(Self.overlandBatch(500, startSecond: 20_000).utf8))
+            try await server.run { client in
+                let headers: HTTPFields = [.authorization: "Bearer \(token)", .contentType: "application/json"]
+                let answer128 = try await client.execute(uri: "/ingest/overland", method: .post, headers: headers, body: ByteBuffer(string: thousand))
+                #expect(answer128.text == #"{"result":"ok"}"#)
+                let answer129 = try await client.execute(uri: "/ingest/overland", method: .post, headers: headers, body: ByteBuffer(string: tenThousand))
+                #expect(answer129.text == #"{"result":"ok"}"#)
+                var zipped = headers
+                zipped[.contentEncoding] = "gzip"
+                let answer132 = try await client.execute(uri: "/ingest/overland", method: .post, headers: zipped, body: ByteBuffer(bytes: compressed))
+                #expect(answer132.text == #"{"result":"ok"}"#)
+            }
+            let stored = try await Self.storedCount(server)
+            #expect(stored == 11_500)
+            // A gap of 5 hours between the 10,000 and the gzip batch: two tracks, the first saved.
+            let tracks = try await server.library.store.tracks(TrackQuery(), userID: server.library.userID).tracks
+            #expect(tracks.count == 2)
+            #expect(tracks.allSatisfy { $0.source == .device })
         }
-        let stored = try await Self.storedCount(server)
-        #expect(stored == 11_500)
-        // A gap of 5 hours between the 10,000 and the gzip batch: two tracks, the first saved.
-        let tracks = try await server.library.store.tracks(TrackQuery(), userID: server.library.userID).tracks
-        #expect(tracks.count == 2)
-        #expect(tracks.allSatisfy { $0.source == .device })
     }
 
     // MARK: OsmAnd / Traccar Client
 
-    @Test func osmandQueryStringsGETAndPOST() async throws {
-        let (server, _, token) = try await Self.server()
-        let lines = try Self.fixture("traccar-osmand/osmand_query_strings.txt").split(whereSeparator: \.isNewline).map(String.init)
-        try await server.run { client in
-            for (index, line) in lines.enumerated() {
-                // The fixtures' own ids replaced by the token (id = the token here); line 2 has none.
-                var query = String(line.dropFirst(2))
-                query = query.replacingOccurrences(of: #"(^|&)(id|deviceid)=[0-9]+"#, with: "$1$2=\(token)", options: .regularExpression)
-                let response = try await client.get("/ingest/osmand?" + query)
-                #expect(response.status == (index == 1 ? .unauthorized : .ok), "line \(index + 1): \(response.text)")
-                // The same as a form POST (OsmAnd), stored once.
-                let form = try await client.execute(
-                    uri: "/ingest/osmand", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: query))
-                #expect(form.status == (index == 1 ? .unauthorized : .ok))
+    @Test(arguments: StoreKind.allCases) func osmandQueryStringsGETAndPOST(_ kind: StoreKind) async throws {
+        try await Self.withServer(kind) { server, _, token in
+            let lines = try Self.fixture("traccar-osmand/osmand_query_strings.txt").split(whereSeparator: \.isNewline).map(String.init)
+            try await server.run { client in
+                for (index, line) in lines.enumerated() {
+                    // The fixtures' own ids replaced by the token (id = the token here); line 2 has none.
+                    var query = String(line.dropFirst(2))
+                    query = query.replacingOccurrences(of: #"(^|&)(id|deviceid)=[0-9]+"#, with: "$1$2=\(token)", options: .regularExpression)
+                    let response = try await client.get("/ingest/osmand?" + query)
+                    #expect(response.status == (index == 1 ? .unauthorized : .ok), "line \(index + 1): \(response.text)")
+                    // The same as a form POST (OsmAnd), stored once.
+                    let form = try await client.execute(
+                        uri: "/ingest/osmand", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: query))
+                    #expect(form.status == (index == 1 ? .unauthorized : .ok))
+                }
+                #expect(try await client.get("/ingest/osmand?id=../../etc/passwd&lat=1&lon=2").status == .unauthorized)
             }
-            #expect(try await client.get("/ingest/osmand?id=../../etc/passwd&lat=1&lon=2").status == .unauthorized)
+            // Lines without a timestamp are "now"; those with one in 2013–2017. Line 1 has no position.
+            let stored = try await Self.storedCount(server)
+            #expect(stored >= 6 && stored <= 9)
         }
-        // Lines without a timestamp are "now"; those with one in 2013–2017. Line 1 has no position.
-        let stored = try await Self.storedCount(server)
-        #expect(stored >= 6 && stored <= 9)
     }
 
-    @Test(arguments: [
+    @Test(arguments: StoreKind.allCases, [
         "traccar-osmand/osmand_json_android_moving.json", "traccar-osmand/osmand_json_ios_mock_no_batt.json",
         "traccar-osmand/osmand_json_traccar_client_basic.json", "traccar-osmand/osmand_json_traccar_client_typed_extras.json",
     ])
-    func traccarClientJSON(_ path: String) async throws {
-        let (server, _, token) = try await Self.server()
-        let body = try Self.fixture(path).replacingOccurrences(of: #""device_id":"[^"]*""#, with: #""device_id":"\#(token)""#, options: .regularExpression)
-        try await server.run { client in
-            let answer173 = try await client.post("/ingest/osmand", json: body)
-            #expect(answer173.status == .ok)
-            #expect(try await client.post("/ingest/osmand", json: body).status == .ok)  // a retry
-            #expect(try await client.post("/ingest/osmand", json: try Self.fixture(path)).status == .unauthorized)  // its own id is no token
+    func traccarClientJSON(_ kind: StoreKind, _ path: String) async throws {
+        try await Self.withServer(kind) { server, _, token in
+            let body = try Self.fixture(path).replacingOccurrences(of: #""device_id":"[^"]*""#, with: #""device_id":"\#(token)""#, options: .regularExpression)
+            try await server.run { client in
+                let answer173 = try await client.post("/ingest/osmand", json: body)
+                #expect(answer173.status == .ok)
+                #expect(try await client.post("/ingest/osmand", json: body).status == .ok)  // a retry
+                #expect(try await client.post("/ingest/osmand", json: try Self.fixture(path)).status == .unauthorized)  // its own id is no token
+            }
+            #expect(try await Self.storedCount(server) == 1)
         }
-        #expect(try await Self.storedCount(server) == 1)
     }
 
     // MARK: GPSLogger
 
-    @Test func gpsLoggerGETAndPOST() async throws {
-        let (server, _, token) = try await Self.server()
-        try await server.run { client in
-            let get = try await client.get("/ingest/gpslogger?token=\(token)&lat=51.5&lon=-0.12&time=2024-05-01T10:00:00.000Z&alt=%25ALT&spd=5&batt=50")
-            #expect(get.status == .ok)
-            let post = try await client.execute(
-                uri: "/ingest/gpslogger", method: .post, headers: [.contentType: "application/x-www-form-urlencoded", .authorization: "Bearer \(token)"],
-                body: ByteBuffer(string: "lat=51.51&lon=-0.12&time=2024-05-01T10%3A00%3A05Z"))
-            #expect(post.status == .ok)
-            #expect(try await client.get("/ingest/gpslogger?lat=1&lon=2&time=2024-05-01T10:00:00Z").status == .unauthorized)
+    @Test(arguments: StoreKind.allCases) func gpsLoggerGETAndPOST(_ kind: StoreKind) async throws {
+        try await Self.withServer(kind) { server, _, token in
+            try await server.run { client in
+                let get = try await client.get("/ingest/gpslogger?token=\(token)&lat=51.5&lon=-0.12&time=2024-05-01T10:00:00.000Z&alt=%25ALT&spd=5&batt=50")
+                #expect(get.status == .ok)
+                let post = try await client.execute(
+                    uri: "/ingest/gpslogger", method: .post, headers: [.contentType: "application/x-www-form-urlencoded", .authorization: "Bearer \(token)"],
+                    body: ByteBuffer(string: "lat=51.51&lon=-0.12&time=2024-05-01T10%3A00%3A05Z"))
+                #expect(post.status == .ok)
+                #expect(try await client.get("/ingest/gpslogger?lat=1&lon=2&time=2024-05-01T10:00:00Z").status == .unauthorized)
+            }
+            #expect(try await Self.storedCount(server) == 2)
         }
-        #expect(try await Self.storedCount(server) == 2)
     }
 
     // MARK: Hostile posts
 
-    @Test func hostilePostsAreRefusedWithoutCrashOrStorage() async throws {
-        let (server, _, token) = try await Self.server()
-        let headers: HTTPFields = [.authorization: Self.basic("local", token), .contentType: "application/json"]
-        let bodies = [
-            #"{"_type":"location","lat":"NaN","lon":1,"tst":1700000000}"#,
-            #"{"_type":"location","lat":1e400,"lon":1,"tst":1700000000}"#,
-            #"{"_type":"location","lat":1,"lon":1,"tst":99999999999999}"#,
-            #"{"_type":"location","lat":1,"lon":1,"tst":1}"#,
-            #"{"_type":"location","lat":{"a":1},"lon":1,"tst":1700000000}"#,
-            #"{"_type":"location","lat":1,"lon":1,"tst":1700000000,"tid":"'); DROP TABLE deviceFix; --"}"#.replacingOccurrences(of: "1700000000", with: "1700000001"),
-            String(repeating: "[", count: 50_000),
-            #"{"_type":"<script>alert(1)</script>"}"#,
-        ]
-        try await server.run { client in
-            for body in bodies {
-                let response = try await client.execute(uri: "/ingest/owntracks", method: .post, headers: headers, body: ByteBuffer(string: body))
-                #expect(response.status == .ok, "\(body.prefix(60))")
+    @Test(arguments: StoreKind.allCases) func hostilePostsAreRefusedWithoutCrashOrStorage(_ kind: StoreKind) async throws {
+        try await Self.withServer(kind) { server, _, token in
+            let headers: HTTPFields = [.authorization: Self.basic("local", token), .contentType: "application/json"]
+            let bodies = [
+                #"{"_type":"location","lat":"NaN","lon":1,"tst":1700000000}"#,
+                #"{"_type":"location","lat":1e400,"lon":1,"tst":1700000000}"#,
+                #"{"_type":"location","lat":1,"lon":1,"tst":99999999999999}"#,
+                #"{"_type":"location","lat":1,"lon":1,"tst":1}"#,
+                #"{"_type":"location","lat":{"a":1},"lon":1,"tst":1700000000}"#,
+                #"{"_type":"location","lat":1,"lon":1,"tst":1700000000,"tid":"'); DROP TABLE deviceFix; --"}"#.replacingOccurrences(of: "1700000000", with: "1700000001"),
+                String(repeating: "[", count: 50_000),
+                #"{"_type":"<script>alert(1)</script>"}"#,
+            ]
+            try await server.run { client in
+                for body in bodies {
+                    let response = try await client.execute(uri: "/ingest/owntracks", method: .post, headers: headers, body: ByteBuffer(string: body))
+                    #expect(response.status == .ok, "\(body.prefix(60))")
+                }
+                // Invalid UTF-8, and a body over the limit.
+                let binary = try await client.execute(uri: "/ingest/owntracks", method: .post, headers: headers, body: ByteBuffer(bytes: [0xFF, 0xC0, 0x80, 0x7B]))
+                #expect(binary.status == .ok)
+                let huge = try await client.execute(
+                    uri: "/ingest/owntracks", method: .post, headers: headers, body: ByteBuffer(string: String(repeating: " ", count: 1 << 20)))
+                #expect(huge.status == .contentTooLarge)
+                let gzipBomb = try gzip(Data(count: 16 << 20))  // 16 MiB of zeros: four times the inflated cap
+                let bomb = try await client.execute(
+                    uri: "/ingest/overland", method: .post, headers: [.authorization: "Bearer \(token)", .contentEncoding: "gzip"], body: ByteBuffer(bytes: gzipBomb))
+                #expect(bomb.status == .ok)  // refused as a payload, logged, let go
             }
-            // Invalid UTF-8, and a body over the limit.
-            let binary = try await client.execute(uri: "/ingest/owntracks", method: .post, headers: headers, body: ByteBuffer(bytes: [0xFF, 0xC0, 0x80, 0x7B]))
-            #expect(binary.status == .ok)
-            let huge = try await client.execute(
-                uri: "/ingest/owntracks", method: .post, headers: headers, body: ByteBuffer(string: String(repeating: " ", count: 1 << 20)))
-            #expect(huge.status == .contentTooLarge)
-            let gzipBomb = try gzip(Data(count: 16 << 20))  // 16 MiB of zeros: four times the inflated cap
-            let bomb = try await client.execute(
-                uri: "/ingest/overland", method: .post, headers: [.authorization: "Bearer \(token)", .contentEncoding: "gzip"], body: ByteBuffer(bytes: gzipBomb))
-            #expect(bomb.status == .ok)  // refused as a payload, logged, let go
+            // Only the one valid fix (with its SQL in a name that is not stored anyway).
+            #expect(try await Self.storedCount(server) == 1)
         }
-        // Only the one valid fix (with its SQL in a name that is not stored anyway).
-        #expect(try await Self.storedCount(server) == 1)
     }
 
     /// 200 devices posting at once (group commit): every post answered after it is stored, each stored once.
-    @Test func manyDevicesPostingAtOnceAreAllStored() async throws {
-        let server = try await TestServer()
-        var tokens: [String] = []
-        for index in 0..<200 { tokens.append(try await server.addDevice("Phone \(index)", user: "local").token) }
-        let now = Int(Date().timeIntervalSince1970)
-        let devices = tokens
-        try await server.run { client in
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for (index, token) in devices.enumerated() {
-                    group.addTask {
-                        for second in 0..<3 {
-                            let body = #"{"_type":"location","lat":\#(46 + Double(index) / 1000),"lon":6.6,"tst":\#(now - 100 + second)}"#
-                            let response = try await client.execute(
-                                uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", token)], body: ByteBuffer(string: body))
-                            #expect(response.status == .ok && response.text == "[]")
+    @Test(arguments: StoreKind.allCases) func manyDevicesPostingAtOnceAreAllStored(_ kind: StoreKind) async throws {
+        try await RideServerTests.withServer(kind) { server, _ in
+            var tokens: [String] = []
+            for index in 0..<200 { tokens.append(try await server.addDevice("Phone \(index)", user: "local").token) }
+            let now = Int(Date().timeIntervalSince1970)
+            let devices = tokens
+            try await server.run { client in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (index, token) in devices.enumerated() {
+                        group.addTask {
+                            for second in 0..<3 {
+                                let body = #"{"_type":"location","lat":\#(46 + Double(index) / 1000),"lon":6.6,"tst":\#(now - 100 + second)}"#
+                                let response = try await client.execute(
+                                    uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", token)], body: ByteBuffer(string: body))
+                                #expect(response.status == .ok && response.text == "[]")
+                            }
                         }
                     }
+                    try await group.waitForAll()
                 }
-                try await group.waitForAll()
             }
+            #expect(try await Self.storedCount(server) == 600)
+            #expect(server.metrics.value(.ingestFixesStored) == 600)
         }
-        #expect(try await Self.storedCount(server) == 600)
-        #expect(server.metrics.value(.ingestFixesStored) == 600)
     }
 
-    @Test func aRevokedTokenStopsWorkingAndRotationSwapsIt() async throws {
-        let (server, device, token) = try await Self.server()
-        let body = #"{"_type":"location","lat":1,"lon":2,"tst":\#(Int(Date().timeIntervalSince1970))}"#
-        try await server.run { client in
-            // The old token was just used (and is remembered a few seconds): the rotation forgets it at once.
-            #expect(try await client.execute(uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", token)], body: ByteBuffer(string: body)).status == .ok)
-            let rotated = try await client.post("/api/devices/\(device.id)/token")
-            #expect(rotated.status == .ok)
-            let newToken = try #require(try rotated.jsonObject()["token"] as? String)
-            #expect(try await client.execute(uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", token)], body: ByteBuffer(string: body)).status == .unauthorized)
-            #expect(try await client.execute(uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", newToken)], body: ByteBuffer(string: body)).status == .ok)
-            #expect(try await client.execute(uri: "/api/devices/\(device.id)", method: .delete).status == .noContent)
-            #expect(try await client.execute(uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", newToken)], body: ByteBuffer(string: body)).status == .unauthorized)
+    @Test(arguments: StoreKind.allCases) func aRevokedTokenStopsWorkingAndRotationSwapsIt(_ kind: StoreKind) async throws {
+        try await Self.withServer(kind) { server, device, token in
+            let body = #"{"_type":"location","lat":1,"lon":2,"tst":\#(Int(Date().timeIntervalSince1970))}"#
+            try await server.run { client in
+                // The old token was just used (and is remembered a few seconds): the rotation forgets it at once.
+                #expect(try await client.execute(uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", token)], body: ByteBuffer(string: body)).status == .ok)
+                let rotated = try await client.post("/api/devices/\(device.id)/token")
+                #expect(rotated.status == .ok)
+                let newToken = try #require(try rotated.jsonObject()["token"] as? String)
+                #expect(try await client.execute(uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", token)], body: ByteBuffer(string: body)).status == .unauthorized)
+                #expect(try await client.execute(uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", newToken)], body: ByteBuffer(string: body)).status == .ok)
+                #expect(try await client.execute(uri: "/api/devices/\(device.id)", method: .delete).status == .noContent)
+                #expect(try await client.execute(uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", newToken)], body: ByteBuffer(string: body)).status == .unauthorized)
+            }
         }
     }
 
     /// A device deleted elsewhere (another instance, the command line) while this server remembers its token: the
     /// store refuses the next post's fixes, and the app is told 401, not 200.
-    @Test func aDeviceDeletedElsewhereIsRefusedDespiteItsRememberedToken() async throws {
-        let (server, device, token) = try await Self.server()
-        let now = Int(Date().timeIntervalSince1970)
-        let first = #"{"_type":"location","lat":1,"lon":2,"tst":\#(now)}"#
-        let later = #"{"_type":"location","lat":1.001,"lon":2,"tst":\#(now + 10)}"#
-        let statuses = try await server.run { client -> [HTTPResponse.Status] in
-            var statuses: [HTTPResponse.Status] = []
-            statuses.append(try await client.execute(
-                uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", token)], body: ByteBuffer(string: first)).status)
-            _ = try await server.library.store.deleteDevice(id: device.id, userID: server.library.userID)
-            statuses.append(try await client.execute(
-                uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", token)], body: ByteBuffer(string: later)).status)
-            // A wrong user name with a remembered token is refused too.
-            statuses.append(try await client.execute(
-                uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("somebody", token)], body: ByteBuffer(string: later)).status)
-            return statuses
+    @Test(arguments: StoreKind.allCases) func aDeviceDeletedElsewhereIsRefusedDespiteItsRememberedToken(_ kind: StoreKind) async throws {
+        try await Self.withServer(kind) { server, device, token in
+            let now = Int(Date().timeIntervalSince1970)
+            let first = #"{"_type":"location","lat":1,"lon":2,"tst":\#(now)}"#
+            let later = #"{"_type":"location","lat":1.001,"lon":2,"tst":\#(now + 10)}"#
+            let statuses = try await server.run { client -> [HTTPResponse.Status] in
+                var statuses: [HTTPResponse.Status] = []
+                statuses.append(try await client.execute(
+                    uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", token)], body: ByteBuffer(string: first)).status)
+                _ = try await server.library.store.deleteDevice(id: device.id, userID: server.library.userID)
+                statuses.append(try await client.execute(
+                    uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("local", token)], body: ByteBuffer(string: later)).status)
+                // A wrong user name with a remembered token is refused too.
+                statuses.append(try await client.execute(
+                    uri: "/ingest/owntracks", method: .post, headers: [.authorization: Self.basic("somebody", token)], body: ByteBuffer(string: later)).status)
+                return statuses
+            }
+            #expect(statuses == [.ok, .unauthorized, .unauthorized])
+            #expect(try await server.library.store.devices(userID: server.library.userID).isEmpty)
+            #expect(try await Self.storedCount(server) == 0)  // the device's fixes went with it
         }
-        #expect(statuses == [.ok, .unauthorized, .unauthorized])
-        #expect(try await server.library.store.devices(userID: server.library.userID).isEmpty)
-        #expect(try await Self.storedCount(server) == 0)  // the device's fixes went with it
     }
 
-    @Test func devicesAPIShowsTheTokenOnceWithEachAppsSetup() async throws {
-        let server = try await TestServer()
-        try await server.run { client in
-            let created = try await client.execute(
-                uri: "/api/devices", method: .post, headers: [.contentType: "application/json"],
-                body: ByteBuffer(string: #"{"name":"Anna's phone"}"#))
-            #expect(created.status == .created)
-            let object = try created.jsonObject()
-            let token = try #require(object["token"] as? String)
-            #expect(token.utf8.count == 43)
-            let setup = try #require(object["setup"] as? [String: [String: Any]])
-            #expect(Set(setup.keys) == ["owntracks", "overland", "osmand", "gpslogger"])
-            #expect(setup["overland"]?["url"] as? String == "http://localhost/ingest/overland?token=\(token)")
-            let list = try await client.get("/api/devices").jsonObject()
-            let devices = try #require(list["devices"] as? [[String: Any]])
-            #expect(devices.count == 1 && devices[0]["token"] == nil && devices[0]["name"] as? String == "Anna's phone")
-            #expect(try await client.post("/api/devices", json: #"{"name":""}"#).status == .badRequest)
+    @Test(arguments: StoreKind.allCases) func devicesAPIShowsTheTokenOnceWithEachAppsSetup(_ kind: StoreKind) async throws {
+        try await RideServerTests.withServer(kind) { server, _ in
+            try await server.run { client in
+                let created = try await client.execute(
+                    uri: "/api/devices", method: .post, headers: [.contentType: "application/json"],
+                    body: ByteBuffer(string: #"{"name":"Anna's phone"}"#))
+                #expect(created.status == .created)
+                let object = try created.jsonObject()
+                let token = try #require(object["token"] as? String)
+                #expect(token.utf8.count == 43)
+                let setup = try #require(object["setup"] as? [String: [String: Any]])
+                #expect(Set(setup.keys) == ["owntracks", "overland", "osmand", "gpslogger"])
+                #expect(setup["overland"]?["url"] as? String == "http://localhost/ingest/overland?token=\(token)")
+                let list = try await client.get("/api/devices").jsonObject()
+                let devices = try #require(list["devices"] as? [[String: Any]])
+                #expect(devices.count == 1 && devices[0]["token"] == nil && devices[0]["name"] as? String == "Anna's phone")
+                #expect(try await client.post("/api/devices", json: #"{"name":""}"#).status == .badRequest)
+            }
         }
     }
 

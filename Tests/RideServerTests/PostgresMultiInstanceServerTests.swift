@@ -5,6 +5,7 @@ import PostgresNIO
 import RideKit
 @testable import RideServer
 @testable import RideStore
+@testable import RideStorePostgres
 import Testing
 
 /// What two `serve` instances on one PostgreSQL database share beyond the rows: a live view on one wakes at a

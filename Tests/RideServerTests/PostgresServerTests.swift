@@ -5,6 +5,7 @@ import PostgresNIO
 import RideKit
 @testable import RideServer
 @testable import RideStore
+@testable import RideStorePostgres
 import Testing
 import TestSupport
 

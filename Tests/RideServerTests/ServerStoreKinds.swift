@@ -3,6 +3,7 @@ import PostgresNIO
 import RideKit
 @testable import RideServer
 @testable import RideStore
+@testable import RideStorePostgres
 import Testing
 
 /// The stores the server's tests that hold for both run on: `@Test(arguments: StoreKind.allCases)` with

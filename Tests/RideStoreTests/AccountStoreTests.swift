@@ -304,7 +304,7 @@ import RideKit
     /// computed again (a minute of 1-s fixes), as short tail blocks (a binary counter), not a rewrite of the last
     /// full block each time; the points, waiting or not, read back in order and, once the track is finished, are
     /// packed full again.
-    @Test func singleFixPostsReadBackInOrderAndArePackedWhenFinished() async throws {
+    @Test func sqliteSingleFixPostsReadBackInOrderAndArePackedWhenFinished() async throws {
         let test = try TestStore()
         let store = test.store
         let user = try await store.localUser()

@@ -3,6 +3,7 @@ import Testing
 
 import RideKit
 @testable import RideStore
+@testable import RideStorePostgres
 
 /// A long import reads back exactly the points of the file, point by point, on both stores (on PostgreSQL with its
 /// point blocks written by `COPY` and by `INSERT`s, `PostgresRideStore.copyThreshold`).

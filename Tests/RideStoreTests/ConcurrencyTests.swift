@@ -7,7 +7,7 @@ import TestSupport
 
 /// Several imports and reads at once: nothing is lost or corrupted, and readers are not held up by writers.
 @Suite struct ConcurrencyTests {
-    @Test func importsAndReadsAtOnce() async throws {
+    @Test func sqliteImportsAndReadsAtOnce() async throws {
         let test = try TestStore()
         let library = try await test.library()
         let first = try await library.importFile(at: Fixtures.url("gpx/coregpx/GPXTest-TrackPointOnly.gpx"))
@@ -59,7 +59,7 @@ import TestSupport
     }
 
     /// The durability chosen is what the writing connection runs with (GRDB's pool turns WAL on with NORMAL).
-    @Test func theWriterRunsWithTheDurabilityChosen() async throws {
+    @Test func theSQLiteWriterRunsWithTheDurabilityChosen() async throws {
         let test = try TestStore()
         #expect(try await test.sqlite.synchronousSetting() == 2)  // FULL, the default
         let normal = try SQLiteRideStore(path: test.folder.appending(path: "normal.sqlite").path, configuration: .init(durability: .normal))
@@ -72,27 +72,28 @@ import TestSupport
         #expect(try await test.sqlite.synchronousSetting() == 2)
     }
 
-    @Test func aBatchSentTwiceAtOnceIsStoredOnce() async throws {
-        let test = try TestStore()
-        let user = try await test.store.localUser()
-        let recordings = try await (0..<4).asyncMap { index in
-            try await test.store.startRecording(NewRecording(name: "r\(index)"), userID: user.id)
-        }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for recording in recordings {
-                for _ in 0..<2 {
-                    group.addTask {
-                        for start in stride(from: 0, to: 600, by: 20) {
-                            _ = try await test.store.appendFixes(RecordingTests.fixes(start..<(start + 20)), recordingID: recording.id, userID: user.id)
+    @Test(arguments: StoreKind.allCases) func aBatchSentTwiceAtOnceIsStoredOnce(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let user = try await store.localUser()
+            let recordings = try await (0..<4).asyncMap { index in
+                try await store.startRecording(NewRecording(name: "r\(index)"), userID: user.id)
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for recording in recordings {
+                    for _ in 0..<2 {
+                        group.addTask {
+                            for start in stride(from: 0, to: 600, by: 20) {
+                                _ = try await store.appendFixes(RecordingTests.fixes(start..<(start + 20)), recordingID: recording.id, userID: user.id)
+                            }
                         }
                     }
                 }
+                try await group.waitForAll()
             }
-            try await group.waitForAll()
-        }
-        for recording in recordings {
-            let track = try #require(try await test.store.track(id: recording.trackID, userID: user.id))
-            #expect(try track.content.document().tracks[0].segments[0].points == RecordingTests.fixes(0..<600).map(\.point))
+            for recording in recordings {
+                let track = try #require(try await store.track(id: recording.trackID, userID: user.id))
+                #expect(try track.content.document().tracks[0].segments[0].points == RecordingTests.fixes(0..<600).map(\.point))
+            }
         }
     }
 

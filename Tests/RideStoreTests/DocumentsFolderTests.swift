@@ -84,28 +84,30 @@ import TestSupport
         }
     }
 
-    @Test(arguments: [
+    @Test(arguments: StoreKind.allCases, [
         "../../etc/passwd", "/absolute/path", "..", ".", ".hidden", "...", "a/b\\c:d*e?f\"g<h>i|j", "line\nbreak\ttab", "nul\u{0}byte",
         "\u{202E}gpx.exe", "   ", "", String(repeating: "ü", count: 300), "con", "Ride.gpx",
     ])
-    func hostileTrackNamesStayInsideTheFolder(_ name: String) async throws {
+    func hostileTrackNamesStayInsideTheFolder(_ kind: StoreKind, _ name: String) async throws {
         let test = try TestStore(inMemory: true)
-        let library = try await test.library(documents: true)
-        let document = GeneratedRide.document(points: 10, name: name)
-        let data = GPXWriter.data(document)
-        let outcome = try await library.importData(data, fileName: name.isEmpty ? nil : name + ".gpx")
-        let track = try #require(outcome.tracks.first)
-        let file = try #require(try await test.store.trackSummary(id: track.id, userID: library.userID)?.documentName)
-        #expect(!file.contains("/") && !file.contains("\\") && !file.hasPrefix(".") && !file.contains("\0"))
-        #expect(file.utf8.count <= 11 + SafeFileName.maximumNameBytes + 10)
-        #expect(file.hasSuffix(".gpx"))
-        let contents = try FileManager.default.contentsOfDirectory(atPath: test.documents.path)
-        #expect(contents == [file])
-        // The same name twice gives two files.
-        let again = try await library.importData(data, fileName: "x.gpx", options: ImportOptions(allowsDuplicates: true))
-        let second = try #require(try await test.store.trackSummary(id: again.tracks[0].id, userID: library.userID)?.documentName)
-        #expect(second != file)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: test.documents.path).count == 2)
+        try await withStore(kind) { store in
+            let library = TrackLibrary(store: store, userID: try await store.localUser().id, documentsFolder: test.documents)
+            let document = GeneratedRide.document(points: 10, name: name)
+            let data = GPXWriter.data(document)
+            let outcome = try await library.importData(data, fileName: name.isEmpty ? nil : name + ".gpx")
+            let track = try #require(outcome.tracks.first)
+            let file = try #require(try await store.trackSummary(id: track.id, userID: library.userID)?.documentName)
+            #expect(!file.contains("/") && !file.contains("\\") && !file.hasPrefix(".") && !file.contains("\0"))
+            #expect(file.utf8.count <= 11 + SafeFileName.maximumNameBytes + 10)
+            #expect(file.hasSuffix(".gpx"))
+            let contents = try FileManager.default.contentsOfDirectory(atPath: test.documents.path)
+            #expect(contents == [file])
+            // The same name twice gives two files.
+            let again = try await library.importData(data, fileName: "x.gpx", options: ImportOptions(allowsDuplicates: true))
+            let second = try #require(try await store.trackSummary(id: again.tracks[0].id, userID: library.userID)?.documentName)
+            #expect(second != file)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: test.documents.path).count == 2)
+        }
     }
 
     @Test(arguments: StoreKind.allCases) func oddFileNamesInTheFolderImportAndLinksAreNotFollowed(_ kind: StoreKind) async throws {

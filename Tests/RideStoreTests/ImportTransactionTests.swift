@@ -7,34 +7,38 @@ import TestSupport
 
 /// One import is one transaction; the same file is not imported twice unless asked.
 @Suite struct ImportTransactionTests {
-    @Test func aFailureInsideTheTransactionLeavesNothing() async throws {
-        let test = try TestStore()
-        let store = test.store
-        let user = try await store.localUser()
-        let ride = GeneratedRide.document(points: 5000)
-        let tracks = [NewTrack(name: "ok", kind: .ride, content: TrackContent(document: ride), stats: ride.stats())]
-        let before = try await test.rowCounts()
-        let visible = try await VisibleState.of(store, userID: user.id)
-        // The tracks are written first; the place's unknown label fails the transaction after them.
-        let batch = TrackImport(
-            source: ImportSource(fileName: "x.gpx", format: .gpx, contentHash: "abc", byteCount: 1),
-            tracks: tracks + tracks, places: [NewPlace(latitude: 1, longitude: 2, name: "p", labelIDs: [ShortID.random()])])
-        await #expect(throws: RideStoreError.self) { try await store.saveImport(batch, userID: user.id) }
-        #expect(try await test.rowCounts() == before)
-        #expect(try await VisibleState.of(store, userID: user.id) == visible)
+    @Test(arguments: StoreKind.allCases) func aFailureInsideTheTransactionLeavesNothing(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let user = try await store.localUser()
+            let ride = GeneratedRide.document(points: 5000)
+            let tracks = [NewTrack(name: "ok", kind: .ride, content: TrackContent(document: ride), stats: ride.stats())]
+            let before = try await storedPointRows(store)
+            let visible = try await VisibleState.of(store, userID: user.id)
+            // The tracks are written first; the place's unknown label fails the transaction after them.
+            let batch = TrackImport(
+                source: ImportSource(fileName: "x.gpx", format: .gpx, contentHash: "abc", byteCount: 1),
+                tracks: tracks + tracks, places: [NewPlace(latitude: 1, longitude: 2, name: "p", labelIDs: [ShortID.random()])])
+            await #expect(throws: RideStoreError.self) { try await store.saveImport(batch, userID: user.id) }
+            let after = try await storedPointRows(store)
+            #expect(after.segments == before.segments && after.blocks == before.blocks)
+            #expect(try await VisibleState.of(store, userID: user.id) == visible)
 
-        // Replacing a track that does not exist fails the same way.
-        let replacing = TrackImport(
-            source: ImportSource(fileName: "x.gpx", format: .gpx, contentHash: "abc", byteCount: 1), tracks: tracks, replacing: ShortID.random())
-        await #expect(throws: RideStoreError.notFound(kind: "track", id: replacing.replacing!.rawValue)) {
-            try await store.saveImport(replacing, userID: user.id)
+            // Replacing a track that does not exist fails the same way.
+            let replacing = TrackImport(
+                source: ImportSource(fileName: "x.gpx", format: .gpx, contentHash: "abc", byteCount: 1), tracks: tracks, replacing: ShortID.random())
+            await #expect(throws: RideStoreError.notFound(kind: "track", id: replacing.replacing!.rawValue)) {
+                try await store.saveImport(replacing, userID: user.id)
+            }
+            let afterReplacing = try await storedPointRows(store)
+            #expect(afterReplacing.segments == before.segments && afterReplacing.blocks == before.blocks)
         }
-        #expect(try await test.rowCounts() == before)
     }
 
-    @Test func theSameFileIsImportedOnceUnlessAsked() async throws {
-        let test = try TestStore()
-        let library = try await test.library()
+    @Test(arguments: StoreKind.allCases) func theSameFileIsImportedOnceUnlessAsked(_ kind: StoreKind) async throws {
+        try await withLibrary(kind) { library in try await Self.importsOnceUnlessAsked(library) }
+    }
+
+    static func importsOnceUnlessAsked(_ library: TrackLibrary) async throws {
         let url = Fixtures.url("gpx/ruby-gpx/tracks.gpx")
         let first = try await library.importFile(at: url)
         #expect(!first.tracks.isEmpty)
@@ -73,9 +77,13 @@ import TestSupport
         }
     }
 
-    @Test func aFolderImportReportsProgressAndBadFilesAndGoesOn() async throws {
+    @Test(arguments: StoreKind.allCases) func aFolderImportReportsProgressAndBadFilesAndGoesOn(_ kind: StoreKind) async throws {
+        // The files in a folder of their own (the SQLite store's: it is removed with it), the tracks in `kind`'s store.
         let test = try TestStore()
-        let library = try await test.library()
+        try await withLibrary(kind) { library in try await Self.importsAFolder(test, library) }
+    }
+
+    static func importsAFolder(_ test: TestStore, _ library: TrackLibrary) async throws {
         let folder = test.folder.appending(path: "in/sub")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try GeneratedRide.write(points: 3000, name: "one", to: folder.appending(path: "one.gpx"))

@@ -5,6 +5,7 @@ import Testing
 
 import RideKit
 @testable import RideStore
+@testable import RideStorePostgres
 import TestSupport
 
 /// `LibraryCopy` (`bikeride copy`): a SQLite library made through the public API moves into PostgreSQL whole —

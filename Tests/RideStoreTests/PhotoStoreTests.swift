@@ -4,6 +4,7 @@ import Testing
 
 import RideKit
 @testable import RideStore
+@testable import RideStorePostgres
 
 /// Photos on both stores: their thumbnails (a JPEG's EXIF one, or one the browser made), the limits, one user's
 /// photos never another's, and photos going with their note, place or user (bytes too).
@@ -60,7 +61,7 @@ import RideKit
             #expect(Set(listed[0].photos) == [photo, updated])
 
             // The limits: nothing stored past them.
-            let tooBig = Data(count: SQLiteRideStore.maximumPhotoByteCount + 1)
+            let tooBig = Data(count: PhotoRules.maximumPhotoByteCount + 1)
             for (type, bytes) in [("image/jpeg", Data()), ("image/jpeg", tooBig), ("jpeg", jpeg), ("", jpeg), ("image/" + String(repeating: "x", count: 100), jpeg)] {
                 await #expect(throws: RideStoreError.self, "\(type), \(bytes.count) bytes") {
                     try await store.addPhoto(noteID: note.id, mediaType: type, bytes: bytes, userID: user.id)
@@ -68,7 +69,7 @@ import RideKit
             }
             await #expect(throws: RideStoreError.self) {
                 try await store.setPhotoThumbnail(
-                    id: png.id, mediaType: "image/jpeg", bytes: Data(count: SQLiteRideStore.maximumThumbnailByteCount + 1), userID: user.id)
+                    id: png.id, mediaType: "image/jpeg", bytes: Data(count: PhotoRules.maximumThumbnailByteCount + 1), userID: user.id)
             }
             await #expect(throws: RideStoreError.self) { try await store.setPhotoThumbnail(id: png.id, mediaType: "image/jpeg", bytes: Data(), userID: user.id) }
             #expect(try await store.photoThumbnail(id: png.id, userID: user.id)?.bytes == made)

@@ -4,6 +4,7 @@ import Testing
 
 import RideKit
 @testable import RideStore
+@testable import RideStorePostgres
 
 /// What several instances on one PostgreSQL database share beyond the rows: the notification that a device's
 /// fixes were stored (LISTEN/NOTIFY), and where the database's password comes from.

@@ -4,6 +4,7 @@ import Testing
 
 import RideKit
 @testable import RideStore
+@testable import RideStorePostgres
 
 /// What only the PostgreSQL store has: its URL, its migrations table, what the database decides when several
 /// instances write at once, and a clear error when the server is not there.

@@ -84,3 +84,27 @@ import RideKit
         }
     }
 }
+
+extension RecordingTests {
+    /// Small batches leave a handful of blocks however many they are (SQLite's tail is a binary counter, `PointTail`;
+    /// PostgreSQL fills its last block again), and full blocks once the recording is stopped, on both stores.
+    @Test(arguments: StoreKind.allCases) func aRecordingKeepsFewBlocksAndFullOnesOnceStopped(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let user = try await store.localUser()
+            let recording = try await store.startRecording(NewRecording(name: "Counter"), userID: user.id)
+            for start in stride(from: 0, to: 1500, by: 7) {
+                _ = try await store.appendFixes(Self.fixes(start..<min(start + 7, 1500)), recordingID: recording.id, userID: user.id)
+            }
+            let live = try await storedPointRows(store)
+            #expect(live.segments == 1 && live.blocks <= 12, "\(live.blocks) blocks while recording")
+            let track = try #require(try await store.track(id: recording.trackID, userID: user.id))
+            #expect(try track.content.document().tracks[0].segments[0].points == Self.fixes(0..<1500).map(\.point))
+
+            let stats = try track.content.document().tracks[0].stats(activity: .ride)
+            _ = try await store.stopRecording(id: recording.id, userID: user.id, stats: stats)
+            #expect(try await storedPointRows(store).blocks == 2)  // 1,024 and 476
+            let stopped = try #require(try await store.track(id: recording.trackID, userID: user.id))
+            #expect(try stopped.content.document().tracks[0].segments[0].points == Self.fixes(0..<1500).map(\.point))
+        }
+    }
+}

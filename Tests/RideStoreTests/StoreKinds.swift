@@ -5,6 +5,7 @@ import Testing
 
 import RideKit
 @testable import RideStore
+@testable import RideStorePostgres
 
 /// The implementations the shared store tests run on: `@Test(arguments: StoreKind.allCases)` and
 /// `withStore(kind) { store in … }`, so that one set of assertions holds for both.
@@ -94,6 +95,44 @@ func withStore<T>(_ kind: StoreKind, _ body: (any RideStore) async throws -> T) 
     }
 }
 
+/// Runs `body` with a way to open stores of `kind` on one fresh database: each call to `open` is a new instance on
+/// the same data (a restarted server; on PostgreSQL, also another server beside the first). Closed afterwards.
+func withReopenableStore<T>(_ kind: StoreKind, _ body: (_ open: () async throws -> any RideStore) async throws -> T) async throws -> T {
+    switch kind {
+    case .sqlite:
+        let test = try TestStore()
+        return try await body { try SQLiteRideStore(path: test.databasePath) }
+    case .postgres:
+        return try await PostgresTestServer.withDatabase { url in
+            let opened = OpenedStores()
+            do {
+                let result = try await body {
+                    let store = try await PostgresRideStore.open(.init(url: url, maximumConnections: 2), logger: PostgresTestServer.logger)
+                    opened.add(store)
+                    return store
+                }
+                await opened.closeAll()
+                return result
+            } catch {
+                await opened.closeAll()
+                throw error
+            }
+        }
+    }
+}
+
+/// The PostgreSQL stores a test opened, to close when it ends.
+final class OpenedStores: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stores: [PostgresRideStore] = []
+
+    func add(_ store: PostgresRideStore) { lock.withLock { stores.append(store) } }
+
+    func closeAll() async {
+        for store in lock.withLock({ stores }) { await store.close() }
+    }
+}
+
 /// Runs `body` with the local user's library on a fresh store of `kind` (`withStore`).
 func withLibrary<T>(_ kind: StoreKind, _ body: (TrackLibrary) async throws -> T) async throws -> T {
     try await withStore(kind) { store in try await body(TrackLibrary(store: store, userID: try await store.localUser().id)) }
@@ -135,5 +174,20 @@ func storedPlaceRows(_ store: any RideStore) async throws -> (places: Int, notes
     default:
         Issue.record("unknown store \(type(of: store))")
         return (-1, -1, -1)
+    }
+}
+
+/// Runs a statement the store itself would never run, to damage or inspect its rows: `sqlite` on an SQLite store,
+/// `postgres` on a PostgreSQL one (each the same change in its own dialect). Test text, no values of users.
+func executeRaw(_ store: any RideStore, sqlite: String, postgres: String) async throws {
+    switch store {
+    case let store as SQLiteRideStore:
+        try await store.writer.write { db in try db.execute(sql: sqlite) }
+    case let store as PostgresRideStore:
+        _ = try await store.transaction { [logger = PostgresTestServer.logger] connection in
+            try await connection.query(PostgresQuery(unsafeSQL: postgres), logger: logger)
+        }
+    default:
+        Issue.record("unknown store \(type(of: store))")
     }
 }

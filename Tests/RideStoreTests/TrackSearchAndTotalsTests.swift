@@ -79,7 +79,7 @@ import RideKit
         }
     }
 
-    @Test func emptyTrksAndRtesAreNoTracksButExportGivesTheFileBack() async throws {
+    @Test(arguments: StoreKind.allCases) func emptyTrksAndRtesAreNoTracksButExportGivesTheFileBack(_ kind: StoreKind) async throws {
         let text = """
             <?xml version="1.0" encoding="UTF-8"?>
             <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">
@@ -90,22 +90,22 @@ import RideKit
             <trk><name>Also empty</name></trk>
             </gpx>
             """
-        let test = try TestStore()
-        let library = try await test.library()
-        let outcome = try await library.importData(Data(text.utf8), fileName: "mixed.gpx")
-        #expect(outcome.tracks.map(\.name) == ["Ride", "Plan"])
-        #expect(outcome.tracks.map(\.kind) == [.ride, .route])
-        #expect(outcome.tracks.allSatisfy { $0.distanceMeters > 100 })
-        let original = try GPXReader.read(bytes: Array(text.utf8))
-        expectSameDocument(try await library.document(for: outcome.tracks.map(\.id)), original, "mixed")
+        try await withLibrary(kind) { library in
+            let outcome = try await library.importData(Data(text.utf8), fileName: "mixed.gpx")
+            #expect(outcome.tracks.map(\.name) == ["Ride", "Plan"])
+            #expect(outcome.tracks.map(\.kind) == [.ride, .route])
+            #expect(outcome.tracks.allSatisfy { $0.distanceMeters > 100 })
+            let original = try GPXReader.read(bytes: Array(text.utf8))
+            expectSameDocument(try await library.document(for: outcome.tracks.map(\.id)), original, "mixed")
 
-        // Nothing but empty elements: one entry, so that the file is not lost.
-        let empty = #"<gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><rte/><trk><trkseg/></trk></gpx>"#
-        let nothing = try await library.importData(Data(empty.utf8), fileName: "empty.gpx")
-        #expect(nothing.tracks.count == 1 && nothing.tracks[0].kind == .route)
+            // Nothing but empty elements: one entry, so that the file is not lost.
+            let empty = #"<gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><rte/><trk><trkseg/></trk></gpx>"#
+            let nothing = try await library.importData(Data(empty.utf8), fileName: "empty.gpx")
+            #expect(nothing.tracks.count == 1 && nothing.tracks[0].kind == .route)
+        }
     }
 
-    @Test func aLenientImportCarriesItsWarnings() async throws {
+    @Test(arguments: StoreKind.allCases) func aLenientImportCarriesItsWarnings(_ kind: StoreKind) async throws {
         let text = """
             <?xml version="1.0" encoding="UTF-8"?>
             <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">
@@ -113,13 +113,13 @@ import RideKit
             <trk><trkseg><trkpt lat="46.5" lon="6.6"/><trkpt lat="46.501" lon="6.6"/></trkseg></trk>
             </gpx>
             """
-        let test = try TestStore()
-        let library = try await test.library()
-        await #expect(throws: RideStoreError.self) { try await library.importData(Data(text.utf8), fileName: "strict.gpx") }
-        let outcome = try await library.importData(Data(text.utf8), fileName: "lenient.gpx", options: ImportOptions(lenient: true))
-        #expect(outcome.tracks.count == 1)
-        #expect(outcome.readReport.sentences == ["1 waypoint skipped: latitude 95 is out of range"])
-        #expect(outcome.readReport.warnings.first?.line == 3)
+        try await withLibrary(kind) { library in
+            await #expect(throws: RideStoreError.self) { try await library.importData(Data(text.utf8), fileName: "strict.gpx") }
+            let outcome = try await library.importData(Data(text.utf8), fileName: "lenient.gpx", options: ImportOptions(lenient: true))
+            #expect(outcome.tracks.count == 1)
+            #expect(outcome.readReport.sentences == ["1 waypoint skipped: latitude 95 is out of range"])
+            #expect(outcome.readReport.warnings.first?.line == 3)
+        }
     }
 
     @Test func groupsKeepEachEmptyBesideItsNeighbour() {

@@ -54,7 +54,7 @@ struct PhotosController<Context: UserRequestContext>: Sendable {
     }
 
     /// The largest thumbnail taken from a browser.
-    static var maximumThumbnailByteCount: Int { SQLiteRideStore.maximumThumbnailByteCount }
+    static var maximumThumbnailByteCount: Int { PhotoRules.maximumThumbnailByteCount }
 
     /// The body as an image: its type from `Content-Type` (one of `fileExtensions`), at most `limit` bytes (413
     /// beyond, from `Content-Length` or while reading), and bytes that begin as that type's do (415 otherwise).

@@ -4,7 +4,8 @@ import GRDB
 import RideKit
 
 /// Moves a SQLite library (a data directory) into a PostgreSQL database (`bikeride copy`), resumably, and checks
-/// the result by counts and checksums.
+/// the result by counts and checksums. This module holds the SQLite side (`Source`), the column catalogue
+/// (`CopyTable.all`) and the checksum; the copy itself (`copy(from:to:)`) is in RideStorePostgres.
 ///
 /// - The source is opened read-only and read from one snapshot (a read transaction held for the whole copy):
 ///   what is copied and what is checked is one state of the library, and the library is never written.
@@ -26,7 +27,7 @@ public enum LibraryCopy {
         /// Photo bytes a batch holds at most (one photo at least).
         public var batchPhotoBytes: Int
         /// Tests: stop (throwing `Interrupted`) after this many batches were written, as a kill would.
-        var stopAfterBatches: Int?
+        package var stopAfterBatches: Int?
 
         /// The defaults: 1,000 rows (250 point blocks, a few megabytes), and up to 32 MiB of photos.
         public init(batchRows: Int = 1000, batchPhotoBytes: Int = 32 << 20) {
@@ -44,7 +45,7 @@ public enum LibraryCopy {
     }
 
     /// Thrown by a copy that `Options.stopAfterBatches` stopped (tests).
-    struct Interrupted: Error {}
+    package struct Interrupted: Error { package init() {} }
 
     /// One table on both sides after a copy.
     public struct TableReport: Sendable, Codable, Hashable {
@@ -105,107 +106,16 @@ public enum LibraryCopy {
         public var differing: [String] { tables.filter { !$0.matches }.map(\.table) }
         /// Rows this run wrote, in all tables.
         public var copiedRows: Int { tables.reduce(0) { $0 + $1.copiedRows } }
-    }
 
-    /// Copies the library of `directory` into the database of `store` (migrated by its `open`), then checks every
-    /// table. Refuses a target that holds users the library does not have (another library), before writing.
-    public static func copy(
-        from directory: DataDirectory, to store: PostgresRideStore, options: Options = Options(),
-        progress: @escaping @Sendable (Progress) -> Void = { _ in }
-    ) async throws -> Report {
-        let source = try Source(directory: directory)
-        try await refuseAnotherLibrary(source: source, target: store)
-        var copied: [String: Int] = [:]
-        var batches = 0
-        for table in CopyTable.all where table.name != "photo_bytes" {
-            copied[table.name] = try await copyTable(table, source: source, target: store, options: options, batches: &batches, progress: progress)
-        }
-        try await store.copyResetSequences(tables: CopyTable.all.filter(\.hasSequence).map(\.name))
-        copied["photo_bytes"] = copied["photos"]
-        return try await check(source: source, target: store, copied: copied, progress: progress)
-    }
-
-    /// Counts and hashes every table on both sides (no copying).
-    public static func check(
-        from directory: DataDirectory, to store: PostgresRideStore, progress: @escaping @Sendable (Progress) -> Void = { _ in }
-    ) async throws -> Report {
-        try await check(source: try Source(directory: directory), target: store, copied: [:], progress: progress)
-    }
-
-    static func check(
-        source: Source, target: PostgresRideStore, copied: [String: Int], progress: @escaping @Sendable (Progress) -> Void
-    ) async throws -> Report {
-        var reports: [TableReport] = []
-        for table in CopyTable.all {
-            progress(.checking(table: table.name))
-            var sourceSum = RowChecksum()
-            var after: [CopyValue]?
-            while true {
-                let rows = try await source.rows(table, after: after, limit: table.batchLimit(1000), photoBytes: 32 << 20)
-                guard let last = rows.last else { break }
-                for row in rows { sourceSum.add(row) }
-                after = Array(last.prefix(table.keyCount))
-            }
-            let targetSum = try await target.copyChecksum(table)
-            reports.append(
-                TableReport(
-                    table: table.name, sourceRows: sourceSum.count, targetRows: targetSum.count, copiedRows: copied[table.name] ?? 0,
-                    sourceChecksum: sourceSum.hex, targetChecksum: targetSum.hex))
-        }
-        return Report(tables: reports)
-    }
-
-    /// Refuses a target whose users are not all the library's (same id, same name): it holds another library,
-    /// whose rows could share ids with this one's. Cheap: users are few.
-    static func refuseAnotherLibrary(source: Source, target: PostgresRideStore) async throws {
-        let targetUsers = try await target.copyUsers()
-        guard !targetUsers.isEmpty else { return }
-        let sourceUsers = try await source.users()
-        let foreign = targetUsers.filter { sourceUsers[$0.id] != $0.name }
-        guard foreign.isEmpty else {
-            let names = foreign.prefix(5).map { "'\($0.name)' (\($0.id))" }.joined(separator: ", ")
-            throw RideStoreError.conflict(
-                "the target database holds users that this library does not have: \(names)\(foreign.count > 5 ? " and \(foreign.count - 5) more" : ""). "
-                    + "It holds another library (or `serve`/a command with --database made its own user there): copy into a new, empty database")
-        }
-    }
-
-    static func copyTable(
-        _ table: CopyTable, source: Source, target: PostgresRideStore, options: Options, batches: inout Int,
-        progress: @escaping @Sendable (Progress) -> Void
-    ) async throws -> Int {
-        let total = try await source.count(table)
-        var read = 0
-        var copied = 0
-        var after: [CopyValue]?
-        progress(.copying(table: table.name, read: 0, total: total, copied: 0))
-        while true {
-            if let stop = options.stopAfterBatches, batches >= stop { throw Interrupted() }
-            let limit = table.batchLimit(max(1, options.batchRows))
-            let rows = try await source.rows(table, after: after, limit: limit, photoBytes: max(1, options.batchPhotoBytes))
-            guard let last = rows.last else { break }
-            after = Array(last.prefix(table.keyCount))
-            read += rows.count
-            if table.name == "photos" {
-                // Only the photos the target lacks have their files read.
-                let existing = try await target.copyExistingKeys(table, keys: rows.map { $0[0] })
-                let missing = rows.filter { !existing.contains($0[0]) }
-                let withBytes = try await source.photoBytesRows(keys: missing.map { $0[0] })
-                copied += try await target.copyInsertPhotos(missing, bytes: withBytes)
-            } else {
-                copied += try await target.copyInsert(table, rows: rows)
-            }
-            batches += 1
-            progress(.copying(table: table.name, read: read, total: total, copied: copied))
-        }
-        return copied
+        /// The tables' reports, in the order they are copied.
+        package init(tables: [TableReport]) { self.tables = tables }
     }
 }
 
 // MARK: Values and checksums
 
 /// A value of a row as both stores hold it.
-enum CopyValue: Sendable, Hashable {
+package enum CopyValue: Sendable, Hashable {
     case null
     case integer(Int64)
     case real(Double)
@@ -216,11 +126,13 @@ enum CopyValue: Sendable, Hashable {
 /// SHA-256 of a canonical text of rows, in the order they are added: for each value a type letter and the value
 /// (integers in decimal, reals as their 64 bits in hex, text and bytes with their length first), a row ending
 /// with a newline. Both sides' rows go through it, so equal sums mean equal rows in equal order.
-struct RowChecksum {
+package struct RowChecksum {
     private var hasher = SHA256()
-    private(set) var count = 0
+    package private(set) var count = 0
 
-    mutating func add(_ row: [CopyValue]) {
+    package init() {}
+
+    package mutating func add(_ row: [CopyValue]) {
         var text = Data()
         for value in row {
             switch value {
@@ -245,18 +157,18 @@ struct RowChecksum {
         count += 1
     }
 
-    var hex: String { hasher.finalize().map { String(format: "%02x", $0) }.joined() }
+    package var hex: String { hasher.finalize().map { String(format: "%02x", $0) }.joined() }
 }
 
 // MARK: Tables
 
 /// A column: its name in SQLite (camelCase) and in PostgreSQL (snake_case), and its type on both.
-struct CopyColumn: Sendable {
-    enum Kind: Sendable { case text, integer, smallInteger, real, bytes }
+package struct CopyColumn: Sendable {
+    package enum Kind: Sendable { case text, integer, smallInteger, real, bytes }
 
-    let source: String
-    let target: String
-    let kind: Kind
+    package let source: String
+    package let target: String
+    package let kind: Kind
 
     init(_ source: String, _ kind: Kind) {
         self.source = source
@@ -264,7 +176,7 @@ struct CopyColumn: Sendable {
         target = Self.snakeCase(source)
     }
 
-    static func snakeCase(_ name: String) -> String {
+    package static func snakeCase(_ name: String) -> String {
         var result = ""
         for character in name {
             if character.isUppercase {
@@ -278,7 +190,7 @@ struct CopyColumn: Sendable {
     }
 
     /// The PostgreSQL type a bound value is cast to.
-    var targetType: String {
+    package var targetType: String {
         switch kind {
         case .text: "text"
         case .integer: "bigint"
@@ -291,17 +203,17 @@ struct CopyColumn: Sendable {
 
 /// A table of the copy: its names on both sides, its columns in the target's terms (the key first), and how
 /// many leading columns are the key. `photos` and `photo_bytes` come from SQLite's `photo` and its files.
-struct CopyTable: Sendable {
-    let name: String
-    let source: String
-    let columns: [CopyColumn]
-    let keyCount: Int
+package struct CopyTable: Sendable {
+    package let name: String
+    package let source: String
+    package let columns: [CopyColumn]
+    package let keyCount: Int
     /// PostgreSQL makes its ids (BIGSERIAL / identity): ids are copied as they are and the sequence set after.
-    let hasSequence: Bool
+    package let hasSequence: Bool
     /// An identity column `GENERATED ALWAYS`: inserting an id needs `OVERRIDING SYSTEM VALUE`.
-    let identityAlways: Bool
+    package let identityAlways: Bool
     /// Rows of a batch are this fraction of `Options.batchRows` (tables with bytes in their rows).
-    let batchDivisor: Int
+    package let batchDivisor: Int
 
     init(
         _ name: String, from source: String, key keyCount: Int = 1, _ columns: [(String, CopyColumn.Kind)], sequence: Bool = false,
@@ -316,12 +228,12 @@ struct CopyTable: Sendable {
         self.batchDivisor = batchDivisor
     }
 
-    func batchLimit(_ rows: Int) -> Int { max(1, rows / batchDivisor) }
+    package func batchLimit(_ rows: Int) -> Int { max(1, rows / batchDivisor) }
 
-    var keyColumns: ArraySlice<CopyColumn> { columns.prefix(keyCount) }
+    package var keyColumns: ArraySlice<CopyColumn> { columns.prefix(keyCount) }
 
     /// In the order foreign keys need them.
-    static let all: [CopyTable] = [
+    package static let all: [CopyTable] = [
         CopyTable("users", from: "user", [("id", .text), ("name", .text), ("passwordHash", .text), ("createdAt", .integer)]),
         CopyTable(
             "devices", from: "device",
@@ -407,12 +319,12 @@ struct CopyTable: Sendable {
 
 extension LibraryCopy {
     /// The SQLite library, read-only, through one snapshot held until the copy ends.
-    final class Source: Sendable {
+    package final class Source: Sendable {
         let directory: DataDirectory
         let snapshot: DatabaseSnapshot
         let photos: PhotoFolder
 
-        init(directory: DataDirectory) throws {
+        package init(directory: DataDirectory) throws {
             self.directory = directory
             let path = directory.databaseURL.path
             guard FileManager.default.fileExists(atPath: path) else {
@@ -457,11 +369,11 @@ extension LibraryCopy {
             }
         }
 
-        func count(_ table: CopyTable) async throws -> Int {
+        package func count(_ table: CopyTable) async throws -> Int {
             try await read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(Self.quoted(table.source))") ?? 0 }
         }
 
-        func users() async throws -> [String: String] {
+        package func users() async throws -> [String: String] {
             try await read { db in
                 var users: [String: String] = [:]
                 for row in try Row.fetchAll(db, sql: "SELECT id, name FROM \"user\"") { users[row[0]] = row[1] as String }
@@ -470,7 +382,7 @@ extension LibraryCopy {
         }
 
         /// Up to `limit` rows of `table` after the key `after`, in key order, in the target's columns.
-        func rows(_ table: CopyTable, after: [CopyValue]?, limit: Int, photoBytes: Int) async throws -> [[CopyValue]] {
+        package func rows(_ table: CopyTable, after: [CopyValue]?, limit: Int, photoBytes: Int) async throws -> [[CopyValue]] {
             switch table.name {
             case "photos": return try await photoRows(after: after, limit: limit, photoBytes: photoBytes).map(\.metadata)
             case "photo_bytes":
@@ -493,14 +405,14 @@ extension LibraryCopy {
         }
 
         /// A photo's row as `photos` holds it (`metadata`), with what `photo_bytes` needs to find its bytes.
-        struct PhotoRow: Sendable {
+        package struct PhotoRow: Sendable {
             var metadata: [CopyValue]
             var fileName: String?
             var thumbnailFileName: String?
         }
 
         /// Photos after `after` in id order, as many as `limit` and `photoBytes` (by `byteCount`) allow, one at least.
-        func photoRows(after: [CopyValue]?, limit: Int, photoBytes: Int) async throws -> [PhotoRow] {
+        package func photoRows(after: [CopyValue]?, limit: Int, photoBytes: Int) async throws -> [PhotoRow] {
             let afterID: String? = if case .text(let id) = after?.first { id } else { nil }
             let columns = "id, noteId, mediaType, byteCount, thumbnailMediaType, createdAt, fileName, thumbnailFileName"
             typealias Stored = (
@@ -542,7 +454,7 @@ extension LibraryCopy {
         }
 
         /// The `photo_bytes` rows of the photos with these ids (read from their files), in the same order.
-        func photoBytesRows(keys: [CopyValue]) async throws -> [[CopyValue]] {
+        package func photoBytesRows(keys: [CopyValue]) async throws -> [[CopyValue]] {
             var rows: [[CopyValue]] = []
             for key in keys {
                 guard case .text(let id) = key else { continue }
@@ -570,7 +482,7 @@ extension LibraryCopy {
         }
 
         /// A photo kept in its row (before photo files): its bytes and, for a JPEG, its EXIF thumbnail.
-        func bytesOfOldPhoto(_ id: String) async throws -> (Data, Data?) {
+        package func bytesOfOldPhoto(_ id: String) async throws -> (Data, Data?) {
             let row = try await read { db -> (Data?, String)? in
                 try Row.fetchOne(db, sql: "SELECT bytes, mediaType FROM photo WHERE id = ?", arguments: [id]).map { ($0[0], $0[1]) }
             }

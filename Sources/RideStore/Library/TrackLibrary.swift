@@ -99,7 +99,7 @@ public struct TrackLibrary: Sendable {
         return accumulator.finish()
     }
 
-    static func describe(_ error: any Error) -> String {
+    package static func describe(_ error: any Error) -> String {
         switch error {
         case let error as RideStoreError: return error.description
         case let error as GPXError: return error.description

@@ -97,7 +97,7 @@ public final class UploadSpool: @unchecked Sendable {
 
     /// Removes files left in `folder` by uploads older than a day (a crash mid-upload); younger ones may
     /// belong to an upload in progress in another process.
-    static func removeLeftovers(in folder: URL, olderThan age: TimeInterval = 24 * 3600) {
+    package static func removeLeftovers(in folder: URL, olderThan age: TimeInterval = 24 * 3600) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
         let limit = Date().addingTimeInterval(-age)
         for name in names where name.hasPrefix("upload-") && name.hasSuffix(".part") {

@@ -104,12 +104,12 @@ extension SQLiteRideStore {
     public func createSession(tokenHash: String, userID: UserID, expiresAt: Date) async throws {
         try await write { db in
             try Self.requireUser(db, userID)
-            let now = Self.milliseconds(Self.now())
+            let now = StoreClock.milliseconds(StoreClock.now())
             // Expired sessions go as new ones come: the table holds only live ones (and a few hours' worth).
             try db.execute(sql: "DELETE FROM session WHERE expiresAt < ?", arguments: [now])
             try db.execute(
                 sql: "INSERT INTO session (tokenHash, userId, createdAt, expiresAt) VALUES (?, ?, ?, ?)",
-                arguments: [tokenHash, userID, now, Self.milliseconds(expiresAt)])
+                arguments: [tokenHash, userID, now, StoreClock.milliseconds(expiresAt)])
         }
     }
 
@@ -117,7 +117,7 @@ extension SQLiteRideStore {
         try await read { db in
             try UserRecord.fetchOne(
                 db, sql: "SELECT user.* FROM session JOIN user ON user.id = session.userId WHERE session.tokenHash = ? AND session.expiresAt > ?",
-                arguments: [tokenHash, Self.milliseconds(now)])?.user
+                arguments: [tokenHash, StoreClock.milliseconds(now)])?.user
         }
     }
 
@@ -184,16 +184,16 @@ extension SQLiteRideStore {
     /// to the track's tail blocks (`appendPoints`), and the track's figures are computed again only when
     /// enough has been added since (`refreshFiguresIfDue`).
     static func ingest(_ fixes: [TrackerFix], deviceID: DeviceID, userID: UserID, gapSeconds: Double, _ db: Database) throws -> IngestResult {
-        let gap = Int64(max(60, gapSeconds) * 1000)
-        try validate(fixes)
+        let gap = DeviceIngestRules.gapMilliseconds(gapSeconds)
+        try DeviceIngestRules.validate(fixes)
         // Only what a post needs of the device (its name, for a new track): read on every post.
         guard let deviceName = try DirectStatement(db, "SELECT name FROM device WHERE id = ? AND userId = ?")
             .fetchOne(deviceID, userID, decode: { $0.text(0) ?? "" })
         else { throw RideStoreError.notFound(kind: "device", id: deviceID.rawValue) }
         var result = IngestResult()
-        let now = Self.now()
+        let now = StoreClock.now()
         var live = try LiveDeviceTrack.fetch(db, deviceID: deviceID)
-        var bounds = live?.bounds
+        let bounds = live?.bounds
         // A fix within the gap of the live track's fixes joins that track whatever else the post holds (the loop
         // below decides the same), so it is inserted with its track: no second write of the row and its index.
         let joinsLive: (TrackID, ClosedRange<Int64>)? = live.flatMap { live in bounds.map { (live.trackID, ($0.0 - gap)...($0.1 + gap)) } }
@@ -206,11 +206,11 @@ extension SQLiteRideStore {
             let trackID = joinsLive.flatMap { $0.1.contains(fix.milliseconds) ? $0.0 : nil }
             let inserted = try insert.execute(
                 deviceID, userID, fix.milliseconds, fix.latitude, fix.longitude, fix.elevationMeters, fix.speedMetersPerSecond,
-                fix.courseDegrees, fix.accuracyMeters, fix.batteryPercent, Self.milliseconds(now), trackID)
+                fix.courseDegrees, fix.accuracyMeters, fix.batteryPercent, StoreClock.milliseconds(now), trackID)
             if inserted > 0 { fresh.append((fix, trackID)) } else { result.duplicateCount += 1 }
         }
         result.storedCount = fresh.count
-        try DirectStatement(db, "UPDATE device SET lastSeenAt = ? WHERE id = ?").execute(Self.milliseconds(now), deviceID)
+        try DirectStatement(db, "UPDATE device SET lastSeenAt = ? WHERE id = ?").execute(StoreClock.milliseconds(now), deviceID)
         guard !fresh.isEmpty else { return result }
 
         var pending: [TrackerFix] = []
@@ -224,48 +224,40 @@ extension SQLiteRideStore {
                 // The new fixes stay in deviceFix (readers add them after the blocks) until the figures are computed
                 // again; appending them to the blocks on every post was a third of a post's work.
                 try DirectStatement(db, "UPDATE track SET pointCount = pointCount + ?, updatedAt = ? WHERE id = ?")
-                    .execute(pending.count, Self.milliseconds(now), record.trackID)
+                    .execute(pending.count, StoreClock.milliseconds(now), record.trackID)
             }
             pending = []
             rebuild = false
         }
+        var placement = DeviceTrackPlacement(hasLiveTrack: live != nil, bounds: bounds, gapMilliseconds: gap)
         for (fix, insertedTrackID) in fresh {
-            let time = fix.milliseconds
-            if let record = live, let (first, last) = bounds {
-                if time > last + gap {
-                    try flush()
-                    guard let recording = try RecordingRecord.fetchOne(db, key: record.recordingID) else {
-                        throw RideStoreError.damaged("recording \(record.recordingID) vanished")
-                    }
-                    try Self.finishDeviceTrack(recording, db)
-                    result.finishedTrackIDs.append(record.trackID)
-                    live = nil
-                    bounds = nil
-                } else if time < first - gap {
-                    result.lateCount += 1
-                    continue
-                }
+            let decision = placement.place(fix.milliseconds)
+            if decision == .late {
+                result.lateCount += 1
+                continue
             }
-            if live == nil {
+            if case .append(finishesLive: true, _) = decision, let record = live {
+                try flush()
+                guard let recording = try RecordingRecord.fetchOne(db, key: record.recordingID) else {
+                    throw RideStoreError.damaged("recording \(record.recordingID) vanished")
+                }
+                try Self.finishDeviceTrack(recording, db)
+                result.finishedTrackIDs.append(record.trackID)
+                live = nil
+            }
+            if case .append(_, startsTrack: true) = decision {
                 live = LiveDeviceTrack(
                     try Self.startDeviceTrack(deviceID: deviceID, userID: userID, deviceName: deviceName, at: fix.time, now: now, db))
-                bounds = nil
             }
             guard let record = live else { continue }
-            if insertedTrackID != record.trackID { try assign.execute(record.trackID, deviceID, time) }
-            if let (first, last) = bounds {
-                if time > last { pending.append(fix) } else { rebuild = true }
-                bounds = (min(first, time), max(last, time))
-            } else {
-                pending.append(fix)
-                bounds = (time, time)
-            }
+            if insertedTrackID != record.trackID { try assign.execute(record.trackID, deviceID, fix.milliseconds) }
+            if decision == .rebuild { rebuild = true } else { pending.append(fix) }
         }
         try flush()
         if var record = live {
-            if let (_, last) = bounds { try refreshFiguresIfDue(&record, lastFixTime: last, db) }
+            if let last = placement.bounds?.last { try refreshFiguresIfDue(&record, lastFixTime: last, db) }
             try DirectStatement(db, "UPDATE recording SET updatedAt = ?, figuresPointCount = ?, figuresUntil = ? WHERE id = ?")
-                .execute(Self.milliseconds(now), record.figuresPointCount, record.figuresUntil, record.recordingID)
+                .execute(StoreClock.milliseconds(now), record.figuresPointCount, record.figuresUntil, record.recordingID)
             result.liveTrackID = record.trackID
         }
         return result
@@ -280,7 +272,7 @@ extension SQLiteRideStore {
     static func refreshFiguresIfDue(_ recording: inout LiveDeviceTrack, lastFixTime: Int64, _ db: Database) throws {
         guard let pointCount = try DirectStatement(db, "SELECT pointCount FROM track WHERE id = ?").fetchOne(recording.trackID, decode: { $0.int(0) })
         else { return }
-        guard figuresAreDue(pointCount: pointCount, figuresPointCount: recording.figuresPointCount, figuresUntil: recording.figuresUntil,
+        guard DeviceIngestRules.figuresAreDue(pointCount: pointCount, figuresPointCount: recording.figuresPointCount, figuresUntil: recording.figuresUntil,
                             lastFixTime: lastFixTime)
         else { return }
         try blockPendingFixes(trackID: recording.trackID, db)
@@ -293,13 +285,6 @@ extension SQLiteRideStore {
         recording.figuresUntil = lastFixTime
     }
 
-    /// The rule above, for both stores: whether a live track of `pointCount` points, whose figures cover
-    /// `figuresPointCount` points up to the fix at `figuresUntil` (ms), gets them computed again now.
-    static func figuresAreDue(pointCount: Int, figuresPointCount: Int?, figuresUntil: Int64?, lastFixTime: Int64) -> Bool {
-        let added = pointCount - (figuresPointCount ?? 0)
-        return added >= max(1, pointCount / 100) && (added >= max(60, pointCount / 20) || lastFixTime - (figuresUntil ?? 0) >= 60_000)
-    }
-
     /// Computes a track's figures from its stored points and puts them in the record (not saved).
     ///
     /// `readingHeaders: false` leaves the GPX headers (names, metadata, extensions) unread and unchanged: the
@@ -307,15 +292,9 @@ extension SQLiteRideStore {
     /// them was a tenth of each of its refreshes). The content returned then has no headers.
     @discardableResult
     static func applyFigures(to track: inout TrackRecord, readingHeaders: Bool = true, _ db: Database) throws -> TrackContent {
-        var content = readingHeaders
-            ? try TrackHeaderCodec.decode(track.gpxHeader, version: track.gpxVersion, creator: track.gpxCreator)
-            : TrackContent(version: track.gpxVersion, creator: track.gpxCreator)
+        var content = try TrackFigures.emptyContent(of: track, readingHeaders: readingHeaders)
         try loadPoints(into: &content, trackID: track.id, db)
-        try track.apply(try TrackLibrary.stats(of: content, kind: track.kind))
-        track.segmentCount = content.segmentCount
-        track.pointCount = content.trackPointCount
-        track.preview = PreviewCodec.encode(PreviewCodec.preview(of: content))
-        if readingHeaders { track.gpxHeader = TrackHeaderCodec.encode(content) }
+        try TrackFigures.apply(content, headersRead: readingHeaders, to: &track)
         return content
     }
 
@@ -323,7 +302,7 @@ extension SQLiteRideStore {
     /// times and by when the server last heard from the device. Without this, a track whose device stopped
     /// posting (the phone switched off at home) would stay "recording" until that device's next post.
     public func finishIdleDeviceTracks(gapSeconds: Double, now: Date) async throws -> [TrackID] {
-        let cutoff = Self.milliseconds(now) - Int64(max(60, gapSeconds) * 1000)
+        let cutoff = StoreClock.milliseconds(now) - DeviceIngestRules.gapMilliseconds(gapSeconds)
         return try await write { db in
             let candidates = try RecordingRecord.fetchAll(
                 db, sql: """
@@ -351,7 +330,7 @@ extension SQLiteRideStore {
         try await read { db in
             try Self.fetchFixes(
                 db, where: "deviceId = ? AND userId = ? AND time >= ? ORDER BY time LIMIT ?",
-                [deviceID, userID, Self.milliseconds(since), max(1, min(limit, 100_000))])
+                [deviceID, userID, StoreClock.milliseconds(since), max(1, min(limit, 100_000))])
         }
     }
 
@@ -385,36 +364,43 @@ extension SQLiteRideStore {
                 else { throw RideStoreError.conflict("the device has no ride in progress") }
                 trackID = live.trackId
             }
-            let now = Self.now()
+            let now = StoreClock.now()
             try db.execute(
                 sql: "INSERT INTO shareLink (token, userId, targetKind, targetId, createdAt, expiresAt, trackId) VALUES (?, ?, 'device', ?, ?, ?, ?)",
-                arguments: [token, userID, deviceID, Self.milliseconds(now), Self.milliseconds(expiresAt), trackID])
+                arguments: [token, userID, deviceID, StoreClock.milliseconds(now), StoreClock.milliseconds(expiresAt), trackID])
             return LiveShare(token: token, userID: userID, deviceID: deviceID, deviceName: device.name, trackID: trackID, createdAt: now,
-                             expiresAt: Self.rounded(expiresAt))
+                             expiresAt: StoreClock.rounded(expiresAt))
         }
     }
 
     public func liveShare(token: String, now: Date) async throws -> LiveShare? {
         guard ShareLink.isWellFormed(token: token) else { return nil }
         return try await read { db in
+            // The link's row with its device when that is still the owner's; whether it shows is ShareLinkRules'.
             guard let row = try Row.fetchOne(
                 db, sql: """
-                    SELECT shareLink.userId, shareLink.targetId, shareLink.trackId, shareLink.createdAt, shareLink.expiresAt, device.name
-                    FROM shareLink JOIN device ON device.id = shareLink.targetId AND device.userId = shareLink.userId
-                    WHERE shareLink.token = ? AND shareLink.targetKind = 'device' AND shareLink.revokedAt IS NULL AND shareLink.expiresAt > ?
-                    """, arguments: [token, Self.milliseconds(now)]),
+                    SELECT shareLink.userId, shareLink.targetId, shareLink.trackId, shareLink.createdAt, shareLink.expiresAt, device.name,
+                           shareLink.targetKind, shareLink.revokedAt
+                    FROM shareLink LEFT JOIN device ON device.id = shareLink.targetId AND device.userId = shareLink.userId
+                    WHERE shareLink.token = ?
+                    """, arguments: [token]),
                   let userID = UserID.fromDatabaseValue(row[0]), let deviceID = DeviceID.fromDatabaseValue(row[1])
             else { return nil }
             let trackID = TrackID.fromDatabaseValue(row[2])
-            if let trackID {
-                // The ride it was made for has ended: the link shows nothing more.
-                let live = try Bool.fetchOne(
+            let deviceName = row[5] as String?
+            let rideIsRecording = try trackID.map { trackID in
+                try Bool.fetchOne(
                     db, sql: "SELECT EXISTS (SELECT 1 FROM recording WHERE trackId = ? AND state != 'stopped')", arguments: [trackID]) ?? false
-                guard live else { return nil }
-            }
+            } ?? false
+            let expiresAt = (row[4] as Int64?).map { Date(timeIntervalSince1970: Double($0) / 1000) }
+            guard ShareLinkRules.liveShareShows(
+                targetKind: row[6], revokedAt: (row[7] as Int64?).map { Date(timeIntervalSince1970: Double($0) / 1000) }, expiresAt: expiresAt,
+                now: now, deviceIsTheOwners: deviceName != nil, madeForRide: trackID, rideIsRecording: rideIsRecording),
+                let deviceName, let expiresAt
+            else { return nil }
             return LiveShare(
-                token: token, userID: userID, deviceID: deviceID, deviceName: row[5], trackID: trackID,
-                createdAt: Date(timeIntervalSince1970: Double(row[3] as Int64) / 1000), expiresAt: Date(timeIntervalSince1970: Double(row[4] as Int64) / 1000))
+                token: token, userID: userID, deviceID: deviceID, deviceName: deviceName, trackID: trackID,
+                createdAt: Date(timeIntervalSince1970: Double(row[3] as Int64) / 1000), expiresAt: expiresAt)
         }
     }
 
@@ -437,12 +423,6 @@ extension SQLiteRideStore {
         }
     }
 
-    static func trackPoint(_ fix: TrackerFix) -> TrackPoint {
-        TrackPoint(
-            latitude: fix.latitude, longitude: fix.longitude, elevation: fix.elevationMeters, time: GPXTime(date: fix.time),
-            speedMetersPerSecond: fix.speedMetersPerSecond, courseDegrees: fix.courseDegrees)
-    }
-
     /// The first and last fix times (ms) in a device track, nil when it has none.
     static func fixTimeBounds(_ db: Database, trackID: TrackID) throws -> (Int64, Int64)? {
         // Two queries, each one step down the (trackId, time) index; `MIN(time), MAX(time)` in one would read
@@ -458,14 +438,9 @@ extension SQLiteRideStore {
     static func startDeviceTrack(
         deviceID: DeviceID, userID: UserID, deviceName: String, at time: Date, now: Date, _ db: Database
     ) throws -> RecordingRecord {
-        let name = deviceTrackName(deviceName: deviceName, at: time)
+        let name = DeviceIngestRules.trackName(deviceName: deviceName, at: time)
         let trackID = try freshID(db, table: "track")
-        var record = emptyRecord(id: trackID, userID: userID, name: name, kind: .ride, source: .device, now: now)
-        let content = TrackContent(
-            creator: GPXWriter.defaultCreator, tracks: [PackedTrack(header: Track(name: TrackSummary.cleanedName(name)), segments: [PackedSegment()])])
-        try fill(&record, with: NewTrack(name: name, kind: .ride, content: content, stats: TrackStats(activity: TrackKind.ride.activity), preview: []),
-                 importID: nil, position: 0, now: now)
-        record.state = .recording
+        let (record, content) = try TrackRules.recordingTrack(id: trackID, userID: userID, name: name, kind: .ride, source: .device, now: now)
         try record.insert(db)
         try insertContent(content, trackID: trackID, db)
         let recording = RecordingRecord(
@@ -475,40 +450,19 @@ extension SQLiteRideStore {
         return recording
     }
 
-    /// A device's live track's name: the device's and the first fix's day (UTC), "Phone 2024-05-04".
-    static func deviceTrackName(deviceName: String, at time: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withFullDate]
-        return "\(deviceName) \(formatter.string(from: time))"
-    }
-
-    /// Fixes both stores take: coordinates in range, every other value finite. The server's payload readers
-    /// make only such fixes (`TrackerFix.checked`); this keeps any other caller from storing NaN.
-    static func validate(_ fixes: [TrackerFix]) throws {
-        for fix in fixes {
-            guard Coordinate(latitude: fix.latitude, longitude: fix.longitude).isValid else {
-                throw RideStoreError.invalid(field: "fix", reason: "position \(fix.latitude), \(fix.longitude) is not a valid coordinate")
-            }
-            let values = [fix.elevationMeters, fix.speedMetersPerSecond, fix.courseDegrees, fix.accuracyMeters, fix.batteryPercent]
-            guard fix.time.timeIntervalSince1970.isFinite, values.allSatisfy({ $0?.isFinite ?? true }) else {
-                throw RideStoreError.invalid(field: "fix", reason: "holds a value that is not a finite number")
-            }
-        }
-    }
-
     /// Writes a device track's points again from its fixes in time order (a fix arrived out of order).
     static func rebuildPoints(trackID: TrackID, _ db: Database) throws {
         guard let segmentID = try Int64.fetchOne(
             db, sql: "SELECT id FROM segment WHERE trackId = ? AND role = 0 AND part = 0 ORDER BY position DESC LIMIT 1", arguments: [trackID])
         else { throw RideStoreError.damaged("device track \(trackID) has no segment") }
         let fixes = try trackFixes(trackID: trackID, after: nil, db)
-        let points = fixes.map(trackPoint)
+        let points = fixes.map(DeviceIngestRules.trackPoint)
         try db.execute(sql: "DELETE FROM pointBlock WHERE segmentId = ?", arguments: [segmentID])
         try insertBlocks(PackedPoints(points[...]).packedBlocks, segmentID: segmentID, firstPosition: 0, db)
         try db.execute(sql: "UPDATE segment SET pointCount = ? WHERE id = ?", arguments: [points.count, segmentID])
         try db.execute(
             sql: "UPDATE track SET pointCount = ?, updatedAt = ? WHERE id = ?",
-            arguments: [points.count, milliseconds(now()), trackID])
+            arguments: [points.count, StoreClock.milliseconds(StoreClock.now()), trackID])
         // Every fix is in the blocks now.
         try DirectStatement(db, "UPDATE recording SET blocksUntil = ? WHERE trackId = ?").execute(fixes.last?.milliseconds, trackID)
     }
@@ -519,7 +473,7 @@ extension SQLiteRideStore {
     static func blockPendingFixes(trackID: TrackID, _ db: Database) throws {
         let fixes = try waitingFixes(trackID: trackID, db)
         guard let last = fixes.last else { return }
-        try appendPoints(fixes.map(trackPoint), trackID: trackID, countingTrack: false, db)
+        try appendPoints(fixes.map(DeviceIngestRules.trackPoint), trackID: trackID, countingTrack: false, db)
         try DirectStatement(db, "UPDATE recording SET blocksUntil = ? WHERE trackId = ?").execute(last.milliseconds, trackID)
     }
 
@@ -545,16 +499,16 @@ extension SQLiteRideStore {
     /// Stops a device's live track and saves it with its figures (as `stopRecording` does for a ride).
     static func finishDeviceTrack(_ recording: RecordingRecord, _ db: Database) throws {
         var recording = recording
-        let now = now()
+        let now = StoreClock.now()
         recording.state = .stopped
         recording.stoppedAt = now
         recording.updatedAt = now
         try recording.update(db)
         guard var track = try TrackRecord.fetchOne(db, key: recording.trackId) else { return }
         try repackPoints(trackID: track.id, db)
-        try applyFigures(to: &track, db)
-        track.state = .complete
-        track.updatedAt = now
+        var content = try TrackFigures.emptyContent(of: track, readingHeaders: true)
+        try loadPoints(into: &content, trackID: track.id, db)
+        try TrackFigures.finish(&track, content: content, now: now)
         try track.update(db)
     }
 }

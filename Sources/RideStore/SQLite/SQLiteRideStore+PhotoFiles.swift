@@ -93,13 +93,8 @@ extension SQLiteRideStore {
     }
 
     public func addPhoto(noteID: NoteID, mediaType: String, bytes: Data, userID: UserID) async throws -> PhotoInfo {
-        let mediaType = mediaType.trimmingCharacters(in: .whitespaces).lowercased()
-        guard !mediaType.isEmpty, mediaType.utf8.count <= 100, mediaType.contains("/") else {
-            throw RideStoreError.invalid(field: "mediaType", reason: "'\(mediaType)' is not a media type such as image/jpeg")
-        }
-        guard !bytes.isEmpty, bytes.count <= Self.maximumPhotoByteCount else {
-            throw RideStoreError.invalid(field: "photo", reason: "must hold 1 byte to \(Self.maximumPhotoByteCount >> 20) MiB")
-        }
+        let mediaType = try PhotoRules.mediaType(mediaType)
+        try PhotoRules.validate(photo: bytes)
         let folder = photoFolder
         let prepared = try PreparedPhotoFiles(bytes: bytes, mediaType: mediaType, folder: folder)
         // The id is chosen before the transaction so that, should the transaction fail after the files got their
@@ -113,7 +108,7 @@ extension SQLiteRideStore {
                 guard try PhotoRecord.exists(db, key: id) == false else { throw RideStoreError.conflict("photo id \(id) is taken; try again") }
                 let names = try prepared.install(photoID: id, mediaType: mediaType, folder: folder)
                 let record = PhotoRecord(
-                    id: id, noteId: noteID, mediaType: mediaType, byteCount: bytes.count, bytes: Data(), createdAt: Self.now(),
+                    id: id, noteId: noteID, mediaType: mediaType, byteCount: bytes.count, bytes: Data(), createdAt: StoreClock.now(),
                     fileName: names.file, thumbnailFileName: names.thumbnail, thumbnailMediaType: names.thumbnail == nil ? nil : "image/jpeg")
                 try db.execute(
                     sql: """
@@ -121,7 +116,7 @@ extension SQLiteRideStore {
                         VALUES (?, ?, ?, ?, x'', ?, ?, ?, ?)
                         """,
                     arguments: [
-                        record.id, record.noteId, record.mediaType, record.byteCount, Self.milliseconds(record.createdAt), record.fileName,
+                        record.id, record.noteId, record.mediaType, record.byteCount, StoreClock.milliseconds(record.createdAt), record.fileName,
                         record.thumbnailFileName, record.thumbnailMediaType,
                     ])
                 try Self.touchPlace(db, note.placeId, record.createdAt)
@@ -164,9 +159,7 @@ extension SQLiteRideStore {
 
     /// Sets (or replaces) a photo's thumbnail: a small image the browser made when the photo had none of its own.
     public func setPhotoThumbnail(id: PhotoID, mediaType: String, bytes: Data, userID: UserID) async throws -> PhotoInfo {
-        guard !bytes.isEmpty, bytes.count <= Self.maximumThumbnailByteCount else {
-            throw RideStoreError.invalid(field: "thumbnail", reason: "must hold 1 byte to \(Self.maximumThumbnailByteCount >> 10) KiB")
-        }
+        try PhotoRules.validate(thumbnail: bytes)
         let folder = photoFolder
         let temporary = try folder.writeTemporary(bytes)
         do {
@@ -207,16 +200,13 @@ extension SQLiteRideStore {
             guard let record = try Self.noteRecord(db, id: id, userID: userID) else { return nil }
             let files = try Self.photoFiles(db, sql: "SELECT fileName, thumbnailFileName FROM photo WHERE noteId = ?", arguments: [id])
             try record.delete(db)
-            try Self.touchPlace(db, record.placeId, Self.now())
+            try Self.touchPlace(db, record.placeId, StoreClock.now())
             return files
         }
         guard let files else { return false }
         photoFolder.remove(files)
         return true
     }
-
-    /// The largest thumbnail kept: a list's picture, not a photo.
-    public static let maximumThumbnailByteCount = 512 << 10
 
     /// The photo's row, when its note's place is the user's and not deleted.
     func photoRecord(id: PhotoID, userID: UserID) async throws -> PhotoRecord? {

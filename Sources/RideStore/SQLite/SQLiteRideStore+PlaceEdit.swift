@@ -12,9 +12,9 @@ extension SQLiteRideStore {
             if let latitude = changes.latitude { record.latitude = latitude }
             if let longitude = changes.longitude { record.longitude = longitude }
             if let address = changes.address { record.address = address.isEmpty ? nil : address }
-            try Self.validate(NewPlace(latitude: record.latitude, longitude: record.longitude, name: record.name))
+            try PlaceRules.validate(NewPlace(latitude: record.latitude, longitude: record.longitude, name: record.name))
             if let labelIDs { try Self.attachLabels(labelIDs, placeID: id, userID: userID, replacing: true, db) }
-            record.updatedAt = Self.now()
+            record.updatedAt = StoreClock.now()
             try record.update(db)
             return try Self.place(db, record)
         }

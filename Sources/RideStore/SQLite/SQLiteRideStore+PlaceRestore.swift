@@ -4,10 +4,10 @@ import RideKit
 
 extension SQLiteRideStore {
     public func createPlaces(_ places: [NewPlace], userID: UserID) async throws -> [Place] {
-        for place in places { try Self.validate(place) }
+        for place in places { try PlaceRules.validate(place) }
         return try await write { db in
             try Self.requireUser(db, userID)
-            let now = Self.now()
+            let now = StoreClock.now()
             let records = try places.map { try Self.insertPlace($0, userID: userID, now: now, db) }
             let labels = try Self.labels(db, placeIDs: records.map(\.id))
             return records.map { $0.place(labels: labels[$0.id] ?? []) }
@@ -26,7 +26,7 @@ extension SQLiteRideStore {
     public func purgeDeletedPlaces(deletedBefore date: Date) async throws -> [PlaceID] {
         let (purged, files) = try await write { db -> ([PlaceID], [String]) in
             let ids = try PlaceID.fetchAll(
-                db, sql: "SELECT id FROM place WHERE deletedAt IS NOT NULL AND deletedAt < ?", arguments: [Self.milliseconds(date)])
+                db, sql: "SELECT id FROM place WHERE deletedAt IS NOT NULL AND deletedAt < ?", arguments: [StoreClock.milliseconds(date)])
             var files: [String] = []
             for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
                 let marks = chunk.map { _ in "?" }.joined(separator: ", ")

@@ -3,48 +3,39 @@ import GRDB
 import RideKit
 
 extension SQLiteRideStore {
-    /// The largest photo kept, bytes: a phone's full-size JPEG fits; anything bigger is a mistake or an attack.
-    public static let maximumPhotoByteCount = 25 << 20
-
     public func createPlace(_ place: NewPlace, userID: UserID) async throws -> Place {
-        try Self.validate(place)
+        try PlaceRules.validate(place)
         return try await write { db in
             try Self.requireUser(db, userID)
-            let record = try Self.insertPlace(place, userID: userID, now: Self.now(), db)
+            let record = try Self.insertPlace(place, userID: userID, now: StoreClock.now(), db)
             return try Self.place(db, record)
         }
     }
 
     public func places(_ query: PlaceQuery, userID: UserID) async throws -> [Place] {
-        try await read { db in
+        let plan = PlaceListPlan(query)
+        return try await read { db in
             var conditions = ["place.userId = ?", "place.deletedAt IS NULL"]
             var arguments: StatementArguments = [userID]
-            if let search = query.search?.trimmingCharacters(in: .whitespacesAndNewlines), !search.isEmpty {
-                let pattern = "%" + Self.escapeLike(search) + "%"
+            if let pattern = plan.searchPattern {
                 conditions.append(
                     "(place.name LIKE ? ESCAPE '\\' OR place.address LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM note WHERE note.placeId = place.id AND note.body LIKE ? ESCAPE '\\'))")
                 _ = arguments.append(contentsOf: [pattern, pattern, pattern])
             }
-            if let labels = query.labelIDs {
-                let ids = labels.sorted()
+            if let ids = plan.labelIDs {
                 conditions.append(
                     "EXISTS (SELECT 1 FROM placeLabel WHERE placeLabel.placeId = place.id AND placeLabel.labelId IN (\(ids.map { _ in "?" }.joined(separator: ", "))))")
                 _ = arguments.append(contentsOf: StatementArguments(ids))
             }
             var sql = "SELECT place.* FROM place WHERE \(conditions.joined(separator: " AND "))"
-            switch query.order {
-            case .name: sql += " ORDER BY place.name COLLATE NOCASE, place.id LIMIT \(max(0, query.limit)) OFFSET \(max(0, query.offset))"
-            case .createdAt: sql += " ORDER BY place.createdAt DESC, place.id LIMIT \(max(0, query.limit)) OFFSET \(max(0, query.offset))"
+            switch plan.order {
+            case .name: sql += " ORDER BY place.name COLLATE NOCASE, place.id LIMIT \(plan.limit) OFFSET \(plan.offset)"
+            case .createdAt: sql += " ORDER BY place.createdAt DESC, place.id LIMIT \(plan.limit) OFFSET \(plan.offset)"
             case .distance: break
             }
-            var records = try PlaceRecord.fetchAll(db, sql: sql, arguments: arguments)
-            if case .distance(let origin) = query.order {
-                let distances = Dictionary(uniqueKeysWithValues: records.map {
-                    ($0.id, origin.distanceMeters(to: Coordinate(latitude: $0.latitude, longitude: $0.longitude)))
-                })
-                records.sort { (distances[$0.id]!, $0.id) < (distances[$1.id]!, $1.id) }
-                records = Array(records.dropFirst(max(0, query.offset)).prefix(max(0, query.limit)))
-            }
+            let records = plan.nearestFirst(
+                try PlaceRecord.fetchAll(db, sql: sql, arguments: arguments), id: \.id,
+                coordinate: { Coordinate(latitude: $0.latitude, longitude: $0.longitude) })
             let labels = try Self.labels(db, placeIDs: records.map(\.id))
             return records.map { $0.place(labels: labels[$0.id] ?? []) }
         }
@@ -65,8 +56,8 @@ extension SQLiteRideStore {
             if let latitude = changes.latitude { record.latitude = latitude }
             if let longitude = changes.longitude { record.longitude = longitude }
             if let address = changes.address { record.address = address.isEmpty ? nil : address }
-            try Self.validate(NewPlace(latitude: record.latitude, longitude: record.longitude, name: record.name))
-            record.updatedAt = Self.now()
+            try PlaceRules.validate(NewPlace(latitude: record.latitude, longitude: record.longitude, name: record.name))
+            record.updatedAt = StoreClock.now()
             try record.update(db)
             return try Self.place(db, record)
         }
@@ -76,7 +67,7 @@ extension SQLiteRideStore {
         try await write { db in
             let found = try PlaceRecord.select(PlaceRecord.Columns.id, as: PlaceID.self)
                 .filter(keys: ids).filter(PlaceRecord.Columns.userId == userID && PlaceRecord.Columns.deletedAt == nil).fetchAll(db)
-            try PlaceRecord.filter(keys: found).updateAll(db, PlaceRecord.Columns.deletedAt.set(to: Self.milliseconds(Self.now())))
+            try PlaceRecord.filter(keys: found).updateAll(db, PlaceRecord.Columns.deletedAt.set(to: StoreClock.milliseconds(StoreClock.now())))
             return ids.filter(found.contains)
         }
     }
@@ -100,7 +91,7 @@ extension SQLiteRideStore {
             guard try Self.placeRecord(db, id: placeID, userID: userID) != nil else {
                 throw RideStoreError.notFound(kind: "place", id: placeID.rawValue)
             }
-            let now = Self.now()
+            let now = StoreClock.now()
             let record = NoteRecord(id: try Self.freshID(db, table: "note"), placeId: placeID, body: body, createdAt: now, updatedAt: now)
             try record.insert(db)
             try Self.touchPlace(db, placeID, now)
@@ -114,7 +105,7 @@ extension SQLiteRideStore {
                 throw RideStoreError.notFound(kind: "note", id: id.rawValue)
             }
             record.body = body
-            record.updatedAt = Self.now()
+            record.updatedAt = StoreClock.now()
             try record.update(db)
             try Self.touchPlace(db, record.placeId, record.updatedAt)
             let photos = try Self.photoInfos(db, placeID: record.placeId)[id] ?? []
@@ -131,15 +122,12 @@ extension SQLiteRideStore {
     }
 
     public func createLabel(name: String, color: String, userID: UserID) async throws -> PlaceLabel {
-        let name = TrackSummary.cleanedName(name)
-        guard !name.isEmpty else { throw RideStoreError.invalid(field: "name", reason: "a label needs a name") }
-        guard let color = PlaceLabel.normalizedColor(color) else {
-            throw RideStoreError.invalid(field: "color", reason: "'\(color)' is not a colour of the form #RRGGBB")
-        }
+        let name = try LabelRules.name(name)
+        let color = try LabelRules.color(color)
         return try await write { db in
             try Self.requireUser(db, userID)
             guard try LabelRecord.filter(LabelRecord.Columns.userId == userID && LabelRecord.Columns.name == name).fetchCount(db) == 0 else {
-                throw RideStoreError.conflict("a label named '\(name)' exists")
+                throw LabelRules.nameTaken(name)
             }
             let record = LabelRecord(id: try Self.freshID(db, table: "label"), userId: userID, name: name, color: color)
             try record.insert(db)
@@ -148,23 +136,17 @@ extension SQLiteRideStore {
     }
 
     public func updateLabel(id: LabelID, name: String?, color: String?, userID: UserID) async throws -> PlaceLabel {
-        let normalizedColor = try color.map { color in
-            guard let normalized = PlaceLabel.normalizedColor(color) else {
-                throw RideStoreError.invalid(field: "color", reason: "'\(color)' is not a colour of the form #RRGGBB")
-            }
-            return normalized
-        }
+        let normalizedColor = try color.map(LabelRules.color)
+        let cleanedName = try name.map(LabelRules.name)
         return try await write { db in
             guard var record = try LabelRecord.filter(key: id).filter(LabelRecord.Columns.userId == userID).fetchOne(db) else {
                 throw RideStoreError.notFound(kind: "label", id: id.rawValue)
             }
-            if let name {
-                let cleaned = TrackSummary.cleanedName(name)
-                guard !cleaned.isEmpty else { throw RideStoreError.invalid(field: "name", reason: "a label needs a name") }
+            if let cleaned = cleanedName {
                 if cleaned != record.name,
                     try LabelRecord.filter(LabelRecord.Columns.userId == userID && LabelRecord.Columns.name == cleaned).fetchCount(db) > 0
                 {
-                    throw RideStoreError.conflict("a label named '\(cleaned)' exists")
+                    throw LabelRules.nameTaken(cleaned)
                 }
                 record.name = cleaned
             }
@@ -186,7 +168,7 @@ extension SQLiteRideStore {
                 throw RideStoreError.notFound(kind: "place", id: placeID.rawValue)
             }
             try Self.attachLabels(labelIDs, placeID: placeID, userID: userID, replacing: true, db)
-            record.updatedAt = Self.now()
+            record.updatedAt = StoreClock.now()
             try record.update(db)
             return try Self.place(db, record)
         }
@@ -194,17 +176,8 @@ extension SQLiteRideStore {
 
     // MARK: Helpers
 
-    static func validate(_ place: NewPlace) throws {
-        guard place.latitude.isFinite, place.longitude.isFinite, Coordinate(latitude: place.latitude, longitude: place.longitude).isValid else {
-            throw RideStoreError.invalid(field: "position", reason: "\(place.latitude), \(place.longitude) is not a valid coordinate")
-        }
-        guard !place.name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-            throw RideStoreError.invalid(field: "name", reason: "a place needs a name")
-        }
-    }
-
     static func insertPlace(_ place: NewPlace, userID: UserID, now: Date, _ db: Database) throws -> PlaceRecord {
-        let created = place.createdAt.map(rounded) ?? now
+        let created = place.createdAt.map(StoreClock.rounded) ?? now
         let record = PlaceRecord(
             id: try freshID(db, table: "place"), userId: userID, latitude: place.latitude, longitude: place.longitude,
             name: place.name.trimmingCharacters(in: .whitespacesAndNewlines), address: place.address.flatMap { $0.isEmpty ? nil : $0 },
@@ -239,7 +212,7 @@ extension SQLiteRideStore {
     }
 
     static func touchPlace(_ db: Database, _ placeID: PlaceID, _ date: Date) throws {
-        try PlaceRecord.filter(key: placeID).updateAll(db, Column("updatedAt").set(to: milliseconds(date)))
+        try PlaceRecord.filter(key: placeID).updateAll(db, Column("updatedAt").set(to: StoreClock.milliseconds(date)))
     }
 
     static func place(_ db: Database, _ record: PlaceRecord) throws -> Place {

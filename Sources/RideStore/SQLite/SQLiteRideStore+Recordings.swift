@@ -4,8 +4,8 @@ import RideKit
 
 extension SQLiteRideStore {
     public func startRecording(_ request: NewRecording, userID: UserID) async throws -> Recording {
-        try Self.validate(name: request.name)
-        if let clientID = request.clientID { try Self.validate(clientID: clientID) }
+        try TrackRules.validate(name: request.name)
+        if let clientID = request.clientID { try RecordingRules.validate(clientID: clientID) }
         return try await write { db in
             try Self.requireUser(db, userID)
             if let clientID = request.clientID, let existing = try Self.recordingRecord(db, clientID: clientID, userID: userID) {
@@ -19,20 +19,16 @@ extension SQLiteRideStore {
             {
                 throw RideStoreError.notFound(kind: "device", id: device.rawValue)
             }
-            let now = Self.now()
+            let now = StoreClock.now()
             let trackID = try Self.freshID(db, table: "track")
-            var record = Self.emptyRecord(id: trackID, userID: userID, name: request.name, kind: request.kind, source: request.source, now: now)
-            let content = TrackContent(creator: GPXWriter.defaultCreator, tracks: [PackedTrack(header: Track(name: TrackSummary.cleanedName(request.name)), segments: [PackedSegment()])])
-            try Self.fill(
-                &record, with: NewTrack(name: request.name, kind: request.kind, content: content, stats: TrackStats(activity: request.kind.activity), preview: []),
-                importID: nil, position: 0, now: now)
-            record.state = .recording
+            let (record, content) = try TrackRules.recordingTrack(
+                id: trackID, userID: userID, name: request.name, kind: request.kind, source: request.source, now: now)
             try record.insert(db)
             try Self.insertContent(content, trackID: trackID, db)
             let recording = RecordingRecord(
                 id: try Self.freshID(db, table: "recording"), userId: userID, trackId: trackID, deviceId: request.deviceID,
                 state: .recording, routeTrackId: request.routeTrackID, lastClientSequence: nil,
-                startedAt: min(request.startedAt ?? now, now), updatedAt: now,
+                startedAt: RecordingRules.startedAt(requested: request.startedAt, now: now), updatedAt: now,
                 options: RecordingOptionsRecord.encode(request.options), clientId: request.clientID)
             try recording.insert(db)
             return try Self.recording(db, recording)
@@ -90,7 +86,7 @@ extension SQLiteRideStore {
             }
             if let acknowledged = acknowledgedThrough, last.map({ acknowledged > $0 }) ?? true { last = acknowledged }
             record.lastClientSequence = last
-            record.updatedAt = Self.now()
+            record.updatedAt = StoreClock.now()
             try record.update(db)
             return FixAppendResult(recording: try Self.recording(db, record), appended: points, replayedCount: fixes.count - points.count)
         }
@@ -104,7 +100,7 @@ extension SQLiteRideStore {
             guard record.state != .stopped else { throw RideStoreError.conflict("recording \(id) is stopped") }
             if record.state == .recording {
                 record.state = .paused
-                record.updatedAt = Self.now()
+                record.updatedAt = StoreClock.now()
                 try record.update(db)
             }
             return try Self.recording(db, record)
@@ -129,7 +125,7 @@ extension SQLiteRideStore {
                     try db.execute(sql: "UPDATE track SET segmentCount = segmentCount + 1 WHERE id = ?", arguments: [record.trackId])
                 }
                 record.state = .recording
-                record.updatedAt = Self.now()
+                record.updatedAt = StoreClock.now()
                 try record.update(db)
             }
             return try Self.recording(db, record)
@@ -147,7 +143,7 @@ extension SQLiteRideStore {
             }
             if record.routeTrackId != routeTrackID {
                 record.routeTrackId = routeTrackID
-                record.updatedAt = Self.now()
+                record.updatedAt = StoreClock.now()
                 try record.update(db)
             }
             return try Self.recording(db, record)
@@ -161,7 +157,7 @@ extension SQLiteRideStore {
             }
             if record.state != .stopped {
                 if expecting != nil { try Self.recording(db, record).version.require(expecting, recordingID: id) }
-                let now = Self.now()
+                let now = StoreClock.now()
                 record.state = .stopped
                 record.stoppedAt = now
                 record.updatedAt = now
@@ -170,15 +166,9 @@ extension SQLiteRideStore {
                     throw RideStoreError.notFound(kind: "track", id: record.trackId.rawValue)
                 }
                 try Self.repackPoints(trackID: track.id, db)
-                var content = try TrackHeaderCodec.decode(track.gpxHeader, version: track.gpxVersion, creator: track.gpxCreator)
+                var content = try TrackFigures.emptyContent(of: track, readingHeaders: true)
                 try Self.loadPoints(into: &content, trackID: track.id, db)
-                try track.apply(stats)
-                track.state = .complete
-                track.updatedAt = now
-                track.segmentCount = content.segmentCount
-                track.pointCount = content.trackPointCount
-                track.preview = PreviewCodec.encode(PreviewCodec.preview(of: content))
-                track.gpxHeader = TrackHeaderCodec.encode(content)
+                try TrackFigures.finish(&track, content: content, stats: stats, now: now)
                 try track.update(db)
             }
             return try Self.summary(db, id: record.trackId, userID: userID)
@@ -193,17 +183,6 @@ extension SQLiteRideStore {
 
     static func recordingRecord(_ db: Database, clientID: String, userID: UserID) throws -> RecordingRecord? {
         try RecordingRecord.filter(RecordingRecord.Columns.userId == userID && RecordingRecord.Columns.clientId == clientID).fetchOne(db)
-    }
-
-    /// A client's id for a recording: 1 to 64 of `A–Z a–z 0–9 - _` (a UUID fits), nothing a log or a URL minds.
-    static func validate(clientID: String) throws {
-        let allowed = clientID.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-        }
-        guard allowed, (1...64).contains(clientID.utf8.count) else {
-            throw RideStoreError.invalid(field: "clientId", reason: "must be 1 to 64 letters, digits, '-' or '_' (a UUID)")
-        }
     }
 
     static func recording(_ db: Database, _ record: RecordingRecord) throws -> Recording {
@@ -233,26 +212,17 @@ extension SQLiteRideStore {
         ).fetchOne(trackID, decode: { $0.int64(0) })
         else { throw RideStoreError.damaged("recording track \(trackID) has no segment") }
         // The tail's blocks, newest first: sizes only, so that nothing is decoded that is not merged.
-        let tail = try DirectStatement(db, "SELECT id, position, pointCount FROM pointBlock WHERE segmentId = ? ORDER BY position DESC LIMIT 24")
-            .fetchAll(segmentID) { (id: $0.int64(0), position: $0.int(1), count: $0.int(2)) }
+        let tail = try DirectStatement(
+            db, "SELECT id, position, pointCount FROM pointBlock WHERE segmentId = ? ORDER BY position DESC LIMIT \(PointTail.tailBlocksRead)"
+        ).fetchAll(segmentID) { (id: $0.int64(0), position: $0.int(1), count: $0.int(2)) }
         let nextPosition = (tail.first?.position ?? -1) + 1
-        guard points.count < PackedPoints.blockCapacity else {
+        let merged = PointTail.blocksToMerge(tailNewestFirst: tail.map(\.count), adding: points.count)
+        guard merged > 0 else {
             try insertBlocks(PackedPoints(points[...]).packedBlocks, segmentID: segmentID, firstPosition: nextPosition, db)
             try countAppended(points.count, segmentID: segmentID, trackID: countingTrack ? trackID : nil, db)
             return
         }
-        var merged = 0
-        var runCount = points.count
-        for block in tail {
-            guard block.count <= runCount, block.count + runCount <= PackedPoints.blockCapacity else { break }
-            merged += 1
-            runCount += block.count
-        }
-        guard merged > 0 else {
-            try insertBlocks([PointBlock(points: points[...])], segmentID: segmentID, firstPosition: nextPosition, db)
-            try countAppended(points.count, segmentID: segmentID, trackID: countingTrack ? trackID : nil, db)
-            return
-        }
+        let runCount = points.count + tail.prefix(merged).reduce(0) { $0 + $1.count }
         // The merged blocks, oldest first, then the new points: one block in the oldest one's row.
         let mergedBlocks = tail.prefix(merged).reversed()
         var run: [TrackPoint] = []
@@ -279,8 +249,7 @@ extension SQLiteRideStore {
         let segments = try Int64.fetchAll(db, sql: "SELECT id FROM segment WHERE trackId = ?", arguments: [trackID])
         for segmentID in segments {
             let rows = try Row.fetchAll(db, sql: "SELECT pointCount, data FROM pointBlock WHERE segmentId = ? ORDER BY position", arguments: [segmentID])
-            let full = rows.dropLast().allSatisfy { ($0[0] as Int) == PackedPoints.blockCapacity }
-            guard !full else { continue }
+            guard PointTail.needsRepacking(rows.map { $0[0] as Int }) else { continue }
             var points: [TrackPoint] = []
             for row in rows { points += try PointBlock(pointCount: row[0], data: row[1]).points() }
             try db.execute(sql: "DELETE FROM pointBlock WHERE segmentId = ?", arguments: [segmentID])
@@ -292,6 +261,6 @@ extension SQLiteRideStore {
         try DirectStatement(db, "UPDATE segment SET pointCount = pointCount + ? WHERE id = ?").execute(count, segmentID)
         guard let trackID else { return }
         try DirectStatement(db, "UPDATE track SET pointCount = pointCount + ?, updatedAt = ? WHERE id = ?")
-            .execute(count, Self.milliseconds(Self.now()), trackID)
+            .execute(count, StoreClock.milliseconds(StoreClock.now()), trackID)
     }
 }

@@ -29,7 +29,7 @@ extension SQLiteRideStore {
                 throw RideStoreError.notFound(kind: "place", id: placeID.rawValue)
             }
             guard try ShareLinkRecord.exists(db, key: token) == false else { throw RideStoreError.conflict("the token is taken") }
-            let record = ShareLinkRecord(token: token, userId: userID, targetKind: "place", targetId: placeID.rawValue, createdAt: Self.now())
+            let record = ShareLinkRecord(token: token, userId: userID, targetKind: "place", targetId: placeID.rawValue, createdAt: StoreClock.now())
             try record.insert(db)
             return try record.link()
         }
@@ -38,8 +38,9 @@ extension SQLiteRideStore {
     public func shareLink(token: String) async throws -> ShareLink? {
         guard ShareLink.isWellFormed(token: token) else { return nil }
         return try await read { db in
-            guard let record = try ShareLinkRecord.fetchOne(db, key: token), record.revokedAt == nil, record.targetKind == "place",
-                  let placeID = PlaceID(record.targetId), try Self.placeRecord(db, id: placeID, userID: record.userId) != nil
+            guard let record = try ShareLinkRecord.fetchOne(db, key: token) else { return nil }
+            let placeIsTheOwners = try PlaceID(record.targetId).map { try Self.placeRecord(db, id: $0, userID: record.userId) != nil } ?? false
+            guard ShareLinkRules.placeLinkShows(targetKind: record.targetKind, revokedAt: record.revokedAt, placeIsTheOwners: placeIsTheOwners)
             else { return nil }
             return try record.link()
         }
@@ -50,7 +51,7 @@ extension SQLiteRideStore {
         return try await write { db in
             try db.execute(
                 sql: "UPDATE shareLink SET revokedAt = ? WHERE token = ? AND userId = ? AND revokedAt IS NULL",
-                arguments: [Self.milliseconds(Self.now()), token, userID])
+                arguments: [StoreClock.milliseconds(StoreClock.now()), token, userID])
             return db.changesCount > 0
         }
     }

@@ -8,18 +8,18 @@ extension SQLiteRideStore {
         if batch.replacing != nil, batch.tracks.count != 1 {
             throw RideStoreError.invalid(field: "tracks", reason: "replacing a track takes exactly one track")
         }
-        for track in batch.tracks { try Self.validate(name: track.name) }
-        for place in batch.places { try Self.validate(place) }
+        for track in batch.tracks { try TrackRules.validate(name: track.name) }
+        for place in batch.places { try PlaceRules.validate(place) }
         return try await write { db in
             try Self.requireUser(db, userID)
             if batch.replacing == nil, !batch.allowsDuplicate {
                 let existing = try Self.importedTracks(db, contentHash: batch.source.contentHash, userID: userID)
                 if !existing.isEmpty { return .duplicate(of: existing) }
             }
-            let now = Self.now()
+            let now = StoreClock.now()
             let importRecord = ImportRecord(
                 id: try Self.freshID(db, table: "trackImport"), userId: userID, contentHash: batch.source.contentHash,
-                fileName: batch.source.fileName, format: batch.source.format.rawValue, byteCount: batch.source.byteCount,
+                fileName: TrackRules.importFileName(batch.source.fileName), format: batch.source.format.rawValue, byteCount: batch.source.byteCount,
                 importedAt: now)
             try importRecord.insert(db)
 
@@ -30,15 +30,15 @@ extension SQLiteRideStore {
                 }
                 let track = batch.tracks[0]
                 try db.execute(sql: "DELETE FROM segment WHERE trackId = ?", arguments: [replacing])
-                try Self.fill(&record, with: track, importID: importRecord.id, position: 0, now: now)
+                try TrackRules.fill(&record, with: track, importID: importRecord.id, position: 0, now: now)
                 try record.update(db)
                 try Self.insertContent(track.content, trackID: replacing, db)
                 summaries.append(try Self.summary(db, id: replacing, userID: userID))
             } else {
                 for (position, track) in batch.tracks.enumerated() {
                     let id = try Self.freshID(db, table: "track")
-                    var record = Self.emptyRecord(id: id, userID: userID, name: track.name, kind: track.kind, source: track.source, now: now)
-                    try Self.fill(&record, with: track, importID: importRecord.id, position: position, now: now)
+                    var record = TrackRules.emptyRecord(id: id, userID: userID, name: track.name, kind: track.kind, source: track.source, now: now)
+                    try TrackRules.fill(&record, with: track, importID: importRecord.id, position: position, now: now)
                     try record.insert(db)
                     try Self.insertContent(track.content, trackID: id, db)
                     summaries.append(try Self.summary(db, id: id, userID: userID))
@@ -66,60 +66,42 @@ extension SQLiteRideStore {
     }
 
     public func tracks(_ query: TrackQuery, userID: UserID) async throws -> TrackPage {
-        guard (1...TrackQuery.maximumLimit).contains(query.limit) else {
-            throw RideStoreError.invalid(field: "limit", reason: "must be between 1 and \(TrackQuery.maximumLimit)")
-        }
-        try Self.validate(search: query.search)
-        let after = try query.cursor.map { cursor in
-            guard let parsed = Self.parseCursor(cursor) else {
-                throw RideStoreError.invalid(field: "cursor", reason: "'\(cursor)' is not a cursor this store returned")
-            }
-            return parsed
-        }
+        let plan = try TrackListPlan(query)
         return try await read { db in
-            var conditions = ["userId = ?", query.deletedOnly ? "deletedAt IS NOT NULL" : "deletedAt IS NULL"]
+            var conditions = ["userId = ?", plan.deletedOnly ? "deletedAt IS NOT NULL" : "deletedAt IS NULL"]
             var arguments: StatementArguments = [userID]
-            if !query.includesRecordings {
-                // A device's live track is listed as it grows (issue 12); a ride being recorded is not.
+            if plan.completeOrDevice {
                 conditions.append("(state = ? OR source = 'device')")
                 _ = arguments.append(contentsOf: [TrackState.complete])
             }
-            if let kinds = query.kinds {
-                let sorted = kinds.map(\.rawValue).sorted()
-                conditions.append("kind IN (\(sorted.map { _ in "?" }.joined(separator: ", ")))")
-                _ = arguments.append(contentsOf: StatementArguments(sorted))
+            if let kinds = plan.kinds {
+                conditions.append("kind IN (\(kinds.map { _ in "?" }.joined(separator: ", ")))")
+                _ = arguments.append(contentsOf: StatementArguments(kinds))
             }
-            if let search = query.search {
-                // Each word must match something: the name, the file it came from, the start time as written
-                // ("2024-05" finds May 2024) or the kind ("run", "rides"). A scan of the user's rows in list order
-                // that stops once a page is full: linear in the tracks, never more.
-                for word in TrackQuery.words(of: search) {
-                    let pattern = "%" + Self.escapeLike(word) + "%"
-                    var alternatives = [
-                        "name LIKE ? ESCAPE '\\'", "startTime LIKE ? ESCAPE '\\'",
-                        "EXISTS (SELECT 1 FROM trackImport WHERE trackImport.id = track.importId AND trackImport.fileName LIKE ? ESCAPE '\\')",
-                    ]
-                    _ = arguments.append(contentsOf: [pattern, pattern, pattern])
-                    if let kind = TrackQuery.kind(named: word) {
-                        alternatives.append("kind = ?")
-                        _ = arguments.append(contentsOf: [kind])
-                    }
-                    conditions.append("(" + alternatives.joined(separator: " OR ") + ")")
+            // A scan of the user's rows in list order that stops once a page is full: linear in the tracks, never
+            // more. (LIKE ignores the case of ASCII letters here, as the plan's folded pattern asks.)
+            for word in plan.words {
+                var alternatives = [
+                    "name LIKE ? ESCAPE '\\'", "startTime LIKE ? ESCAPE '\\'",
+                    "EXISTS (SELECT 1 FROM trackImport WHERE trackImport.id = track.importId AND trackImport.fileName LIKE ? ESCAPE '\\')",
+                ]
+                _ = arguments.append(contentsOf: [word.pattern, word.pattern, word.pattern])
+                if let kind = word.kind {
+                    alternatives.append("kind = ?")
+                    _ = arguments.append(contentsOf: [kind])
                 }
+                conditions.append("(" + alternatives.joined(separator: " OR ") + ")")
             }
-            if let after {
+            if let after = plan.after {
                 conditions.append("(sortKey, id) < (?, ?)")
                 _ = arguments.append(contentsOf: [after.sortKey, after.id])
             }
             let sql = """
                 SELECT \(TrackSummaryRow.selectionSQL) FROM track INDEXED BY track_list
                 WHERE \(conditions.joined(separator: " AND "))
-                ORDER BY sortKey DESC, id DESC LIMIT \(query.limit + 1)
+                ORDER BY sortKey DESC, id DESC LIMIT \(plan.rowLimit)
                 """
-            let rows = try TrackSummaryRow.fetchAll(db, sql: sql, arguments: arguments)
-            let page = Array(rows.prefix(query.limit))
-            let next = rows.count > query.limit ? page.last.map { "\($0.sortKey).\($0.id.rawValue)" } : nil
-            return TrackPage(tracks: page.map(\.summary), nextCursor: next)
+            return plan.page(try TrackSummaryRow.fetchAll(db, sql: sql, arguments: arguments))
         }
     }
 
@@ -173,27 +155,12 @@ extension SQLiteRideStore {
     }
 
     public func updateTrack(id: TrackID, userID: UserID, _ changes: TrackChanges) async throws -> TrackSummary {
-        if let name = changes.name { try Self.validate(name: name) }
+        if let name = changes.name { try TrackRules.validate(name: name) }
         return try await write { db in
             guard var record = try TrackRecord.filter(key: id).filter(TrackRecord.Columns.userId == userID).fetchOne(db) else {
                 throw RideStoreError.notFound(kind: "track", id: id.rawValue)
             }
-            if let name = changes.name {
-                record.name = TrackSummary.cleanedName(name)
-                // A renamed track exports with its new name: the `trk` (or the route) it holds is renamed too.
-                var content = try TrackHeaderCodec.decode(record.gpxHeader, version: record.gpxVersion, creator: record.gpxCreator)
-                if content.tracks.count == 1 {
-                    content.tracks[0].header.name = record.name
-                    record.gpxHeader = TrackHeaderCodec.encode(content)
-                } else if content.tracks.isEmpty, content.routes.count == 1 {
-                    content.routes[0].header.name = record.name
-                    record.gpxHeader = TrackHeaderCodec.encode(content)
-                }
-            }
-            if let kind = changes.kind { record.kind = kind }
-            if let stats = changes.stats { try record.apply(stats) }
-            if let documentName = changes.documentName { record.documentName = documentName }
-            record.updatedAt = Self.now()
+            try TrackRules.apply(changes, to: &record, now: StoreClock.now())
             try record.update(db)
             return try Self.summary(db, id: id, userID: userID)
         }
@@ -204,7 +171,7 @@ extension SQLiteRideStore {
             let found = try TrackRecord.select(TrackRecord.Columns.id, as: TrackID.self)
                 .filter(keys: ids).filter(TrackRecord.Columns.userId == userID && TrackRecord.Columns.deletedAt == nil)
                 .fetchAll(db)
-            try TrackRecord.filter(keys: found).updateAll(db, TrackRecord.Columns.deletedAt.set(to: Self.milliseconds(Self.now())))
+            try TrackRecord.filter(keys: found).updateAll(db, TrackRecord.Columns.deletedAt.set(to: StoreClock.milliseconds(StoreClock.now())))
             return ids.filter(found.contains)
         }
     }
@@ -221,7 +188,7 @@ extension SQLiteRideStore {
 
     public func purgeDeletedTracks(deletedBefore date: Date) async throws -> [TrackSummary] {
         try await write { db in
-            let rows = try TrackSummaryRow.filter(TrackRecord.Columns.deletedAt != nil && TrackRecord.Columns.deletedAt < Self.milliseconds(date)).fetchAll(db)
+            let rows = try TrackSummaryRow.filter(TrackRecord.Columns.deletedAt != nil && TrackRecord.Columns.deletedAt < StoreClock.milliseconds(date)).fetchAll(db)
             try TrackRecord.filter(keys: rows.map(\.id)).deleteAll(db)
             // Imports that lost their last track are forgotten, so that the file can be imported again.
             try db.execute(sql: "DELETE FROM trackImport WHERE NOT EXISTS (SELECT 1 FROM track WHERE track.importId = trackImport.id)")
@@ -249,68 +216,6 @@ extension SQLiteRideStore {
 
     static func optionalSummary(_ db: Database, id: TrackID, userID: UserID) throws -> TrackSummary? {
         try TrackSummaryRow.filter(key: id).filter(TrackRecord.Columns.userId == userID).fetchOne(db)?.summary
-    }
-
-    static func validate(name: String) throws {
-        guard !TrackSummary.cleanedName(name).isEmpty else { throw RideStoreError.invalid(field: "name", reason: "must not be empty") }
-        guard name.utf8.count <= 1000 else { throw RideStoreError.invalid(field: "name", reason: "is longer than 1,000 bytes") }
-        // No store takes a NUL in text alike (PostgreSQL refuses it): refused here, by both.
-        guard !name.utf8.contains(0) else { throw RideStoreError.invalid(field: "name", reason: "must not contain a NUL character") }
-    }
-
-    /// A search text both stores can take.
-    static func validate(search: String?) throws {
-        if let search, search.utf8.contains(0) {
-            throw RideStoreError.invalid(field: "search", reason: "must not contain a NUL character")
-        }
-    }
-
-    /// `text` as a literal inside a `LIKE … ESCAPE '\\'` pattern: `%`, `_` and the escape character itself
-    /// preceded by a backslash.
-    static func escapeLike(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
-            escaped.append(character)
-        }
-        return escaped
-    }
-
-    static func parseCursor(_ cursor: String) -> (sortKey: Int64, id: String)? {
-        guard let dot = cursor.lastIndex(of: "."), let sortKey = Int64(cursor[..<dot]),
-            let id = ShortID(String(cursor[cursor.index(after: dot)...]))
-        else { return nil }
-        return (sortKey, id.rawValue)
-    }
-
-    static func emptyRecord(id: TrackID, userID: UserID, name: String, kind: TrackKind, source: TrackSource, now: Date) -> TrackRecord {
-        TrackRecord(
-            id: id, userId: userID, name: TrackSummary.cleanedName(name), kind: kind, source: source, state: .complete, importId: nil,
-            importPosition: 0, createdAt: now, updatedAt: now, startTime: nil, endTime: nil,
-            sortKey: TrackRecord.sortKey(start: nil, createdAt: now), utcOffsetMinutes: nil, distanceMeters: 0,
-            ascentMeters: 0, descentMeters: 0, movingSeconds: 0, elapsedSeconds: 0, maxSpeedMetersPerSecond: 0,
-            averageSpeedMetersPerSecond: 0, pointCount: 0, segmentCount: 0, waypointCount: 0, routeCount: 0,
-            minLatitude: nil, minLongitude: nil, maxLatitude: nil, maxLongitude: nil, preview: Data(), stats: Data(),
-            gpxVersion: "1.1", gpxCreator: nil, gpxHeader: Data(), documentName: nil, deletedAt: nil)
-    }
-
-    /// Sets the columns that come from a new track's content and figures.
-    static func fill(_ record: inout TrackRecord, with track: NewTrack, importID: ImportID?, position: Int, now: Date) throws {
-        record.importId = importID
-        record.importPosition = position
-        record.updatedAt = now
-        record.state = .complete
-        if let documentName = track.documentName { record.documentName = documentName }
-        try record.apply(track.stats)
-        record.pointCount = track.content.trackPointCount
-        record.segmentCount = track.content.segmentCount
-        record.waypointCount = track.content.waypoints.count
-        record.routeCount = track.content.routes.count
-        if record.pointCount == 0 { record.pointCount = track.content.routes.reduce(0) { $0 + $1.points.count } }
-        record.preview = PreviewCodec.encode(track.preview.map(PreviewCodec.simplified) ?? PreviewCodec.preview(of: track.content))
-        record.gpxVersion = track.content.version
-        record.gpxCreator = track.content.creator
-        record.gpxHeader = TrackHeaderCodec.encode(track.content)
     }
 
     /// Inserts the segments and point blocks of a track's content.
@@ -350,26 +255,7 @@ extension SQLiteRideStore {
     /// Fills the point runs of `content` (made from the headers) from the stored blocks, and a live device
     /// track's latest fixes (`blockPendingFixes`).
     static func loadPoints(into content: inout TrackContent, trackID: TrackID, _ db: Database) throws {
-        var current: (role: Int, part: Int, position: Int)?
-        var blocks: [PointBlock] = []
-        func flush() throws {
-            guard let key = current else { return }
-            let points = PackedPoints(blocks: blocks)
-            blocks = []
-            switch SegmentRecord.Role(rawValue: key.role) {
-            case .trackSegment:
-                while content.tracks.count <= key.part { content.tracks.append(PackedTrack(header: Track(), segments: [])) }
-                while content.tracks[key.part].segments.count <= key.position { content.tracks[key.part].segments.append(PackedSegment()) }
-                content.tracks[key.part].segments[key.position].points = points
-            case .route:
-                while content.routes.count <= key.part { content.routes.append(PackedRoute(header: Route(), points: PackedPoints())) }
-                content.routes[key.part].points = points
-            case .waypoints:
-                content.waypoints = points
-            case nil:
-                throw RideStoreError.damaged("segment role \(key.role) of track \(trackID)")
-            }
-        }
+        var assembler = PointRunAssembler(trackID: trackID)
         let rows = try Row.fetchCursor(
             db,
             sql: """
@@ -380,22 +266,12 @@ extension SQLiteRideStore {
                 """,
             arguments: [trackID])
         while let row = try rows.next() {
-            let key = (role: row[0] as Int, part: row[1] as Int, position: row[2] as Int)
-            if current == nil || current! != key {
-                try flush()
-                current = key
-            }
-            if let count = row[3] as Int?, let data = row[4] as Data? {
-                blocks.append(PointBlock(pointCount: count, data: data))
-            }
+            try assembler.add(
+                role: row[0] as Int, part: row[1] as Int, position: row[2] as Int, pointCount: row[3] as Int?, data: row[4] as Data?,
+                into: &content)
         }
-        try flush()
+        try assembler.finish(into: &content)
         // A device track's latest fixes, not in its blocks yet, end its last segment (where they will be appended).
-        let waiting = try waitingFixes(trackID: trackID, db)
-        guard !waiting.isEmpty else { return }
-        if content.tracks.isEmpty { content.tracks.append(PackedTrack(header: Track(), segments: [])) }
-        if content.tracks[0].segments.isEmpty { content.tracks[0].segments.append(PackedSegment()) }
-        let last = content.tracks[0].segments.count - 1
-        content.tracks[0].segments[last].points.append(contentsOf: waiting.map(trackPoint))
+        DeviceIngestRules.appendWaiting(try waitingFixes(trackID: trackID, db), to: &content)
     }
 }

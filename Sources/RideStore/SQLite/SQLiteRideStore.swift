@@ -177,15 +177,6 @@ public final class SQLiteRideStore: RideStore {
         }
     }
 
-    /// Now, to the millisecond: dates are stored as milliseconds since 1970, so what a call returns is what a
-    /// later read gives back.
-    static func now() -> Date { rounded(Date()) }
-
-    static func rounded(_ date: Date) -> Date { Date(timeIntervalSince1970: Double(milliseconds(date)) / 1000) }
-
-    /// A date as stored: milliseconds since 1970.
-    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-
     /// A random id that `table` does not use yet.
     static func freshID(_ db: Database, table: String) throws -> ShortID {
         while true {
@@ -202,20 +193,19 @@ public final class SQLiteRideStore: RideStore {
             if let existing = try UserRecord.filter(UserRecord.Columns.name == User.localName).fetchOne(db) {
                 return existing.user
             }
-            let record = UserRecord(id: try Self.freshID(db, table: "user"), name: User.localName, createdAt: Self.now())
+            let record = UserRecord(id: try Self.freshID(db, table: "user"), name: User.localName, createdAt: StoreClock.now())
             try record.insert(db)
             return record.user
         }
     }
 
     public func createUser(name: String, passwordHash: String?) async throws -> User {
-        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !name.isEmpty else { throw RideStoreError.invalid(field: "name", reason: "a user needs a name") }
+        let name = try UserRules.name(name)
         return try await write { db in
             guard try UserRecord.filter(UserRecord.Columns.name == name).fetchCount(db) == 0 else {
                 throw RideStoreError.conflict("the user name '\(name)' is taken")
             }
-            let record = UserRecord(id: try Self.freshID(db, table: "user"), name: name, passwordHash: passwordHash, createdAt: Self.now())
+            let record = UserRecord(id: try Self.freshID(db, table: "user"), name: name, passwordHash: passwordHash, createdAt: StoreClock.now())
             try record.insert(db)
             return record.user
         }
@@ -238,7 +228,7 @@ public final class SQLiteRideStore: RideStore {
             try Self.requireUser(db, userID)
             let record = DeviceRecord(
                 id: try Self.freshID(db, table: "device"), userId: userID, name: device.name, tokenHash: device.tokenHash,
-                protocol: device.protocolName, createdAt: Self.now())
+                protocol: device.protocolName, createdAt: StoreClock.now())
             try record.insert(db)
             return record.device
         }
@@ -259,7 +249,7 @@ public final class SQLiteRideStore: RideStore {
 
     public func markDeviceSeen(id: DeviceID, at date: Date) async throws {
         try await write { db in
-            _ = try DeviceRecord.filter(key: id).updateAll(db, DeviceRecord.Columns.lastSeenAt.set(to: Self.milliseconds(date)))
+            _ = try DeviceRecord.filter(key: id).updateAll(db, DeviceRecord.Columns.lastSeenAt.set(to: StoreClock.milliseconds(date)))
         }
     }
 

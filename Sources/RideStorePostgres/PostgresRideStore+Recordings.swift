@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import RideKit
+import RideStore
 
 /// A start whose client id another transaction took first (two instances given the same start at once): this
 /// one is rolled back and the other's recording returned.
@@ -8,8 +9,8 @@ struct ClientIDTaken: Error {}
 
 extension PostgresRideStore {
     public func startRecording(_ request: NewRecording, userID: UserID) async throws -> Recording {
-        try SQLiteRideStore.validate(name: request.name)
-        if let clientID = request.clientID { try SQLiteRideStore.validate(clientID: clientID) }
+        try TrackRules.validate(name: request.name)
+        if let clientID = request.clientID { try RecordingRules.validate(clientID: clientID) }
         do {
             return try await transaction { [logger] connection in
                 try await Self.requireUser(connection, userID, logger: logger)
@@ -28,16 +29,8 @@ extension PostgresRideStore {
                 }
                 let now = Self.now()
                 let trackID = ShortID.random()
-                var record = SQLiteRideStore.emptyRecord(
+                let (record, content) = try TrackRules.recordingTrack(
                     id: trackID, userID: userID, name: request.name, kind: request.kind, source: request.source, now: now)
-                let content = TrackContent(
-                    creator: GPXWriter.defaultCreator,
-                    tracks: [PackedTrack(header: Track(name: TrackSummary.cleanedName(request.name)), segments: [PackedSegment()])])
-                try SQLiteRideStore.fill(
-                    &record,
-                    with: NewTrack(name: request.name, kind: request.kind, content: content, stats: TrackStats(activity: request.kind.activity), preview: []),
-                    importID: nil, position: 0, now: now)
-                record.state = .recording
                 try await Self.insertTrackRecord(record, connection, logger: logger)
                 try await Self.insertContent(content, trackID: trackID, connection, logger: logger)
                 let id = ShortID.random()
@@ -48,7 +41,7 @@ extension PostgresRideStore {
                     INSERT INTO recordings (id, user_id, track_id, device_id, state, route_track_id, started_at, updated_at, options, client_id)
                     VALUES (\(id.rawValue), \(userID.rawValue), \(trackID.rawValue), \(request.deviceID?.rawValue),
                             \(RecordingState.recording.rawValue), \(request.routeTrackID?.rawValue),
-                            \(Self.milliseconds(min(request.startedAt ?? now, now))), \(Self.milliseconds(now)),
+                            \(Self.milliseconds(RecordingRules.startedAt(requested: request.startedAt, now: now))), \(Self.milliseconds(now)),
                             \(RecordingOptionsRecord.encode(request.options)), \(request.clientID))
                     ON CONFLICT (user_id, client_id) WHERE client_id IS NOT NULL DO NOTHING RETURNING id
                     """, logger: logger)
@@ -207,15 +200,9 @@ extension PostgresRideStore {
                 guard var track = try await Self.trackRecord(connection, id: recording.trackID, forUpdate: true, logger: logger) else {
                     throw RideStoreError.notFound(kind: "track", id: recording.trackID.rawValue)
                 }
-                var content = try TrackHeaderCodec.decode(track.gpxHeader, version: track.gpxVersion, creator: track.gpxCreator)
+                var content = try TrackFigures.emptyContent(of: track, readingHeaders: true)
                 try await Self.loadPoints(into: &content, trackID: track.id, connection, logger: logger)
-                try track.apply(stats)
-                track.state = .complete
-                track.updatedAt = now
-                track.segmentCount = content.segmentCount
-                track.pointCount = content.trackPointCount
-                track.preview = PreviewCodec.encode(PreviewCodec.preview(of: content))
-                track.gpxHeader = TrackHeaderCodec.encode(content)
+                try TrackFigures.finish(&track, content: content, stats: stats, now: now)
                 try await Self.updateTrackRecord(track, connection, logger: logger)
             }
             return try await Self.summary(connection, id: recording.trackID, userID: userID, logger: logger)

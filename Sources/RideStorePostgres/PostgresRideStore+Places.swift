@@ -1,12 +1,13 @@
 import Foundation
 import PostgresNIO
 import RideKit
+import RideStore
 
-// Places, notes, labels and place share links on PostgreSQL, with the semantics of `SQLiteRideStore+Places`,
-// `+PlaceEdit`, `+PlaceRestore` and `+ShareLinks`. A note lists its photos (`PostgresRideStore+Photos`).
+// Places, notes, labels and place share links on PostgreSQL: the `RideStore` interface's semantics, the rules of
+// `PlaceRules` (RideStore's Core/), this store's SQL. A note lists its photos (`PostgresRideStore+Photos`).
 extension PostgresRideStore {
     public func createPlace(_ place: NewPlace, userID: UserID) async throws -> Place {
-        try SQLiteRideStore.validate(place)
+        try PlaceRules.validate(place)
         return try await transaction { [logger] connection in
             try await Self.requireUser(connection, userID, logger: logger)
             let id = try await Self.insertPlace(place, userID: userID, now: Self.now(), connection, logger: logger)
@@ -15,7 +16,7 @@ extension PostgresRideStore {
     }
 
     public func createPlaces(_ places: [NewPlace], userID: UserID) async throws -> [Place] {
-        for place in places { try SQLiteRideStore.validate(place) }
+        for place in places { try PlaceRules.validate(place) }
         return try await transaction { [logger] connection in
             try await Self.requireUser(connection, userID, logger: logger)
             let now = Self.now()
@@ -28,28 +29,28 @@ extension PostgresRideStore {
     }
 
     public func places(_ query: PlaceQuery, userID: UserID) async throws -> [Place] {
+        let plan = PlaceListPlan(query)
         var binds = PostgresBindings()
         func parameter(_ value: some PostgresThrowingDynamicTypeEncodable) throws -> String {
             try binds.append(value)
             return "$\(binds.count)"
         }
         var conditions = ["user_id = \(try parameter(userID.rawValue))", "deleted_at IS NULL"]
-        if let search = query.search?.trimmingCharacters(in: .whitespacesAndNewlines), !search.isEmpty {
-            // SQLite's LIKE: ASCII letters in either case, every other character as it is.
-            let pattern = try parameter("%" + SQLiteRideStore.escapeLike(Self.asciiLowercased(search)) + "%")
+        if let search = plan.searchPattern {
+            let pattern = try parameter(search)
             conditions.append(
                 """
                 (\(Self.asciiLower("name")) LIKE \(pattern) ESCAPE '\\' OR \(Self.asciiLower("address")) LIKE \(pattern) ESCAPE '\\'
                  OR EXISTS (SELECT 1 FROM notes WHERE notes.place_id = places.id AND \(Self.asciiLower("notes.body")) LIKE \(pattern) ESCAPE '\\'))
                 """)
         }
-        if let labels = query.labelIDs {
+        if let labels = plan.labelIDs {
             conditions.append(
-                "EXISTS (SELECT 1 FROM place_labels WHERE place_labels.place_id = places.id AND place_labels.label_id = ANY(\(try parameter(labels.map(\.rawValue).sorted()))))")
+                "EXISTS (SELECT 1 FROM place_labels WHERE place_labels.place_id = places.id AND place_labels.label_id = ANY(\(try parameter(labels))))")
         }
         var sql = "WHERE \(conditions.joined(separator: " AND "))"
-        let page = "LIMIT \(try parameter(Int64(max(0, query.limit)))) OFFSET \(try parameter(Int64(max(0, query.offset))))"
-        switch query.order {
+        let page = "LIMIT \(try parameter(Int64(plan.limit))) OFFSET \(try parameter(Int64(plan.offset)))"
+        switch plan.order {
         // As SQLite's NOCASE, then the id: by bytes ("C"), whatever the database's locale.
         case .name: sql += #" ORDER BY \#(Self.asciiLower("name")) COLLATE "C", id COLLATE "C" \#(page)"#
         case .createdAt: sql += #" ORDER BY created_at DESC, id COLLATE "C" \#(page)"#
@@ -58,15 +59,9 @@ extension PostgresRideStore {
         let statement = sql
         let bindings = binds
         return try await transaction(readOnly: true) { [logger] connection in
-            var places = try await Self.places(connection, where: statement, bindings, logger: logger)
-            if case .distance(let origin) = query.order {
-                let distances = Dictionary(uniqueKeysWithValues: places.map {
-                    ($0.id, origin.distanceMeters(to: Coordinate(latitude: $0.latitude, longitude: $0.longitude)))
-                })
-                places.sort { (distances[$0.id]!, $0.id) < (distances[$1.id]!, $1.id) }
-                places = Array(places.dropFirst(max(0, query.offset)).prefix(max(0, query.limit)))
-            }
-            return places
+            plan.nearestFirst(
+                try await Self.places(connection, where: statement, bindings, logger: logger), id: \.id,
+                coordinate: { Coordinate(latitude: $0.latitude, longitude: $0.longitude) })
         }
     }
 
@@ -94,7 +89,7 @@ extension PostgresRideStore {
             if let latitude = changes.latitude { place.latitude = latitude }
             if let longitude = changes.longitude { place.longitude = longitude }
             if let address = changes.address { place.address = address.isEmpty ? nil : address }
-            try SQLiteRideStore.validate(NewPlace(latitude: place.latitude, longitude: place.longitude, name: place.name))
+            try PlaceRules.validate(NewPlace(latitude: place.latitude, longitude: place.longitude, name: place.name))
             if let labelIDs { try await Self.attachLabels(labelIDs, placeID: id, userID: userID, replacing: true, connection, logger: logger) }
             try await connection.query(
                 """
@@ -211,11 +206,8 @@ extension PostgresRideStore {
     }
 
     public func createLabel(name: String, color: String, userID: UserID) async throws -> PlaceLabel {
-        let name = TrackSummary.cleanedName(name)
-        guard !name.isEmpty else { throw RideStoreError.invalid(field: "name", reason: "a label needs a name") }
-        guard let color = PlaceLabel.normalizedColor(color) else {
-            throw RideStoreError.invalid(field: "color", reason: "'\(color)' is not a colour of the form #RRGGBB")
-        }
+        let name = try LabelRules.name(name)
+        let color = try LabelRules.color(color)
         return try await transaction { [logger] connection in
             try await Self.requireUser(connection, userID, logger: logger)
             let label = PlaceLabel(id: ShortID.random(), name: name, color: color)
@@ -225,30 +217,24 @@ extension PostgresRideStore {
                 INSERT INTO labels (id, user_id, name, color) VALUES (\(label.id.rawValue), \(userID.rawValue), \(name), \(color))
                 ON CONFLICT (user_id, name) DO NOTHING RETURNING id
                 """, logger: logger)
-            guard try await rows.collect().count == 1 else { throw RideStoreError.conflict("a label named '\(name)' exists") }
+            guard try await rows.collect().count == 1 else { throw LabelRules.nameTaken(name) }
             return label
         }
     }
 
     public func updateLabel(id: LabelID, name: String?, color: String?, userID: UserID) async throws -> PlaceLabel {
-        let normalizedColor = try color.map { color in
-            guard let normalized = PlaceLabel.normalizedColor(color) else {
-                throw RideStoreError.invalid(field: "color", reason: "'\(color)' is not a colour of the form #RRGGBB")
-            }
-            return normalized
-        }
+        let normalizedColor = try color.map(LabelRules.color)
+        let cleanedName = try name.map(LabelRules.name)
         return try await transaction { [logger] connection in
             guard var label = try await Self.labels(
                 connection.query(
                     "SELECT id, name, color FROM labels WHERE id = \(id.rawValue) AND user_id = \(userID.rawValue) FOR UPDATE", logger: logger)
             ).first else { throw RideStoreError.notFound(kind: "label", id: id.rawValue) }
-            if let name {
-                let cleaned = TrackSummary.cleanedName(name)
-                guard !cleaned.isEmpty else { throw RideStoreError.invalid(field: "name", reason: "a label needs a name") }
+            if let cleaned = cleanedName {
                 if cleaned != label.name {
                     let taken = try await connection.query(
                         "SELECT 1 FROM labels WHERE user_id = \(userID.rawValue) AND name = \(cleaned)", logger: logger)
-                    guard try await taken.collect().isEmpty else { throw RideStoreError.conflict("a label named '\(cleaned)' exists") }
+                    guard try await taken.collect().isEmpty else { throw LabelRules.nameTaken(cleaned) }
                 }
                 label.name = cleaned
             }
@@ -303,14 +289,21 @@ extension PostgresRideStore {
     public func shareLink(token: String) async throws -> ShareLink? {
         guard ShareLink.isWellFormed(token: token) else { return nil }
         return try await transaction(readOnly: true) { [logger] connection in
+            // The link's row, and whether its place is still the owner's; whether it shows is ShareLinkRules'.
             let rows = try await connection.query(
                 """
-                SELECT share_links.user_id, share_links.target_id, share_links.created_at FROM share_links
-                JOIN places ON places.id = share_links.target_id AND places.user_id = share_links.user_id AND places.deleted_at IS NULL
-                WHERE share_links.token = \(token) AND share_links.target_kind = 'place' AND share_links.revoked_at IS NULL
+                SELECT share_links.user_id, share_links.target_id, share_links.created_at, share_links.target_kind, share_links.revoked_at,
+                       places.id IS NOT NULL
+                FROM share_links
+                LEFT JOIN places ON places.id = share_links.target_id AND places.user_id = share_links.user_id AND places.deleted_at IS NULL
+                WHERE share_links.token = \(token)
                 """, logger: logger)
             var link: ShareLink?
-            for try await (userID, placeID, createdAt) in rows.decode((String, String, Int64).self) {
+            for try await (userID, placeID, createdAt, targetKind, revokedAt, placeIsTheOwners) in rows.decode(
+                (String, String, Int64, String, Int64?, Bool).self)
+            {
+                guard ShareLinkRules.placeLinkShows(targetKind: targetKind, revokedAt: revokedAt.map(Self.date), placeIsTheOwners: placeIsTheOwners)
+                else { continue }
                 link = ShareLink(
                     token: token, userID: try Self.shortID(userID, column: "share_links.user_id"),
                     placeID: try Self.shortID(placeID, column: "share_links.target_id"), createdAt: Self.date(createdAt))
@@ -326,7 +319,7 @@ extension PostgresRideStore {
 
     /// Inserts a place with its first note and labels; returns its id.
     static func insertPlace(_ place: NewPlace, userID: UserID, now: Date, _ connection: PostgresConnection, logger: Logger) async throws -> PlaceID {
-        let created = place.createdAt.map(SQLiteRideStore.rounded) ?? now
+        let created = place.createdAt.map(StoreClock.rounded) ?? now
         let id = ShortID.random()
         try await connection.query(
             """

@@ -7,7 +7,7 @@ import RideKit
 
 /// The ingestion path's statements run through SQLite's C interface: the values they bind and read back must be
 /// the ones GRDB would have stored, and SQLite's errors must still reach the caller.
-@Suite struct DirectStatementTests {
+@Suite struct SQLiteDirectStatementTests {
     @Test func valuesBoundDirectlyReadBackThroughGRDBAndDirectly() throws {
         let queue = try DatabaseQueue()
         try queue.write { db in

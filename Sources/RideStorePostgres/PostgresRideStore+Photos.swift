@@ -1,17 +1,16 @@
 import Foundation
 import PostgresNIO
 import RideKit
+import RideStore
 
-// Photos on PostgreSQL, with the semantics of `SQLiteRideStore+PhotoFiles`: the bytes live in `photo_bytes` (the
+// Photos on PostgreSQL, with the rules of `PhotoRules` (as the SQLite store): the bytes live in `photo_bytes` (the
 // database every instance shares), the row describing them in `photos`. A photo is the user's when its note's
 // place is the user's and not deleted; any other id reads as nil (or false), never as data. A note, a place
 // purged or a user deleted takes its photos and their bytes with it (ON DELETE CASCADE), in its transaction.
 extension PostgresRideStore {
     public func addPhoto(noteID: NoteID, mediaType: String, bytes: Data, userID: UserID) async throws -> PhotoInfo {
-        let mediaType = try Self.photoMediaType(mediaType)
-        guard !bytes.isEmpty, bytes.count <= SQLiteRideStore.maximumPhotoByteCount else {
-            throw RideStoreError.invalid(field: "photo", reason: "must hold 1 byte to \(SQLiteRideStore.maximumPhotoByteCount >> 20) MiB")
-        }
+        let mediaType = try PhotoRules.mediaType(mediaType)
+        try PhotoRules.validate(photo: bytes)
         // A JPEG's own EXIF thumbnail, as SQLite keeps it: the small picture lists show.
         let thumbnail: Data? = mediaType == "image/jpeg"
             ? JPEGThumbnail.range(in: bytes).map { bytes.subdata(in: (bytes.startIndex + $0.lowerBound)..<(bytes.startIndex + $0.upperBound)) } : nil
@@ -77,9 +76,7 @@ extension PostgresRideStore {
 
     /// Sets (or replaces) a photo's thumbnail: a small image the browser made when the photo had none of its own.
     public func setPhotoThumbnail(id: PhotoID, mediaType: String, bytes: Data, userID: UserID) async throws -> PhotoInfo {
-        guard !bytes.isEmpty, bytes.count <= SQLiteRideStore.maximumThumbnailByteCount else {
-            throw RideStoreError.invalid(field: "thumbnail", reason: "must hold 1 byte to \(SQLiteRideStore.maximumThumbnailByteCount >> 10) KiB")
-        }
+        try PhotoRules.validate(thumbnail: bytes)
         // Kept as given, as SQLite keeps it (the server passes only the image types it checked); bounded all the same.
         guard !mediaType.isEmpty, mediaType.utf8.count <= 100, mediaType.contains("/") else {
             throw RideStoreError.invalid(field: "mediaType", reason: "'\(mediaType)' is not a media type such as image/jpeg")
@@ -115,15 +112,6 @@ extension PostgresRideStore {
     }
 
     // MARK: Helpers
-
-    /// A media type as SQLite's `addPhoto` takes it: trimmed, lower case, `type/subtype`, at most 100 bytes.
-    static func photoMediaType(_ mediaType: String) throws -> String {
-        let mediaType = mediaType.trimmingCharacters(in: .whitespaces).lowercased()
-        guard !mediaType.isEmpty, mediaType.utf8.count <= 100, mediaType.contains("/") else {
-            throw RideStoreError.invalid(field: "mediaType", reason: "'\(mediaType)' is not a media type such as image/jpeg")
-        }
-        return mediaType
-    }
 
     /// Photos with their note and place, for a condition on `places.user_id`: the place must not be deleted.
     static let ownedPhotos = """

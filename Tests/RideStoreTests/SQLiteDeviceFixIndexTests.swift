@@ -8,7 +8,7 @@ import RideKit
 /// Every index on `deviceFix` is written for each fix a phone app posts, so it keeps only those its queries need:
 /// (deviceId, time) for duplicates, (trackId, time) for a track's fixes, (userId, id) for the live feed. And a post
 /// finds its device's ride in progress without reading the device's finished ones.
-@Suite struct DeviceFixIndexTests {
+@Suite struct SQLiteDeviceFixIndexTests {
     @Test func aDatabaseMadeBeforeVersion8GetsTheIngestionIndexesAndKeepsItsFixes() async throws {
         let folder = FileManager.default.temporaryDirectory.appending(path: "ridestore-v7-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -71,7 +71,8 @@ import RideKit
 }
 
 /// A live device track's latest fixes wait in deviceFix, outside its point blocks, until its figures are computed
-/// again: every way of reading or ending the track must still see each fix once.
+/// again (on SQLite; PostgreSQL appends them to the blocks as they come): every way of reading or ending the track
+/// must still see each fix once, on both stores.
 @Suite struct PendingDeviceFixTests {
     static let start = Date(timeIntervalSince1970: 1_700_000_000)
 
@@ -91,20 +92,21 @@ import RideKit
 
     static func expected(_ seconds: Range<Int>) -> [Double] { seconds.map { 46.5 + Double($0) * 1e-5 } }
 
-    @Test func aDeletedDevicesRideInProgressIsFinishedWithEveryFix() async throws {
-        let test = try TestStore()
-        let user = try await test.store.localUser()
-        let device = try await test.store.createDevice(NewDevice(name: "Phone", tokenHash: "hash-a", protocolName: "owntracks"), userID: user.id)
-        let trackID = try #require(try await Self.post(test.store, device, seconds: 0..<100))
-        #expect(try await test.store.deleteDevice(id: device.id, userID: user.id))
-        let summary = try #require(try await test.store.trackSummary(id: trackID, userID: user.id))
-        #expect(summary.state == .complete && summary.pointCount == 100)
-        #expect(try await Self.latitudes(test.store, trackID, user.id) == Self.expected(0..<100))
+    @Test(arguments: StoreKind.allCases) func aDeletedDevicesRideInProgressIsFinishedWithEveryFix(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let user = try await store.localUser()
+            let device = try await store.createDevice(NewDevice(name: "Phone", tokenHash: "hash-a", protocolName: "owntracks"), userID: user.id)
+            let trackID = try #require(try await Self.post(store, device, seconds: 0..<100))
+            #expect(try await store.deleteDevice(id: device.id, userID: user.id))
+            let summary = try #require(try await store.trackSummary(id: trackID, userID: user.id))
+            #expect(summary.state == .complete && summary.pointCount == 100)
+            #expect(try await Self.latitudes(store, trackID, user.id) == Self.expected(0..<100))
+        }
     }
 
     /// A library made before v8 held every fix of a live track in its blocks: after the upgrade none is read twice,
     /// and the track goes on growing.
-    @Test func aLiveTrackFromBeforeVersion8ReadsEachFixOnceAndGoesOn() async throws {
+    @Test func anSQLiteLiveTrackFromBeforeVersion8ReadsEachFixOnceAndGoesOn() async throws {
         let test = try TestStore()
         let user = try await test.store.localUser()
         let device = try await test.store.createDevice(NewDevice(name: "Phone", tokenHash: "hash-b", protocolName: "owntracks"), userID: user.id)
@@ -126,15 +128,16 @@ import RideKit
     }
 
     /// Out of order, a fix rebuilds the blocks from all fixes: the waiting ones are then in them, read once.
-    @Test func aLateFixRebuildsAndNothingIsReadTwice() async throws {
-        let test = try TestStore()
-        let user = try await test.store.localUser()
-        let device = try await test.store.createDevice(NewDevice(name: "Phone", tokenHash: "hash-c", protocolName: "owntracks"), userID: user.id)
-        let trackID = try #require(try await Self.post(test.store, device, seconds: 1..<80))
-        #expect(try await Self.post(test.store, device, seconds: 0..<1) == trackID)
-        #expect(try await Self.latitudes(test.store, trackID, user.id) == Self.expected(0..<80))
-        #expect(try await Self.post(test.store, device, seconds: 80..<100) == trackID)
-        #expect(try await Self.latitudes(test.store, trackID, user.id) == Self.expected(0..<100))
-        #expect(try await test.store.trackSummary(id: trackID, userID: user.id)?.pointCount == 100)
+    @Test(arguments: StoreKind.allCases) func aLateFixRebuildsAndNothingIsReadTwice(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let user = try await store.localUser()
+            let device = try await store.createDevice(NewDevice(name: "Phone", tokenHash: "hash-c", protocolName: "owntracks"), userID: user.id)
+            let trackID = try #require(try await Self.post(store, device, seconds: 1..<80))
+            #expect(try await Self.post(store, device, seconds: 0..<1) == trackID)
+            #expect(try await Self.latitudes(store, trackID, user.id) == Self.expected(0..<80))
+            #expect(try await Self.post(store, device, seconds: 80..<100) == trackID)
+            #expect(try await Self.latitudes(store, trackID, user.id) == Self.expected(0..<100))
+            #expect(try await store.trackSummary(id: trackID, userID: user.id)?.pointCount == 100)
+        }
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import PostgresNIO
 import RideKit
+import RideStore
 
 // Accounts, sessions, device ingestion and live share links (issue 12) on PostgreSQL, with the semantics of
-// `SQLiteRideStore+Accounts`. What several instances may do at once is decided by the database: row locks order
+// the `RideStore` interface and the rules of `DeviceIngestRules`. What several instances may do at once is decided by the database: row locks order
 // the posts of one user and of one device, and the unique (device_id, time) stores a fix once.
 extension PostgresRideStore {
     // MARK: Users
@@ -159,7 +160,7 @@ extension PostgresRideStore {
         }
     }
 
-    /// One device's post, inside the caller's transaction (`SQLiteRideStore.ingest`'s rule, step for step).
+    /// One device's post, inside the caller's transaction (`DeviceIngestRules`: the gap, late fixes, a fix out of order).
     ///
     /// `batched`: the caller (`ingest(_ posts:)`) has locked the post's user and device already, and sends one
     /// live notification per user for the whole batch.
@@ -167,8 +168,8 @@ extension PostgresRideStore {
         _ fixes: [TrackerFix], deviceID: DeviceID, userID: UserID, gapSeconds: Double, batched: Bool = false, _ connection: PostgresConnection,
         logger: Logger
     ) async throws -> IngestResult {
-        let gap = Int64(max(60, gapSeconds) * 1000)
-        try SQLiteRideStore.validate(fixes)
+        let gap = DeviceIngestRules.gapMilliseconds(gapSeconds)
+        try DeviceIngestRules.validate(fixes)
         // The user's row lock makes their posts take turns, so that the feed's sequence numbers (`device_fixes.id`)
         // become visible in their order: a live view reading "after the last one I saw" would otherwise skip a fix
         // of a transaction that took its number first and committed last. (NO KEY: it does not stop inserts that
@@ -240,38 +241,30 @@ extension PostgresRideStore {
             if rebuild {
                 try await rebuildPoints(trackID: recording.trackID, connection, logger: logger)
             } else if !pending.isEmpty {
-                try await appendPoints(pending.map(SQLiteRideStore.trackPoint), trackID: recording.trackID, connection, logger: logger)
+                try await appendPoints(pending.map(DeviceIngestRules.trackPoint), trackID: recording.trackID, connection, logger: logger)
             }
             pending = []
             assigned = []
             rebuild = false
         }
+        var placement = DeviceTrackPlacement(hasLiveTrack: live != nil, bounds: bounds, gapMilliseconds: gap)
         for fix in fresh {
-            let time = fix.milliseconds
-            if let recording = live, let (first, last) = bounds {
-                if time > last + gap {
-                    try await flush()
-                    try await finishDeviceTrack(recording, connection, logger: logger)
-                    result.finishedTrackIDs.append(recording.trackID)
-                    live = nil
-                    bounds = nil
-                } else if time < first - gap {
-                    result.lateCount += 1
-                    continue
-                }
+            let decision = placement.place(fix.milliseconds)
+            if decision == .late {
+                result.lateCount += 1
+                continue
             }
-            if live == nil {
+            if case .append(finishesLive: true, _) = decision, let recording = live {
+                try await flush()
+                try await finishDeviceTrack(recording, connection, logger: logger)
+                result.finishedTrackIDs.append(recording.trackID)
+                live = nil
+            }
+            if case .append(_, startsTrack: true) = decision {
                 live = try await startDeviceTrack(device: device, at: fix.time, now: now, connection, logger: logger)
-                bounds = nil
             }
-            assigned.append(time)
-            if let (first, last) = bounds {
-                if time > last { pending.append(fix) } else { rebuild = true }
-                bounds = (min(first, time), max(last, time))
-            } else {
-                pending.append(fix)
-                bounds = (time, time)
-            }
+            assigned.append(fix.milliseconds)
+            if decision == .rebuild { rebuild = true } else { pending.append(fix) }
         }
         try await flush()
         if let recording = live {
@@ -283,7 +276,7 @@ extension PostgresRideStore {
                 """, logger: logger)
             var state: (Int64, Int64?, Int64?)?
             for try await row in rows.decode((Int64, Int64?, Int64?).self) { state = row }
-            if let (_, last) = bounds, let state {
+            if let last = placement.bounds?.last, let state {
                 try await refreshFiguresIfDue(recording, state: state, lastFixTime: last, connection, logger: logger)
             }
             result.liveTrackID = recording.trackID
@@ -291,23 +284,20 @@ extension PostgresRideStore {
         return result
     }
 
-    /// A growing device track's figures, computed again when enough has come (`SQLiteRideStore.figuresAreDue`).
+    /// A growing device track's figures, computed again when enough has come (`DeviceIngestRules.figuresAreDue`).
     /// `state`: the track's point count, and the recording's figures_point_count and figures_until.
     static func refreshFiguresIfDue(
         _ recording: Recording, state: (Int64, Int64?, Int64?), lastFixTime: Int64, _ connection: PostgresConnection, logger: Logger
     ) async throws {
         let (pointCount, figuresPointCount, figuresUntil) = state
-        guard SQLiteRideStore.figuresAreDue(
+        guard DeviceIngestRules.figuresAreDue(
             pointCount: Int(pointCount), figuresPointCount: figuresPointCount.map(Int.init), figuresUntil: figuresUntil, lastFixTime: lastFixTime)
         else { return }
         guard var track = try await trackRecord(connection, id: recording.trackID, forUpdate: true, logger: logger) else { return }
-        var content = try TrackHeaderCodec.decode(track.gpxHeader, version: track.gpxVersion, creator: track.gpxCreator)
+        // The headers stay as they are (a live track's do not change): only the points are read.
+        var content = try TrackFigures.emptyContent(of: track, readingHeaders: false)
         try await loadPoints(into: &content, trackID: track.id, connection, logger: logger)
-        try track.apply(try TrackLibrary.stats(of: content, kind: track.kind))
-        track.segmentCount = content.segmentCount
-        track.pointCount = content.trackPointCount
-        track.preview = PreviewCodec.encode(PreviewCodec.preview(of: content))
-        track.gpxHeader = TrackHeaderCodec.encode(content)
+        try TrackFigures.apply(content, headersRead: false, to: &track)
         try await updateTrackRecord(track, connection, logger: logger)
         try await connection.query(
             """
@@ -317,7 +307,7 @@ extension PostgresRideStore {
     }
 
     public func finishIdleDeviceTracks(gapSeconds: Double, now: Date) async throws -> [TrackID] {
-        let cutoff = Self.milliseconds(now) - Int64(max(60, gapSeconds) * 1000)
+        let cutoff = Self.milliseconds(now) - DeviceIngestRules.gapMilliseconds(gapSeconds)
         return try await transaction { [logger] connection in
             let rows = try await connection.query(
                 """
@@ -421,40 +411,40 @@ extension PostgresRideStore {
             guard try await rows.collect().count == 1 else { throw RideStoreError.conflict("the token is taken") }
             return LiveShare(
                 token: token, userID: userID, deviceID: deviceID, deviceName: device.name, trackID: trackID, createdAt: now,
-                expiresAt: SQLiteRideStore.rounded(expiresAt))
+                expiresAt: StoreClock.rounded(expiresAt))
         }
     }
 
     public func liveShare(token: String, now: Date) async throws -> LiveShare? {
         guard ShareLink.isWellFormed(token: token) else { return nil }
         return try await transaction(readOnly: true) { [logger] connection in
+            // The link's row with its device when that is still the owner's, and whether the ride it was made for is
+            // still being recorded; whether it shows is ShareLinkRules'.
             let rows = try await connection.query(
                 """
                 SELECT share_links.user_id, share_links.target_id, share_links.track_id, share_links.created_at, share_links.expires_at,
-                       devices.name
-                FROM share_links JOIN devices ON devices.id = share_links.target_id AND devices.user_id = share_links.user_id
-                WHERE share_links.token = \(token) AND share_links.target_kind = 'device' AND share_links.revoked_at IS NULL
-                    AND share_links.expires_at > \(Self.milliseconds(now))
+                       devices.name, share_links.target_kind, share_links.revoked_at,
+                       EXISTS (SELECT 1 FROM recordings WHERE recordings.track_id = share_links.track_id
+                               AND recordings.state <> \(RecordingState.stopped.rawValue))
+                FROM share_links LEFT JOIN devices ON devices.id = share_links.target_id AND devices.user_id = share_links.user_id
+                WHERE share_links.token = \(token)
                 """, logger: logger)
             var found: LiveShare?
-            for try await (userID, deviceID, trackID, createdAt, expiresAt, name) in rows.decode(
-                (String, String, String?, Int64, Int64, String).self)
+            for try await (userID, deviceID, trackID, createdAt, expiresAt, name, targetKind, revokedAt, rideIsRecording) in rows.decode(
+                (String, String, String?, Int64, Int64?, String?, String, Int64?, Bool).self)
             {
+                let madeForRide = try trackID.map { try Self.shortID($0, column: "share_links.track_id") }
+                guard ShareLinkRules.liveShareShows(
+                    targetKind: targetKind, revokedAt: revokedAt.map(Self.date), expiresAt: expiresAt.map(Self.date), now: now,
+                    deviceIsTheOwners: name != nil, madeForRide: madeForRide, rideIsRecording: rideIsRecording),
+                    let name, let expiresAt
+                else { continue }
                 found = LiveShare(
                     token: token, userID: try Self.shortID(userID, column: "share_links.user_id"),
-                    deviceID: try Self.shortID(deviceID, column: "share_links.target_id"), deviceName: name,
-                    trackID: try trackID.map { try Self.shortID($0, column: "share_links.track_id") }, createdAt: Self.date(createdAt),
-                    expiresAt: Self.date(expiresAt))
+                    deviceID: try Self.shortID(deviceID, column: "share_links.target_id"), deviceName: name, trackID: madeForRide,
+                    createdAt: Self.date(createdAt), expiresAt: Self.date(expiresAt))
             }
-            guard let share = found else { return nil }
-            if let trackID = share.trackID {
-                // The ride it was made for has ended: the link shows nothing more.
-                let live = try await connection.query(
-                    "SELECT 1 FROM recordings WHERE track_id = \(trackID.rawValue) AND state <> \(RecordingState.stopped.rawValue)",
-                    logger: logger)
-                guard try await live.collect().count > 0 else { return nil }
-            }
-            return share
+            return found
         }
     }
 
@@ -524,15 +514,10 @@ extension PostgresRideStore {
     static func startDeviceTrack(device: Device, at time: Date, now: Date, _ connection: PostgresConnection, logger: Logger) async throws
         -> Recording
     {
-        let name = SQLiteRideStore.deviceTrackName(deviceName: device.name, at: time)
+        let name = DeviceIngestRules.trackName(deviceName: device.name, at: time)
         let trackID = ShortID.random()
-        var record = SQLiteRideStore.emptyRecord(id: trackID, userID: device.userID, name: name, kind: .ride, source: .device, now: now)
-        let content = TrackContent(
-            creator: GPXWriter.defaultCreator, tracks: [PackedTrack(header: Track(name: TrackSummary.cleanedName(name)), segments: [PackedSegment()])])
-        try SQLiteRideStore.fill(
-            &record, with: NewTrack(name: name, kind: .ride, content: content, stats: TrackStats(activity: TrackKind.ride.activity), preview: []),
-            importID: nil, position: 0, now: now)
-        record.state = .recording
+        let (record, content) = try TrackRules.recordingTrack(
+            id: trackID, userID: device.userID, name: name, kind: .ride, source: .device, now: now)
         try await insertTrackRecord(record, connection, logger: logger)
         try await insertContent(content, trackID: trackID, connection, logger: logger)
         let id = ShortID.random()
@@ -559,7 +544,7 @@ extension PostgresRideStore {
         let points = try await storedFixes(
             connection.query(
                 "SELECT \(unescaped: fixColumns) FROM device_fixes WHERE track_id = \(trackID.rawValue) ORDER BY time", logger: logger)
-        ).map { SQLiteRideStore.trackPoint($0.fix) }
+        ).map { DeviceIngestRules.trackPoint($0.fix) }
         try await connection.query("DELETE FROM point_blocks WHERE segment_id = \(segmentID)", logger: logger)
         try await insertBlocks(PackedPoints(points[...]).packedBlocks, segmentID: segmentID, firstPosition: 0, connection, logger: logger)
         try await connection.query("UPDATE segments SET point_count = \(Int64(points.count)) WHERE id = \(segmentID)", logger: logger)
@@ -577,15 +562,9 @@ extension PostgresRideStore {
             WHERE id = \(recording.id.rawValue)
             """, logger: logger)
         guard var track = try await trackRecord(connection, id: recording.trackID, forUpdate: true, logger: logger) else { return }
-        var content = try TrackHeaderCodec.decode(track.gpxHeader, version: track.gpxVersion, creator: track.gpxCreator)
+        var content = try TrackFigures.emptyContent(of: track, readingHeaders: true)
         try await loadPoints(into: &content, trackID: track.id, connection, logger: logger)
-        try track.apply(try TrackLibrary.stats(of: content, kind: track.kind))
-        track.state = .complete
-        track.updatedAt = now
-        track.segmentCount = content.segmentCount
-        track.pointCount = content.trackPointCount
-        track.preview = PreviewCodec.encode(PreviewCodec.preview(of: content))
-        track.gpxHeader = TrackHeaderCodec.encode(content)
+        try TrackFigures.finish(&track, content: content, now: now)
         try await updateTrackRecord(track, connection, logger: logger)
     }
 }

@@ -8,8 +8,8 @@ import RideKit
 /// Why GPX: the writer and reader are already proven lossless on every fixture (RideKit's round-trip tests),
 /// so headers need no second serialisation of metadata, links, persons and extension trees to keep in step.
 /// The text is a few hundred bytes a track and is read only when a whole track is opened.
-enum TrackHeaderCodec {
-    static func encode(_ content: TrackContent) -> Data {
+package enum TrackHeaderCodec {
+    package static func encode(_ content: TrackContent) -> Data {
         let skeleton = GPXDocument(
             metadata: content.metadata,
             routes: content.routes.map(\.header),
@@ -23,7 +23,7 @@ enum TrackHeaderCodec {
     }
 
     /// The headers, with empty point runs to be filled from the stored blocks.
-    static func decode(_ data: Data, version: String, creator: String?) throws -> TrackContent {
+    package static func decode(_ data: Data, version: String, creator: String?) throws -> TrackContent {
         let skeleton: GPXDocument
         do {
             skeleton = try GPXReader.read(data: data)

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import RideKit
+import RideStore
 
 extension PostgresRideStore {
     /// One named step of the schema. A migration that shipped is never renamed or edited: a change is a new
@@ -10,7 +11,7 @@ extension PostgresRideStore {
         var statements: [String]
     }
 
-    /// The schema, in order. The tables mirror `SQLiteRideStore`'s (snake_case, `users` for SQLite's `user`,
+    /// The schema, in order. The tables are the SQLite store's (snake_case, `users` for SQLite's `user`,
     /// a reserved word here); times are milliseconds since 1970 as BIGINT, as there; points are packed blocks
     /// of up to 1,024 (`PointBlockEncoder`) as BYTEA.
     static let migrations: [Migration] = [

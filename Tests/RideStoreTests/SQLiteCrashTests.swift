@@ -7,7 +7,7 @@ import TestSupport
 
 /// A process killed with SIGKILL in the middle of an import leaves the database consistent and without the
 /// half-imported track: a real child process (`ridestore-crash-helper`) is started and killed.
-@Suite(.serialized) struct CrashTests {
+@Suite(.serialized) struct SQLiteCrashTests {
     static let packageRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     static var helper: URL? {

@@ -4,8 +4,8 @@ import RideKit
 /// The small drawing of a track's shape, stored in the track's row so that the list reads no points: at most
 /// `TrackPreview.maximumPointCount` positions (Douglas–Peucker over the whole track), as zigzag varint deltas
 /// at 10⁻⁵ degrees (about a metre: plenty for a 64-pixel picture). About 200 bytes a track.
-enum PreviewCodec {
-    static func preview(of content: TrackContent) -> [Coordinate] {
+package enum PreviewCodec {
+    package static func preview(of content: TrackContent) -> [Coordinate] {
         var coordinates: [Coordinate] = []
         for track in content.tracks {
             for segment in track.segments {
@@ -20,7 +20,7 @@ enum PreviewCodec {
     }
 
     /// At most `TrackPreview.maximumPointCount` of the coordinates, chosen to keep the shape.
-    static func simplified(_ coordinates: [Coordinate]) -> [Coordinate] {
+    package static func simplified(_ coordinates: [Coordinate]) -> [Coordinate] {
         var line = coordinates.filter(\.isValid)
         guard line.count > TrackPreview.maximumPointCount else { return line }
         // Thin very long lines first: Douglas–Peucker on a million points is wasted work for 64 pixels.
@@ -38,7 +38,7 @@ enum PreviewCodec {
         }
     }
 
-    static func encode(_ coordinates: [Coordinate]) -> Data {
+    package static func encode(_ coordinates: [Coordinate]) -> Data {
         var writer = ByteWriter(capacity: coordinates.count * 5 + 2)
         writer.varint(coordinates.count)
         var previous = (latitude: Int64(0), longitude: Int64(0))
@@ -52,7 +52,7 @@ enum PreviewCodec {
         return Data(writer.bytes)
     }
 
-    static func decode(_ data: Data) -> [Coordinate] {
+    package static func decode(_ data: Data) -> [Coordinate] {
         data.withUnsafeBytes { buffer in
             var reader = ByteReader(buffer)
             var coordinates: [Coordinate] = []

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import RideKit
+import RideStore
 
 /// The login rate limit's failures in the table `login_failures`, one row per failure and key (`name:…`,
 /// `address:…`, `pair:…`), so that the limits hold whichever instances the attempts were sent to.

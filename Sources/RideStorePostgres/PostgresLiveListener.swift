@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import RideKit
+import RideStore
 
 /// Listens on the database for the fixes any instance stores (`LISTEN bikeride_live`; the ingest sends
 /// `pg_notify` in the transaction that stores them, so a notification comes after the commit, never for a post

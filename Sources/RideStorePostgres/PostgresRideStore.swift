@@ -1,10 +1,12 @@
 import Foundation
 import PostgresNIO
 import RideKit
+import RideStore
 
 /// The `RideStore` on a PostgreSQL database (postgres-nio): for several `bikeride serve` instances on one
-/// database (DESIGN 1, 5). The same data model as `SQLiteRideStore` — points in packed blocks of 1,024, every
-/// row owned by a user — in tables of its own schema (`PostgresRideStore+Schema`).
+/// database (DESIGN 1, 5). A peer of the SQLite store: the same data model — points in packed blocks of 1,024,
+/// every row owned by a user — in tables of its own schema (`PostgresRideStore+Schema`), and the same rules, which
+/// live once in RideStore's `Core/` (`TrackRules`, `DeviceIngestRules`, …); this module only runs SQL.
 ///
 /// - Connections come from postgres-nio's pool (`PostgresClient`), at most `Configuration.maximumConnections`.
 /// - Each protocol call is one transaction on one pooled connection; reads that take several statements run
@@ -277,9 +279,9 @@ public final class PostgresRideStore: RideStore {
     // MARK: Values
 
     /// Now, to the millisecond: dates are stored as milliseconds since 1970 (BIGINT), as in the SQLite store.
-    static func now() -> Date { SQLiteRideStore.now() }
+    static func now() -> Date { StoreClock.now() }
 
-    static func milliseconds(_ date: Date) -> Int64 { SQLiteRideStore.milliseconds(date) }
+    static func milliseconds(_ date: Date) -> Int64 { StoreClock.milliseconds(date) }
 
     static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 
@@ -306,9 +308,7 @@ public final class PostgresRideStore: RideStore {
     }
 
     public func createUser(name: String, passwordHash: String?) async throws -> User {
-        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !name.isEmpty else { throw RideStoreError.invalid(field: "name", reason: "a user needs a name") }
-        guard name.utf8.count <= 1000 else { throw RideStoreError.invalid(field: "name", reason: "is longer than 1,000 bytes") }
+        let name = try UserRules.name(name)
         return try await transaction { [logger] connection in
             let user = User(id: ShortID.random(), name: name, passwordHash: passwordHash, createdAt: Self.now())
             let rows = try await connection.query(
@@ -401,6 +401,26 @@ public final class PostgresRideStore: RideStore {
 
     public func deleteDevice(id: DeviceID, userID: UserID) async throws -> Bool {
         try await transaction { [logger] connection in
+            // The user's row, then the device's, locked as a batch of posts locks them (users before devices): a post
+            // of this device on another instance waits for the delete, and then finds no device.
+            try await connection.query("SELECT id FROM users WHERE id = \(userID.rawValue) FOR NO KEY UPDATE", logger: logger)
+            let owned = try await connection.query(
+                "SELECT id FROM devices WHERE id = \(id.rawValue) AND user_id = \(userID.rawValue) FOR UPDATE", logger: logger)
+            guard try await owned.collect().count == 1 else { return false }
+            // Its ride in progress is finished first, with its figures (as on SQLite): it stays among the user's
+            // tracks, complete, instead of recording for ever.
+            let live = try await connection.query(
+                """
+                SELECT id FROM recordings
+                WHERE device_id = \(id.rawValue) AND user_id = \(userID.rawValue) AND state <> \(RecordingState.stopped.rawValue)
+                ORDER BY id FOR UPDATE
+                """, logger: logger)
+            var recordingIDs: [RecordingID] = []
+            for try await text in live.decode(String.self) { recordingIDs.append(try Self.shortID(text, column: "recordings.id")) }
+            for recordingID in recordingIDs {
+                guard let recording = try await Self.recording(connection, id: recordingID, userID: userID, logger: logger) else { continue }
+                try await Self.finishDeviceTrack(recording, connection, logger: logger)
+            }
             let rows = try await connection.query(
                 "DELETE FROM devices WHERE id = \(id.rawValue) AND user_id = \(userID.rawValue) RETURNING id", logger: logger)
             return try await rows.collect().count > 0

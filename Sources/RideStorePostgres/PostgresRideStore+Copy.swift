@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import RideStore
 
 // The PostgreSQL side of `LibraryCopy`: writing a batch of a table's rows as they are (keys and ids included), and
 // reading a table back in key order for its checksum. Table and column names come from `CopyTable.all`, never

@@ -8,7 +8,7 @@ import TestSupport
 
 /// Migration "v4 place restore and photo files": photos a database from before kept as blobs move out to files at
 /// the next open, none lost; leftovers of a crash are cleared.
-@Suite struct PhotoFilesMigrationTests {
+@Suite struct SQLitePhotoFilesMigrationTests {
     /// A database as v3 left it: a place, a note, and two photos in the `photo` table's `bytes`.
     static func makeV3Database(at path: String, photos: [(id: String, type: String, bytes: Data)]) throws {
         let queue = try DatabaseQueue(path: path)

@@ -1,4 +1,5 @@
 import Foundation
+import RideStore
 
 /// Where a PostgreSQL database is: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require]`
 /// (`postgresql://` too). Parsed strictly: whatever is wrong is said, nothing is guessed.

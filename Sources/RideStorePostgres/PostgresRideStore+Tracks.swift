@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import RideKit
+import RideStore
 
 extension PostgresRideStore {
     public func saveImport(_ batch: TrackImport, userID: UserID) async throws -> TrackImportResult {
@@ -8,8 +9,8 @@ extension PostgresRideStore {
         if batch.replacing != nil, batch.tracks.count != 1 {
             throw RideStoreError.invalid(field: "tracks", reason: "replacing a track takes exactly one track")
         }
-        for track in batch.tracks { try SQLiteRideStore.validate(name: track.name) }
-        for place in batch.places { try SQLiteRideStore.validate(place) }
+        for track in batch.tracks { try TrackRules.validate(name: track.name) }
+        for place in batch.places { try PlaceRules.validate(place) }
         // A file of millions of points is written in one transaction: it gets the long deadline.
         return try await transaction(long: true) { [logger] connection in
             try await Self.requireUser(connection, userID, logger: logger)
@@ -22,7 +23,7 @@ extension PostgresRideStore {
             try await connection.query(
                 """
                 INSERT INTO track_imports (id, user_id, content_hash, file_name, format, byte_count, imported_at)
-                VALUES (\(importID.rawValue), \(userID.rawValue), \(batch.source.contentHash), \(batch.source.fileName),
+                VALUES (\(importID.rawValue), \(userID.rawValue), \(batch.source.contentHash), \(TrackRules.importFileName(batch.source.fileName)),
                         \(batch.source.format.rawValue), \(Int64(batch.source.byteCount)), \(Self.milliseconds(now)))
                 """, logger: logger)
             var summaries: [TrackSummary] = []
@@ -32,15 +33,15 @@ extension PostgresRideStore {
                 }
                 let track = batch.tracks[0]
                 try await connection.query("DELETE FROM segments WHERE track_id = \(replacing.rawValue)", logger: logger)
-                try SQLiteRideStore.fill(&record, with: track, importID: importID, position: 0, now: now)
+                try TrackRules.fill(&record, with: track, importID: importID, position: 0, now: now)
                 try await Self.updateTrackRecord(record, connection, logger: logger)
                 try await Self.insertContent(track.content, trackID: replacing, connection, logger: logger)
                 summaries.append(try await Self.summary(connection, id: replacing, userID: userID, logger: logger))
             } else {
                 for (position, track) in batch.tracks.enumerated() {
                     let id = ShortID.random()
-                    var record = SQLiteRideStore.emptyRecord(id: id, userID: userID, name: track.name, kind: track.kind, source: track.source, now: now)
-                    try SQLiteRideStore.fill(&record, with: track, importID: importID, position: position, now: now)
+                    var record = TrackRules.emptyRecord(id: id, userID: userID, name: track.name, kind: track.kind, source: track.source, now: now)
+                    try TrackRules.fill(&record, with: track, importID: importID, position: position, now: now)
                     try await Self.insertTrackRecord(record, connection, logger: logger)
                     try await Self.insertContent(track.content, trackID: id, connection, logger: logger)
                     summaries.append(try await Self.summary(connection, id: id, userID: userID, logger: logger))
@@ -71,61 +72,41 @@ extension PostgresRideStore {
     }
 
     public func tracks(_ query: TrackQuery, userID: UserID) async throws -> TrackPage {
-        guard (1...TrackQuery.maximumLimit).contains(query.limit) else {
-            throw RideStoreError.invalid(field: "limit", reason: "must be between 1 and \(TrackQuery.maximumLimit)")
-        }
-        try SQLiteRideStore.validate(search: query.search)
-        let after = try query.cursor.map { cursor in
-            guard let parsed = SQLiteRideStore.parseCursor(cursor) else {
-                throw RideStoreError.invalid(field: "cursor", reason: "'\(cursor)' is not a cursor this store returned")
-            }
-            return parsed
-        }
+        let plan = try TrackListPlan(query)
         // The conditions are fixed SQL with numbered parameters; every value is bound.
         var binds = PostgresBindings()
         func parameter(_ value: some PostgresThrowingDynamicTypeEncodable) throws -> String {
             try binds.append(value)
             return "$\(binds.count)"
         }
-        var conditions = ["user_id = \(try parameter(userID.rawValue))", query.deletedOnly ? "deleted_at IS NOT NULL" : "deleted_at IS NULL"]
-        if !query.includesRecordings {
-            // A device's live track is listed as it grows (issue 12); a ride being recorded is not.
+        var conditions = ["user_id = \(try parameter(userID.rawValue))", plan.deletedOnly ? "deleted_at IS NOT NULL" : "deleted_at IS NULL"]
+        if plan.completeOrDevice {
             conditions.append("(state = \(try parameter(TrackState.complete.rawValue)) OR source = \(try parameter(TrackSource.device.rawValue)))")
         }
-        if let kinds = query.kinds {
-            conditions.append("kind = ANY(\(try parameter(kinds.map(\.rawValue).sorted())))")
+        if let kinds = plan.kinds { conditions.append("kind = ANY(\(try parameter(kinds)))") }
+        for word in plan.words {
+            let pattern = try parameter(word.pattern)
+            var alternatives = [
+                "\(Self.asciiLower("name")) LIKE \(pattern) ESCAPE '\\'",
+                "\(Self.asciiLower("start_time")) LIKE \(pattern) ESCAPE '\\'",
+                """
+                EXISTS (SELECT 1 FROM track_imports WHERE track_imports.id = tracks.import_id
+                        AND \(Self.asciiLower("track_imports.file_name")) LIKE \(pattern) ESCAPE '\\')
+                """,
+            ]
+            if let kind = word.kind { alternatives.append("kind = \(try parameter(kind.rawValue))") }
+            conditions.append("(" + alternatives.joined(separator: " OR ") + ")")
         }
-        if let search = query.search {
-            // The SQLite store's search, word for word: each word must match the name, the file it came from, the
-            // start time as written or the kind. SQLite's LIKE ignores the case of ASCII letters only; ILIKE
-            // would follow the database's locale, so both sides are folded to ASCII lower case instead.
-            for word in TrackQuery.words(of: search) {
-                let pattern = try parameter("%" + SQLiteRideStore.escapeLike(Self.asciiLowercased(word)) + "%")
-                var alternatives = [
-                    "\(Self.asciiLower("name")) LIKE \(pattern) ESCAPE '\\'",
-                    "\(Self.asciiLower("start_time")) LIKE \(pattern) ESCAPE '\\'",
-                    """
-                    EXISTS (SELECT 1 FROM track_imports WHERE track_imports.id = tracks.import_id
-                            AND \(Self.asciiLower("track_imports.file_name")) LIKE \(pattern) ESCAPE '\\')
-                    """,
-                ]
-                if let kind = TrackQuery.kind(named: word) { alternatives.append("kind = \(try parameter(kind.rawValue))") }
-                conditions.append("(" + alternatives.joined(separator: " OR ") + ")")
-            }
-        }
-        if let after {
+        if let after = plan.after {
             conditions.append("(sort_key, id) < (\(try parameter(after.sortKey)), \(try parameter(after.id)))")
         }
         let sql = """
             SELECT \(Self.summaryColumns) FROM tracks WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY sort_key DESC, id DESC LIMIT \(try parameter(Int64(query.limit + 1)))
+            ORDER BY sort_key DESC, id DESC LIMIT \(try parameter(Int64(plan.rowLimit)))
             """
         let statement = PostgresQuery(unsafeSQL: sql, binds: binds)
         return try await transaction(readOnly: true) { [logger] connection in
-            let rows = try await Self.summaryRows(connection.query(statement, logger: logger))
-            let page = Array(rows.prefix(query.limit))
-            let next = rows.count > query.limit ? page.last.map { "\($0.sortKey).\($0.id.rawValue)" } : nil
-            return TrackPage(tracks: page.map(\.summary), nextCursor: next)
+            plan.page(try await Self.summaryRows(connection.query(statement, logger: logger)))
         }
     }
 
@@ -187,27 +168,12 @@ extension PostgresRideStore {
     }
 
     public func updateTrack(id: TrackID, userID: UserID, _ changes: TrackChanges) async throws -> TrackSummary {
-        if let name = changes.name { try SQLiteRideStore.validate(name: name) }
+        if let name = changes.name { try TrackRules.validate(name: name) }
         return try await transaction { [logger] connection in
             guard var record = try await Self.trackRecord(connection, id: id, userID: userID, forUpdate: true, logger: logger) else {
                 throw RideStoreError.notFound(kind: "track", id: id.rawValue)
             }
-            if let name = changes.name {
-                record.name = TrackSummary.cleanedName(name)
-                // A renamed track exports with its new name: the `trk` (or the route) it holds is renamed too.
-                var content = try TrackHeaderCodec.decode(record.gpxHeader, version: record.gpxVersion, creator: record.gpxCreator)
-                if content.tracks.count == 1 {
-                    content.tracks[0].header.name = record.name
-                    record.gpxHeader = TrackHeaderCodec.encode(content)
-                } else if content.tracks.isEmpty, content.routes.count == 1 {
-                    content.routes[0].header.name = record.name
-                    record.gpxHeader = TrackHeaderCodec.encode(content)
-                }
-            }
-            if let kind = changes.kind { record.kind = kind }
-            if let stats = changes.stats { try record.apply(stats) }
-            if let documentName = changes.documentName { record.documentName = documentName }
-            record.updatedAt = Self.now()
+            try TrackRules.apply(changes, to: &record, now: Self.now())
             try await Self.updateTrackRecord(record, connection, logger: logger)
             return try await Self.summary(connection, id: id, userID: userID, logger: logger)
         }
@@ -273,11 +239,6 @@ extension PostgresRideStore {
     static func forgetEmptyImports(_ connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query(
             "DELETE FROM track_imports WHERE NOT EXISTS (SELECT 1 FROM tracks WHERE tracks.import_id = track_imports.id)", logger: logger)
-    }
-
-    /// `text` with its ASCII capitals made small and every other character kept: how SQLite's LIKE compares.
-    static func asciiLowercased(_ text: String) -> String {
-        String(decoding: text.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
     }
 
     /// SQL that folds a text column's ASCII capitals to small letters, whatever the database's locale.
@@ -563,29 +524,7 @@ extension PostgresRideStore {
 
     /// Fills the point runs of `content` (made from the headers) from the stored blocks.
     static func loadPoints(into content: inout TrackContent, trackID: TrackID, _ connection: PostgresConnection, logger: Logger) async throws {
-        var current: (role: Int, part: Int, position: Int)?
-        var blocks: [PointBlock] = []
-        func flush() throws {
-            guard let key = current else { return }
-            let points = PackedPoints(blocks: blocks)
-            blocks = []
-            guard key.part >= 0, key.position >= 0, key.part < 1_000_000, key.position < 1_000_000 else {
-                throw RideStoreError.damaged("segment \(key.part).\(key.position) of track \(trackID)")
-            }
-            switch SegmentRecord.Role(rawValue: key.role) {
-            case .trackSegment:
-                while content.tracks.count <= key.part { content.tracks.append(PackedTrack(header: Track(), segments: [])) }
-                while content.tracks[key.part].segments.count <= key.position { content.tracks[key.part].segments.append(PackedSegment()) }
-                content.tracks[key.part].segments[key.position].points = points
-            case .route:
-                while content.routes.count <= key.part { content.routes.append(PackedRoute(header: Route(), points: PackedPoints())) }
-                content.routes[key.part].points = points
-            case .waypoints:
-                content.waypoints = points
-            case nil:
-                throw RideStoreError.damaged("segment role \(key.role) of track \(trackID)")
-            }
-        }
+        var assembler = PointRunAssembler(trackID: trackID)
         let rows = try await connection.query(
             """
             SELECT segments.role, segments.part, segments.position, point_blocks.point_count, point_blocks.data
@@ -594,23 +533,16 @@ extension PostgresRideStore {
             ORDER BY segments.role, segments.part, segments.position, point_blocks.position
             """, logger: logger)
         for try await (role, part, position, count, data) in rows.decode((Int16, Int64, Int64, Int64?, Data?).self) {
-            let key = (role: Int(role), part: Int(part), position: Int(position))
-            if current == nil || current! != key {
-                try flush()
-                current = key
-            }
-            if let count, let data {
-                guard (0...PackedPoints.blockCapacity).contains(Int(count)) else {
-                    throw RideStoreError.damaged("a point block of track \(trackID) claims \(count) points")
-                }
-                blocks.append(PointBlock(pointCount: Int(count), data: data))
-            }
+            // Out of Int's range is out of the assembler's: clamped, so that it says the row is damaged.
+            try assembler.add(
+                role: Int(role), part: Int(clamping: part), position: Int(clamping: position), pointCount: count.map { Int(clamping: $0) },
+                data: data, into: &content)
         }
-        try flush()
+        try assembler.finish(into: &content)
     }
 }
 
-// The documents folder's bookkeeping (`document_files`), as `SQLiteRideStore+Documents`: which file of a user's
+// The documents folder's bookkeeping (`document_files`), as the SQLite store keeps it: which file of a user's
 // folder was imported as or written from which track, so that a sync on any instance sees the same state.
 extension PostgresRideStore {
     public func documentFiles(userID: UserID) async throws -> [DocumentFile] {
