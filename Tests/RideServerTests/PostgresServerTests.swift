@@ -24,6 +24,10 @@ import TestSupport
         guard let text = ProcessInfo.processInfo.environment["BIKERIDE_TEST_DATABASE_URL"], !text.isEmpty else {
             try Test.cancel("PostgreSQL not tested: BIKERIDE_TEST_DATABASE_URL is not set (scripts/test.sh sets it; README, 'Tests on PostgreSQL')")
         }
+        try await withPostgresTestSlot { try await withTwoInstances(text, body) }
+    }
+
+    private static func withTwoInstances(_ text: String, _ body: (TrackLibrary, TrackLibrary) async throws -> Void) async throws {
         let server = try PostgresDatabaseURL(parsing: text)
         let name = "bikeride_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         // The name is made here of hex digits: no outside value reaches the SQL text.

@@ -4,6 +4,7 @@ import RideKit
 @testable import RideServer
 @testable import RideStore
 @testable import RideStorePostgres
+import TestSupport
 import Testing
 
 /// The stores the server's tests that hold for both run on: `@Test(arguments: StoreKind.allCases)` with
@@ -27,39 +28,44 @@ func withServer<T>(_ kind: StoreKind, _ body: (TestServer, TrackLibrary) async t
         guard let text = ProcessInfo.processInfo.environment["BIKERIDE_TEST_DATABASE_URL"], !text.isEmpty else {
             try Test.cancel("PostgreSQL not tested: BIKERIDE_TEST_DATABASE_URL is not set (scripts/test.sh sets it; README, 'Tests on PostgreSQL')")
         }
-        var logger = Logger(label: "bikeride.tests.postgres")
-        logger.logLevel = .error
-        let server = try PostgresDatabaseURL(parsing: text)
-        // Made here of hex digits: no outside value reaches the SQL text.
-        let name = "bikeride_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        func administer(_ sql: String) async throws {
-            let connection = try await PostgresRideStore.connect(.init(url: server), logger: logger)
-            do {
-                try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
-                try await connection.close()
-            } catch {
-                try? await connection.close()
-                throw error
-            }
-        }
-        try await administer("CREATE DATABASE \(name)")
-        var url = server
-        url.database = name
+        return try await withPostgresTestSlot { try await withPostgresServer(text, body) }
+    }
+}
+
+/// A test server on a PostgreSQL database of its own, dropped afterwards.
+private func withPostgresServer<T>(_ text: String, _ body: (TestServer, TrackLibrary) async throws -> T) async throws -> T {
+    var logger = Logger(label: "bikeride.tests.postgres")
+    logger.logLevel = .error
+    let server = try PostgresDatabaseURL(parsing: text)
+    // Made here of hex digits: no outside value reaches the SQL text.
+    let name = "bikeride_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    func administer(_ sql: String) async throws {
+        let connection = try await PostgresRideStore.connect(.init(url: server), logger: logger)
         do {
-            let store = try await PostgresRideStore.open(.init(url: url, maximumConnections: 4), logger: logger)
-            let library = TrackLibrary(store: store, userID: try await store.localUser().id)
-            do {
-                let result = try await body(TestServer(library: library), library)
-                await store.close()
-                try await administer("DROP DATABASE \(name) WITH (FORCE)")
-                return result
-            } catch {
-                await store.close()
-                throw error
-            }
+            try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+            try await connection.close()
         } catch {
-            try? await administer("DROP DATABASE \(name) WITH (FORCE)")
+            try? await connection.close()
             throw error
         }
+    }
+    try await administer("CREATE DATABASE \(name)")
+    var url = server
+    url.database = name
+    do {
+        let store = try await PostgresRideStore.open(.init(url: url, maximumConnections: 4), logger: logger)
+        let library = TrackLibrary(store: store, userID: try await store.localUser().id)
+        do {
+            let result = try await body(TestServer(library: library), library)
+            await store.close()
+            try await administer("DROP DATABASE \(name) WITH (FORCE)")
+            return result
+        } catch {
+            await store.close()
+            throw error
+        }
+    } catch {
+        try? await administer("DROP DATABASE \(name) WITH (FORCE)")
+        throw error
     }
 }

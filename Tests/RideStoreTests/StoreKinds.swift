@@ -5,6 +5,7 @@ import Testing
 
 import RideKit
 @testable import RideStore
+import TestSupport
 @testable import RideStorePostgres
 
 /// The implementations the shared store tests run on: `@Test(arguments: StoreKind.allCases)` and
@@ -45,6 +46,10 @@ enum PostgresTestServer {
     /// A new, empty database on the server; `body` gets its URL; dropped afterwards, whatever happened.
     static func withDatabase<T>(_ body: (PostgresDatabaseURL) async throws -> T) async throws -> T {
         let server = try requireURL()
+        return try await withPostgresTestSlot { try await withDatabase(on: server, body) }
+    }
+
+    private static func withDatabase<T>(on server: PostgresDatabaseURL, _ body: (PostgresDatabaseURL) async throws -> T) async throws -> T {
         // Lower-case hex: a name that needs no quoting; it is no value of the test's, so it may be SQL text.
         let name = "bikeride_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         try await administer(server, "CREATE DATABASE \(name)")

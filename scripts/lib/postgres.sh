@@ -79,7 +79,7 @@ start_test_postgres() {
         --encoding=UTF8 --locale=C.UTF-8 >"$postgres_test_dir/initdb.log" 2>&1 \
         || { cat "$postgres_test_dir/initdb.log" >&2; fail "initdb failed (its output is above)"; }
     # Loopback and the socket in the folder only; fsync off: a throwaway cluster need not survive a power cut.
-    local options="-c listen_addresses=127.0.0.1 -p $port -k $postgres_test_dir -c fsync=off -c full_page_writes=off -c max_connections=200"
+    local options="-c listen_addresses=127.0.0.1 -p $port -k $postgres_test_dir -c fsync=off -c full_page_writes=off -c max_connections=400"
     as_postgres_owner "$postgres_test_bin/pg_ctl" -D "$postgres_test_dir/data" -l "$postgres_test_dir/server.log" -w -t 60 \
         -o "$options" start >/dev/null \
         || { cat "$postgres_test_dir/server.log" >&2; fail "the test PostgreSQL server did not start (its log is above)"; }

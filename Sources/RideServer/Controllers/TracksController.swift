@@ -98,10 +98,12 @@ struct TracksController<Context: UserRequestContext>: Sendable {
                 .contentTooLarge, code: "body_too_large",
                 message: "the file is larger than \(limit >> 20) MiB, the most an upload \(limit == Self.uploadLimitBytes ? "" : "of an archive ")may be; nothing was stored")
         }
-        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > Self.archiveUploadLimitBytes {
-            throw tooLarge(Self.archiveUploadLimitBytes)
-        }
         let fileName = request.uri.queryParameters["name"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+        // A length announced over the limit is refused before a byte is read: the archive's limit when the name or
+        // the type says zip, else a track file's.
+        let saysArchive = fileName?.lowercased().hasSuffix(".zip") == true || request.headers[.contentType] == "application/zip"
+        let announcedLimit = saysArchive ? Self.archiveUploadLimitBytes : Self.uploadLimitBytes
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > announcedLimit { throw tooLarge(announcedLimit) }
         let spool = try library.makeUploadSpool()
         let upload: SpooledUpload
         // The first bytes say whether it is an archive, which may be larger.
