@@ -140,7 +140,7 @@ def test_a_forgiving_import_shows_its_warning_and_a_clean_one_clears(context, tm
     text = steady_ride(name, count=21).replace('<trk>', '<wpt lat="95" lon="8.54"><name>Nowhere</name></wpt>\n<trk>', 1)
     path = tmp_path / 'forgiven.gpx'
     path.write_text(text)
-    page.get_by_label('Import GPX, FIT, TCX, .gpx436 or GeoJSON files').set_input_files(str(path))
+    page.get_by_label('Import GPX, FIT, TCX, .gpx436, GeoJSON or zip files').set_input_files(str(path))
     row = page.get_by_role('list', name='Imports').get_by_role('listitem').filter(has_text='forgiven.gpx')
     expect(row).to_contain_text('1 track imported')
     expect(row).to_contain_text('1 waypoint skipped: latitude 95 is out of range')
@@ -152,7 +152,7 @@ def test_a_forgiving_import_shows_its_warning_and_a_clean_one_clears(context, tm
     # A clean file's row clears itself; the warned one stays until dismissed.
     clean = tmp_path / 'clean.gpx'
     clean.write_text(steady_ride(f'Clean {uuid.uuid4().hex[:6]}', count=21))
-    page.get_by_label('Import GPX, FIT, TCX, .gpx436 or GeoJSON files').set_input_files(str(clean))
+    page.get_by_label('Import GPX, FIT, TCX, .gpx436, GeoJSON or zip files').set_input_files(str(clean))
     clean_row = page.get_by_role('list', name='Imports').get_by_role('listitem').filter(has_text='clean.gpx')
     expect(clean_row).to_contain_text('imported')
     expect(clean_row).to_have_count(0, timeout=8000)
@@ -214,7 +214,7 @@ def test_a_bike_computers_fit_file_imports_by_the_picker_and_downloads_as_a_cour
     page = context.new_page()
     page.goto('/#/tracks')
     page.wait_for_selector('body[data-ready="true"]')
-    page.get_by_label('Import GPX, FIT, TCX, .gpx436 or GeoJSON files').set_input_files(str(path))
+    page.get_by_label('Import GPX, FIT, TCX, .gpx436, GeoJSON or zip files').set_input_files(str(path))
     row = page.get_by_role('list', name='Imports').get_by_role('listitem').filter(has_text=path.name)
     expect(row).to_contain_text('1 track imported')
     page.get_by_label('Search tracks').fill(path.stem)
@@ -226,3 +226,35 @@ def test_a_bike_computers_fit_file_imports_by_the_picker_and_downloads_as_a_cour
     body = page.request.get(link.get_attribute('href')).body()
     assert body[8:12] == b'.FIT', 'a FIT file'
     shot(page, 'track-fit-import')
+
+
+@pytest.mark.parametrize('viewport', ['desktop'])
+def test_a_strava_export_zip_imports_by_the_picker(context, tmp_path):
+    """A zip of rides (a Strava bulk export: activities.csv names them) goes in by the picker in one go; a bad
+    entry is said, the others are imported."""
+    import zipfile
+    from pathlib import Path
+    token = uuid.uuid4().hex[:6]
+    fixture = Path(__file__).resolve().parents[3] / 'shared' / 'fixtures' / 'fit' / 'python-fitparse' / 'garmin-fenix-5-run.fit'
+    path = tmp_path / f'export_{token}.zip'
+    with zipfile.ZipFile(path, 'w', zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr('activities.csv',
+                         'Activity ID,Activity Name,Activity Type,Filename\n'
+                         f'1,"Evening run, {token}",Run,activities/1.fit\n'
+                         f'2,"Lunch ride {token}",Ride,activities/2.gpx\n'
+                         '3,Broken,Ride,activities/3.gpx\n')
+        archive.writestr('activities/1.fit', fixture.read_bytes())
+        archive.writestr('activities/2.gpx', steady_ride(f'ride {token}', count=21, start_minute=7))
+        archive.writestr('activities/3.gpx', '<gpx version="1.1" creator="x"><trk><trkseg><trkpt lat="1"')
+    page = context.new_page()
+    page.goto('/#/tracks')
+    page.wait_for_selector('body[data-ready="true"]')
+    page.get_by_label('Import GPX, FIT, TCX, .gpx436, GeoJSON or zip files').set_input_files(str(path))
+    row = page.get_by_role('list', name='Imports').get_by_role('listitem').filter(has_text=path.name)
+    expect(row).to_contain_text('2 imported, 1 failed')
+    expect(row).to_contain_text('activities/3.gpx')
+    page.get_by_label('Search tracks').fill(token)
+    saved = page.get_by_role('list', name='Saved tracks').get_by_role('listitem')
+    expect(saved.filter(has_text=f'Evening run, {token}')).to_have_count(1)
+    expect(saved.filter(has_text=f'Lunch ride {token}')).to_have_count(1)
+    shot(page, 'import-zip')

@@ -79,7 +79,7 @@ def test_import_by_the_file_picker_lists_the_track_with_its_distance(context, tm
     expect(page.get_by_role('heading', name='Tracks', level=2)).to_be_visible()
     name = f'Imported {context.viewport_name}'
     gpx = write_fixture(tmp_path, name)
-    page.get_by_label('Import GPX, FIT, TCX, .gpx436 or GeoJSON files').set_input_files(str(gpx))
+    page.get_by_label('Import GPX, FIT, TCX, .gpx436, GeoJSON or zip files').set_input_files(str(gpx))
     row = page.get_by_role('list', name='Imports').get_by_role('listitem').first
     expect(row).to_contain_text(gpx.name)
     expect(row).to_contain_text('imported')
@@ -90,7 +90,7 @@ def test_import_by_the_file_picker_lists_the_track_with_its_distance(context, tm
     # A file that is not a track is refused with the reader's reason, and the others go on.
     bad = tmp_path / 'broken.gpx'
     bad.write_text('<gpx><trk><trkseg></trk></gpx>')
-    page.get_by_label('Import GPX, FIT, TCX, .gpx436 or GeoJSON files').set_input_files(str(bad))
+    page.get_by_label('Import GPX, FIT, TCX, .gpx436, GeoJSON or zip files').set_input_files(str(bad))
     failed = page.get_by_role('list', name='Imports').get_by_role('listitem').filter(has_text='broken.gpx')
     expect(failed).to_contain_text('not imported')
     expect(failed).to_contain_text('line')

@@ -99,11 +99,17 @@ export class TracksView {
       };
       try {
         status.textContent = 'uploading';
-        const answer = await upload(file, (fraction) => { progress.value = fraction; });
+        const answer = await upload(file, (fraction) => {
+          progress.value = fraction;
+          // Sent whole: the server now reads it (an archive of many rides takes a while).
+          if (fraction >= 1) status.textContent = 'importing';
+        });
         progress.remove();
         status.textContent = (answer && answer.message) || 'imported';
         const warnings = (answer && answer.warnings) || [];
-        if (warnings.length) {
+        // An archive's entries that could not be imported, each with why.
+        const failures = (answer && answer.archive && answer.archive.failures) || [];
+        if (warnings.length || failures.length) {
           const list = document.createElement('ul');
           list.className = 'import-warnings';
           for (const warning of warnings) {
@@ -114,6 +120,11 @@ export class TracksView {
               detail.textContent = ` (line ${warning.line}, column ${warning.column})`;
               line.append(detail);
             }
+            list.append(line);
+          }
+          for (const failure of failures) {
+            const line = document.createElement('li');
+            line.textContent = failure;
             list.append(line);
           }
           item.append(list);
