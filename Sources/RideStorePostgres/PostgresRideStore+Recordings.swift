@@ -84,15 +84,7 @@ extension PostgresRideStore {
     public func appendFixes(
         _ fixes: [RecordedFix], acknowledgedThrough: Int64?, recordingID: RecordingID, userID: UserID, expecting: RecordingVersion?
     ) async throws -> FixAppendResult {
-        for fix in fixes {
-            let point = fix.point
-            guard point.coordinate.isValid else {
-                throw RideStoreError.invalid(field: "fix \(fix.sequence)", reason: "position \(point.latitude), \(point.longitude) is not a valid coordinate")
-            }
-            for value in [point.elevation, point.speedMetersPerSecond, point.courseDegrees] {
-                if let value, !value.isFinite { throw RideStoreError.invalid(field: "fix \(fix.sequence)", reason: "holds a value that is not a finite number") }
-            }
-        }
+        try RecordingRules.validate(fixes)
         return try await transaction { [logger] connection in
             // The row lock orders two batches of one recording (two instances, a retry racing its original): the
             // second reads the sequence number the first stored, so each fix is stored once.
@@ -102,14 +94,8 @@ extension PostgresRideStore {
             }
             guard recording.state != .stopped else { throw RideStoreError.conflict("recording \(recordingID) is stopped") }
             try recording.version.require(expecting, recordingID: recordingID)
-            var fresh: [RecordedFix] = []
-            var last = recording.lastClientSequence
-            for fix in fixes.sorted(by: { $0.sequence < $1.sequence }) where last == nil || fix.sequence > last! {
-                fresh.append(fix)
-                last = fix.sequence
-            }
+            let (fresh, last) = RecordingRules.fresh(fixes, after: recording.lastClientSequence, acknowledgedThrough: acknowledgedThrough)
             let points = fresh.map(\.point)
-            if let acknowledged = acknowledgedThrough, last.map({ acknowledged > $0 }) ?? true { last = acknowledged }
             let now = Self.milliseconds(Self.now())
             if !points.isEmpty {
                 let segmentID = try await Self.appendToLastSegment(points, trackID: recording.trackID, connection, logger: logger)

@@ -59,32 +59,18 @@ extension SQLiteRideStore {
     public func appendFixes(
         _ fixes: [RecordedFix], acknowledgedThrough: Int64?, recordingID: RecordingID, userID: UserID, expecting: RecordingVersion?
     ) async throws -> FixAppendResult {
-        for fix in fixes {
-            let point = fix.point
-            guard point.coordinate.isValid else {
-                throw RideStoreError.invalid(field: "fix \(fix.sequence)", reason: "position \(point.latitude), \(point.longitude) is not a valid coordinate")
-            }
-            for value in [point.elevation, point.speedMetersPerSecond, point.courseDegrees] {
-                if let value, !value.isFinite { throw RideStoreError.invalid(field: "fix \(fix.sequence)", reason: "holds a value that is not a finite number") }
-            }
-        }
+        try RecordingRules.validate(fixes)
         return try await write { db in
             guard var record = try Self.recordingRecord(db, id: recordingID, userID: userID) else {
                 throw RideStoreError.notFound(kind: "recording", id: recordingID.rawValue)
             }
             guard record.state != .stopped else { throw RideStoreError.conflict("recording \(recordingID) is stopped") }
             if expecting != nil { try Self.recording(db, record).version.require(expecting, recordingID: recordingID) }
-            var fresh: [RecordedFix] = []
-            var last = record.lastClientSequence
-            for fix in fixes.sorted(by: { $0.sequence < $1.sequence }) where last == nil || fix.sequence > last! {
-                fresh.append(fix)
-                last = fix.sequence
-            }
+            let (fresh, last) = RecordingRules.fresh(fixes, after: record.lastClientSequence, acknowledgedThrough: acknowledgedThrough)
             let points = fresh.map(\.point)
             if !points.isEmpty {
                 try Self.appendPoints(points, trackID: record.trackId, db)
             }
-            if let acknowledged = acknowledgedThrough, last.map({ acknowledged > $0 }) ?? true { last = acknowledged }
             record.lastClientSequence = last
             record.updatedAt = StoreClock.now()
             try record.update(db)
