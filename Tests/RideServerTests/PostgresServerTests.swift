@@ -21,43 +21,20 @@ import TestSupport
 
     /// Two libraries (two server instances) on a fresh database of their own, dropped afterwards.
     static func withTwoInstances(_ body: (TrackLibrary, TrackLibrary) async throws -> Void) async throws {
-        guard let text = ProcessInfo.processInfo.environment["BIKERIDE_TEST_DATABASE_URL"], !text.isEmpty else {
-            try Test.cancel("PostgreSQL not tested: BIKERIDE_TEST_DATABASE_URL is not set (scripts/test.sh sets it; README, 'Tests on PostgreSQL')")
-        }
-        try await withPostgresTestSlot { try await withTwoInstances(text, body) }
-    }
-
-    private static func withTwoInstances(_ text: String, _ body: (TrackLibrary, TrackLibrary) async throws -> Void) async throws {
-        let server = try PostgresDatabaseURL(parsing: text)
-        let name = "bikeride_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        // The name is made here of hex digits: no outside value reaches the SQL text.
-        func administer(_ sql: String) async throws {
-            let connection = try await PostgresRideStore.connect(.init(url: server), logger: logger)
+        try await withPostgresTestDatabase { url in
+            let a = try await PostgresRideStore.open(.init(url: url, maximumConnections: 4), logger: logger)
+            let b = try await PostgresRideStore.open(.init(url: url, maximumConnections: 4), logger: logger)
             do {
-                try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
-                try await connection.close()
+                let user = try await a.localUser()
+                try await body(TrackLibrary(store: a, userID: user.id), TrackLibrary(store: b, userID: user.id))
             } catch {
-                try? await connection.close()
+                await a.close()
+                await b.close()
                 throw error
             }
-        }
-        try await administer("CREATE DATABASE \(name)")
-        var url = server
-        url.database = name
-        let a = try await PostgresRideStore.open(.init(url: url, maximumConnections: 4), logger: logger)
-        let b = try await PostgresRideStore.open(.init(url: url, maximumConnections: 4), logger: logger)
-        do {
-            let user = try await a.localUser()
-            try await body(TrackLibrary(store: a, userID: user.id), TrackLibrary(store: b, userID: user.id))
-        } catch {
             await a.close()
             await b.close()
-            try? await administer("DROP DATABASE \(name) WITH (FORCE)")
-            throw error
         }
-        await a.close()
-        await b.close()
-        try await administer("DROP DATABASE \(name) WITH (FORCE)")
     }
 
     @Test func aRecordingWhoseBatchesAlternateBetweenTwoInstances() async throws {

@@ -25,18 +25,32 @@ func withServer<T>(_ kind: StoreKind, _ body: (TestServer, TrackLibrary) async t
         let (server, library) = try await TemporaryStore().server()
         return try await body(server, library)
     case .postgres:
-        guard let text = ProcessInfo.processInfo.environment["BIKERIDE_TEST_DATABASE_URL"], !text.isEmpty else {
-            try Test.cancel("PostgreSQL not tested: BIKERIDE_TEST_DATABASE_URL is not set (scripts/test.sh sets it; README, 'Tests on PostgreSQL')")
+        return try await withPostgresTestDatabase { url in
+            var logger = Logger(label: "bikeride.tests.postgres")
+            logger.logLevel = .error
+            let store = try await PostgresRideStore.open(.init(url: url, maximumConnections: 4), logger: logger)
+            do {
+                let library = TrackLibrary(store: store, userID: try await store.localUser().id)
+                let result = try await body(TestServer(library: library), library)
+                await store.close()
+                return result
+            } catch {
+                await store.close()
+                throw error
+            }
         }
-        return try await withPostgresTestSlot { try await withPostgresServer(text, body) }
     }
 }
 
-/// A test server on a PostgreSQL database of its own, dropped afterwards.
-private func withPostgresServer<T>(_ text: String, _ body: (TestServer, TrackLibrary) async throws -> T) async throws -> T {
+/// A PostgreSQL database of its own on the test server (`BIKERIDE_TEST_DATABASE_URL`), holding one of its slots,
+/// dropped afterwards whatever happened; the test is skipped without a server.
+func withPostgresTestDatabase<T>(_ body: (PostgresDatabaseURL) async throws -> T) async throws -> T {
+    guard let text = ProcessInfo.processInfo.environment["BIKERIDE_TEST_DATABASE_URL"], !text.isEmpty else {
+        try Test.cancel("PostgreSQL not tested: BIKERIDE_TEST_DATABASE_URL is not set (scripts/test.sh sets it; README, 'Tests on PostgreSQL')")
+    }
+    let server = try PostgresDatabaseURL(parsing: text)
     var logger = Logger(label: "bikeride.tests.postgres")
     logger.logLevel = .error
-    let server = try PostgresDatabaseURL(parsing: text)
     // Made here of hex digits: no outside value reaches the SQL text.
     let name = "bikeride_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     func administer(_ sql: String) async throws {
@@ -49,23 +63,17 @@ private func withPostgresServer<T>(_ text: String, _ body: (TestServer, TrackLib
             throw error
         }
     }
-    try await administer("CREATE DATABASE \(name)")
-    var url = server
-    url.database = name
-    do {
-        let store = try await PostgresRideStore.open(.init(url: url, maximumConnections: 4), logger: logger)
-        let library = TrackLibrary(store: store, userID: try await store.localUser().id)
+    return try await withPostgresTestSlot {
+        try await administer("CREATE DATABASE \(name)")
+        var url = server
+        url.database = name
         do {
-            let result = try await body(TestServer(library: library), library)
-            await store.close()
+            let result = try await body(url)
             try await administer("DROP DATABASE \(name) WITH (FORCE)")
             return result
         } catch {
-            await store.close()
+            try? await administer("DROP DATABASE \(name) WITH (FORCE)")
             throw error
         }
-    } catch {
-        try? await administer("DROP DATABASE \(name) WITH (FORCE)")
-        throw error
     }
 }
