@@ -299,6 +299,8 @@ extension PostgresRideStore {
                 """,
                 "CREATE INDEX login_failures_key ON login_failures (key, failed_at)",
             ]),
+        // What a bike computer or watch measured for a track from its file, as SQLite's "v9 device-measured figures".
+        Migration(name: "v6 device-measured figures", statements: ["ALTER TABLE tracks ADD COLUMN device BYTEA"]),
     ]
 
     /// The table of applied migrations.

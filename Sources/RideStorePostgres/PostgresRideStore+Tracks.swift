@@ -163,7 +163,7 @@ extension PostgresRideStore {
             var content = try TrackHeaderCodec.decode(record.gpxHeader, version: record.gpxVersion, creator: record.gpxCreator)
             try await Self.loadPoints(into: &content, trackID: id, connection, logger: logger)
             guard let summary = try await Self.optionalSummary(connection, id: id, userID: userID, logger: logger) else { return nil }
-            return StoredTrack(summary: summary, stats: try record.decodedStats(), content: content)
+            return StoredTrack(summary: summary, stats: try record.decodedStats(), content: content, device: try record.decodedDevice())
         }
     }
 
@@ -307,7 +307,7 @@ extension PostgresRideStore {
         sort_key, utc_offset_minutes, distance_meters, ascent_meters, descent_meters, moving_seconds, elapsed_seconds, \
         max_speed_meters_per_second, average_speed_meters_per_second, point_count, segment_count, waypoint_count, route_count, \
         min_latitude, min_longitude, max_latitude, max_longitude, preview, stats, gpx_version, gpx_creator, gpx_header, \
-        document_name, deleted_at
+        document_name, deleted_at, device
         """
 
     static func trackRecord(
@@ -341,7 +341,8 @@ extension PostgresRideStore {
                 maxLatitude: try r[27].decode(Double?.self), maxLongitude: try r[28].decode(Double?.self),
                 preview: try r[29].decode(Data.self), stats: try r[30].decode(Data.self), gpxVersion: try r[31].decode(String.self),
                 gpxCreator: try r[32].decode(String?.self), gpxHeader: try r[33].decode(Data.self),
-                documentName: try r[34].decode(String?.self), deletedAt: try r[35].decode(Int64?.self).map(date))
+                documentName: try r[34].decode(String?.self), deletedAt: try r[35].decode(Int64?.self).map(date),
+                device: try r[36].decode(Data?.self))
         }
         return nil
     }
@@ -356,7 +357,8 @@ extension PostgresRideStore {
                 \(t.ascentMeters), \(t.descentMeters), \(t.movingSeconds), \(t.elapsedSeconds), \(t.maxSpeedMetersPerSecond),
                 \(t.averageSpeedMetersPerSecond), \(Int64(t.pointCount)), \(Int64(t.segmentCount)), \(Int64(t.waypointCount)),
                 \(Int64(t.routeCount)), \(t.minLatitude), \(t.minLongitude), \(t.maxLatitude), \(t.maxLongitude), \(t.preview),
-                \(t.stats), \(t.gpxVersion), \(t.gpxCreator), \(t.gpxHeader), \(t.documentName), \(t.deletedAt.map(milliseconds)))
+                \(t.stats), \(t.gpxVersion), \(t.gpxCreator), \(t.gpxHeader), \(t.documentName), \(t.deletedAt.map(milliseconds)),
+                \(t.device))
             """, logger: logger)
     }
 
@@ -375,7 +377,7 @@ extension PostgresRideStore {
                 min_latitude = \(t.minLatitude), min_longitude = \(t.minLongitude), max_latitude = \(t.maxLatitude),
                 max_longitude = \(t.maxLongitude), preview = \(t.preview), stats = \(t.stats), gpx_version = \(t.gpxVersion),
                 gpx_creator = \(t.gpxCreator), gpx_header = \(t.gpxHeader), document_name = \(t.documentName),
-                deleted_at = \(t.deletedAt.map(milliseconds))
+                deleted_at = \(t.deletedAt.map(milliseconds)), device = \(t.device)
             WHERE id = \(t.id.rawValue)
             """, logger: logger)
     }

@@ -49,6 +49,43 @@ import ZIPFoundation
         }
     }
 
+    /// A track page carries the device's own totals and laps beside bikeride's figures, as the file gave them
+    /// (the reader is checked against fitdecode in FITReaderTests); a track from a GPX carries neither.
+    @Test func theTrackPageCarriesTheDevicesTotalsAndLaps() async throws {
+        let path = "fit/python-fitparse/garmin-edge-500-activity.fit"
+        let activity = try DeviceFileReader.read(bytes: try Fixtures.bytes(path), format: .fit, lenient: true)
+        let totals = try #require(activity.totals)
+        let server = try await TestServer()
+        try await server.run { client in
+            let upload = try await Self.upload(client, path, name: "Edge.fit")
+            let id = try #require((try upload.jsonObject()["tracks"] as? [[String: Any]])?.first?["id"] as? String)
+            let page = try await client.get("/api/tracks/\(id)").jsonObject()
+            let device = try #require(page["device"] as? [String: Any])
+            #expect(device["distanceMeters"] as? Double == totals.distanceMeters)
+            #expect(device["timerSeconds"] as? Double == totals.timerSeconds)
+            #expect(device["ascentMeters"] as? Double == totals.ascentMeters)
+            #expect(device["startTime"] as? String == totals.startTime?.rfc3339)
+            let laps = try #require(page["laps"] as? [[String: Any]])
+            #expect(laps.count == activity.laps.count)
+            #expect(laps.map { $0["distanceMeters"] as? Double } == activity.laps.map(\.distanceMeters))
+
+            // A treadmill-like file (a speed sensor, no GPS): the list row's figures are the device's.
+            let sensor = try DeviceFileReader.read(
+                bytes: try Fixtures.bytes("fit/python-fitparse/compressed-speed-distance.fit"), format: .fit, lenient: true)
+            let indoor = try await Self.upload(client, "fit/python-fitparse/compressed-speed-distance.fit", name: "indoor.fit")
+            let row = try #require((try indoor.jsonObject()["tracks"] as? [[String: Any]])?.first)
+            #expect(row["distanceMeters"] as? Double == sensor.totals?.distanceMeters)
+            #expect(row["movingSeconds"] as? Double == sensor.totals?.timerSeconds)
+
+            let gpx = try await client.execute(
+                uri: "/api/tracks?name=k.gpx", method: .post, body: ByteBuffer(bytes: try Fixtures.bytes("gpx/gpxpy/cerknicko-jezero.gpx")))
+            let gpxID = try #require((try gpx.jsonObject()["tracks"] as? [[String: Any]])?.first?["id"] as? String)
+            let gpxPage = try await client.get("/api/tracks/\(gpxID)").jsonObject()
+            #expect(gpxPage["device"] == nil)
+            #expect((gpxPage["laps"] as? [Any])?.isEmpty == true)
+        }
+    }
+
     /// Uploads are read leniently, as GPX uploads are: a FIT whose CRC is wrong is read, and the answer says so.
     @Test func aDamagedFITIsReadLenientlyAndSaysWhat() async throws {
         let server = try await TestServer()

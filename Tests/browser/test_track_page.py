@@ -229,6 +229,48 @@ def test_a_bike_computers_fit_file_imports_by_the_picker_and_downloads_as_a_cour
 
 
 @pytest.mark.parametrize('viewport', ['desktop'])
+def test_a_watch_file_without_gps_shows_the_devices_figures_and_laps(context, tmp_path):
+    """A FIT file from a speed sensor without GPS (a treadmill, a trainer) is a track without a line whose figures
+    are the device's; its page says what the device measured and lists the laps as the device recorded them.
+    The truth is fitdecode's reading of the same file."""
+    import shutil
+    from pathlib import Path
+    import fitdecode
+    fixture = Path(__file__).resolve().parents[3] / 'shared' / 'fixtures' / 'fit' / 'python-fitparse' / 'compressed-speed-distance.fit'
+    session, laps = None, []
+    with fitdecode.FitReader(str(fixture)) as reader:
+        for frame in reader:
+            if frame.frame_type == fitdecode.FIT_FRAME_DATA and frame.name == 'session':
+                session = frame
+            elif frame.frame_type == fitdecode.FIT_FRAME_DATA and frame.name == 'lap':
+                laps.append(frame)
+    distance_km = f"{session.get_value('total_distance') / 1000:.2f} km"
+    path = tmp_path / f'sensor-{uuid.uuid4().hex[:6]}.fit'
+    shutil.copy(fixture, path)
+    page = context.new_page()
+    page.goto('/#/tracks')
+    page.wait_for_selector('body[data-ready="true"]')
+    page.get_by_label('Import GPX, FIT, TCX, .gpx436, GeoJSON or zip files').set_input_files(str(path))
+    row = page.get_by_role('list', name='Imports').get_by_role('listitem').filter(has_text=path.name)
+    expect(row).to_contain_text('imported')
+    page.get_by_label('Search tracks').fill(path.stem)
+    saved = page.get_by_role('list', name='Saved tracks').get_by_role('listitem').filter(has_text=path.stem)
+    expect(saved).to_contain_text(distance_km)  # the list row shows the device's distance, not 0 m
+    saved.get_by_role('link').first.click()
+    expect(page.locator('#track-device')).to_contain_text(f'Device: {distance_km}')
+    expect(page.locator('#track-no-line')).to_be_visible()
+    expect(page.locator('#track-map')).to_be_hidden()
+    shot(page, 'track-device-figures')
+    table = page.get_by_role('table').filter(has=page.locator('#lap-rate'))
+    expect(table.locator('tbody tr')).to_have_count(len(laps))
+    first = laps[0].get_value('total_distance')
+    first_text = f'{first / 1000:.2f} km' if first >= 1000 else f'{round(first)} m'
+    expect(table.locator('tbody tr').first.locator('td').first).to_have_text(first_text)
+    page.locator('#track-laps-section').scroll_into_view_if_needed()
+    shot(page, 'track-device-laps')
+
+
+@pytest.mark.parametrize('viewport', ['desktop'])
 def test_a_strava_export_zip_imports_by_the_picker(context, tmp_path):
     """A zip of rides (a Strava bulk export: activities.csv names them) goes in by the picker in one go; a bad
     entry is said, the others are imported."""

@@ -386,12 +386,19 @@ export class TracksView {
     };
     this.renderStats(track ? track.stats : null, Boolean(track && (track.startTime || (track.stats && track.stats.startTime))));
     this.renderSplits(track && track.splits, Boolean(track && track.startTime));
+    this.renderDevice(track);
     this.showTurns(track ? id : null);
     await mapLibrary;
     if (this.trackMap) { this.trackMap.remove(); this.trackMap = null; this.cursorMarker = null; }
     mapElement.replaceChildren();
     delete mapElement.dataset.lineZoom;
-    if (track) {
+    // A track without a single position (an indoor ride, a treadmill run): no map to show, and nothing to follow.
+    const hasLine = Boolean(track && (track.segments || []).some((segment) => segment.length > 0));
+    mapElement.hidden = Boolean(track) && !hasLine;
+    $('track-no-line').hidden = !track || hasLine;
+    $('simulate-track').hidden = !hasLine;
+    $('download-fit').hidden = !hasLine;
+    if (track && hasLine) {
       // Null without Leaflet: then the line is drawn alone, once, with nothing to zoom.
       this.trackMap = drawTrackMap(mapElement, this.config, track.segments || []);
       if (this.trackMap && Number.isInteger(track.simplifiedForZoom)) this.detailOnZoom(id, this.trackMap, track.simplifiedForZoom);
@@ -518,6 +525,54 @@ export class TracksView {
     $('turns-summary').textContent = count === 1 ? '1 turn' : `${count} turns`;
     $('turns-details').open = count <= LONG_CUE_SHEET;
     section.hidden = false;
+  }
+
+  /** What the bike computer or watch measured, beside bikeride's figures: one line and its laps. */
+  renderDevice(track) {
+    const device = track && track.device;
+    const line = $('track-device');
+    const parts = [];
+    if (device) {
+      if (device.distanceMeters != null) parts.push(format.distance(device.distanceMeters));
+      if (device.timerSeconds != null) parts.push(`${format.duration(device.timerSeconds)} moving`);
+      if (device.ascentMeters != null) parts.push(`${format.elevation(device.ascentMeters)} climb`);
+      if (device.averageHeartRate != null) parts.push(`${Math.round(device.averageHeartRate)} bpm`);
+      if (device.averagePowerWatts != null) parts.push(`${Math.round(device.averagePowerWatts)} W`);
+    }
+    line.textContent = parts.length ? `Device: ${parts.join(', ')}` : '';
+    line.hidden = parts.length === 0;
+
+    const laps = (track && track.laps) || [];
+    $('track-laps-section').hidden = laps.length < 2;
+    const body = $('track-laps').tBodies[0];
+    body.replaceChildren();
+    const pace = ['run', 'walk'].includes(track && track.kind);
+    $('lap-rate').textContent = pace ? `Pace (/${format.units() === 'imperial' ? 'mi' : 'km'})` : 'Speed';
+    const length = format.units() === 'imperial' ? 1609.344 : 1000;
+    laps.forEach((lap, index) => {
+      const seconds = lap.timerSeconds ?? lap.elapsedSeconds;
+      let rate = '–';
+      if (seconds > 0 && lap.distanceMeters > 0) {
+        rate = pace ? format.duration(seconds * length / lap.distanceMeters) : format.speed(lap.distanceMeters / seconds);
+      }
+      const cells = [
+        String(index + 1),
+        lap.distanceMeters != null ? format.distance(lap.distanceMeters) : '–',
+        seconds != null ? format.duration(seconds) : '–',
+        rate,
+        lap.ascentMeters != null ? format.elevation(lap.ascentMeters) : '–',
+        lap.averageHeartRate != null ? String(Math.round(lap.averageHeartRate)) : '–',
+        lap.averagePowerWatts != null ? String(Math.round(lap.averagePowerWatts)) : '–',
+      ];
+      const row = document.createElement('tr');
+      cells.forEach((text, column) => {
+        const cell = document.createElement(column === 0 ? 'th' : 'td');
+        if (column === 0) cell.scope = 'row';
+        cell.textContent = text;
+        row.append(cell);
+      });
+      body.append(row);
+    });
   }
 
   renderStats(stats, timed = true) {

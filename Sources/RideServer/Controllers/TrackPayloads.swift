@@ -102,6 +102,11 @@ struct TrackDetailPayload: ResponseEncodable {
     /// Splits per kilometre and per mile (`Split`: index, distanceMeters, durationSeconds, elevationChangeMeters,
     /// isPartial), as computed on import: the page shows those of the rider's units.
     var splits: SplitsPayload
+    /// What the bike computer or watch measured (`DeviceFigures`' keys: distanceMeters, timerSeconds,
+    /// elapsedSeconds, ascentMeters …, absent where it said nothing), and its laps as it recorded them; absent
+    /// and empty for a track that came from no device file.
+    var device: DeviceFigures?
+    var laps: [DeviceFigures]
 
     struct SplitsPayload: Encodable {
         var kilometer: [Split]
@@ -109,7 +114,7 @@ struct TrackDetailPayload: ResponseEncodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case stats, segments, simplifiedForZoom, waypoints, splits
+        case stats, segments, simplifiedForZoom, waypoints, splits, device, laps
     }
 
     init(_ track: StoredTrack, simplifiedForZoom zoom: Int? = nil) throws {
@@ -123,6 +128,8 @@ struct TrackDetailPayload: ResponseEncodable {
         simplifiedForZoom = zoom
         waypoints = try track.content.waypoints.points().map { WaypointPayload(name: $0.name, latitude: $0.latitude, longitude: $0.longitude) }
         splits = SplitsPayload(kilometer: track.stats.kilometerSplits, mile: track.stats.mileSplits)
+        device = track.device?.totals
+        laps = track.device?.laps ?? []
     }
 
     /// The summary's keys, then the page's own in the same object.
@@ -134,6 +141,8 @@ struct TrackDetailPayload: ResponseEncodable {
         try container.encodeIfPresent(simplifiedForZoom, forKey: .simplifiedForZoom)
         try container.encode(waypoints, forKey: .waypoints)
         try container.encode(splits, forKey: .splits)
+        try container.encodeIfPresent(device, forKey: .device)
+        try container.encode(laps, forKey: .laps)
     }
 }
 

@@ -73,6 +73,7 @@ package enum TrackRules {
         record.updatedAt = now
         record.state = .complete
         if let documentName = track.documentName { record.documentName = documentName }
+        record.device = try TrackRecord.encodedDevice(track.device)
         try record.apply(track.stats)
         record.pointCount = track.content.trackPointCount
         record.segmentCount = track.content.segmentCount

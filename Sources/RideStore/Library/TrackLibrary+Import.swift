@@ -16,7 +16,7 @@ extension TrackLibrary {
     ) async throws -> FileImportOutcome {
         let path = fileName ?? "upload"
         guard let format = format ?? TrackFileFormat(head: data, fileName: fileName) else {
-            throw RideStoreError.invalidFile(path: path, reason: "not GPX, .gpx436 or GeoJSON")
+            throw RideStoreError.invalidFile(path: path, reason: "not GPX, FIT, TCX, .gpx436 or GeoJSON")
         }
         let hash = try await Self.blocking { ContentHash.of(data) }
         if !options.allowsDuplicates {
@@ -44,7 +44,7 @@ extension TrackLibrary {
         defer { try? FileManager.default.removeItem(at: upload.url) }
         let path = fileName ?? "upload"
         guard let format = format ?? TrackFileFormat(head: upload.head, fileName: fileName) else {
-            throw RideStoreError.invalidFile(path: path, reason: "not GPX, .gpx436 or GeoJSON")
+            throw RideStoreError.invalidFile(path: path, reason: "not GPX, FIT, TCX, .gpx436 or GeoJSON")
         }
         if !options.allowsDuplicates, let outcome = try await duplicate(hash: upload.contentHash, path: path, byteCount: upload.byteCount) {
             return outcome

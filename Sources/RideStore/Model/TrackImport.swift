@@ -59,10 +59,12 @@ public struct NewTrack: Sendable {
     /// The shape for the list's small picture, when the caller has it (an import sees every point once);
     /// nil lets the store compute it from `content`.
     public var preview: [Coordinate]?
+    /// What the bike computer or watch measured, when the track came from its file.
+    public var device: DeviceMeasurements?
 
     public init(
         name: String, kind: TrackKind, source: TrackSource = .file, content: TrackContent, stats: TrackStats,
-        documentName: String? = nil, preview: [Coordinate]? = nil
+        documentName: String? = nil, preview: [Coordinate]? = nil, device: DeviceMeasurements? = nil
     ) {
         self.name = name
         self.kind = kind
@@ -71,6 +73,7 @@ public struct NewTrack: Sendable {
         self.stats = stats
         self.documentName = documentName
         self.preview = preview
+        self.device = device
     }
 }
 

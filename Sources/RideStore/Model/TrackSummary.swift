@@ -116,11 +116,14 @@ public struct StoredTrack: Sendable, Hashable {
     /// Every figure, splits included, as computed on import.
     public var stats: TrackStats
     public var content: TrackContent
+    /// What the bike computer or watch measured (its totals and laps), when the track came from its file.
+    public var device: DeviceMeasurements?
 
-    public init(summary: TrackSummary, stats: TrackStats, content: TrackContent) {
+    public init(summary: TrackSummary, stats: TrackStats, content: TrackContent, device: DeviceMeasurements? = nil) {
         self.summary = summary
         self.stats = stats
         self.content = content
+        self.device = device
     }
 
     public var id: TrackID { summary.id }

@@ -46,6 +46,9 @@ package struct TrackRecord: Hashable, Codable, Sendable {
     package var gpxHeader: Data
     package var documentName: String?
     package var deletedAt: Date?
+    /// What the device that recorded it measured, as JSON (`DeviceMeasurements`): nil for every track that did not
+    /// come from a bike computer's or a watch's file.
+    package var device: Data?
 
     /// Every column's value.
     package init(
@@ -55,7 +58,7 @@ package struct TrackRecord: Hashable, Codable, Sendable {
         elapsedSeconds: Double, maxSpeedMetersPerSecond: Double, averageSpeedMetersPerSecond: Double, pointCount: Int,
         segmentCount: Int, waypointCount: Int, routeCount: Int, minLatitude: Double?, minLongitude: Double?, maxLatitude: Double?,
         maxLongitude: Double?, preview: Data, stats: Data, gpxVersion: String, gpxCreator: String?, gpxHeader: Data,
-        documentName: String?, deletedAt: Date?
+        documentName: String?, deletedAt: Date?, device: Data? = nil
     ) {
         self.id = id
         self.userId = userId
@@ -93,12 +96,15 @@ package struct TrackRecord: Hashable, Codable, Sendable {
         self.gpxHeader = gpxHeader
         self.documentName = documentName
         self.deletedAt = deletedAt
+        self.device = device
     }
 }
 
 extension TrackRecord {
-    /// Sets every column that comes from the figures.
+    /// Sets every column that comes from the figures: `stats`, or the device's for a track without a position
+    /// (`TrackStats.fillingIn(from:)`), whichever path recomputed them (an import, a kind changed, a re-import).
     package mutating func apply(_ stats: TrackStats) throws {
+        let stats = stats.fillingIn(from: try decodedDevice()?.totals)
         startTime = stats.startTime?.rfc3339
         endTime = stats.endTime?.rfc3339
         sortKey = Self.sortKey(start: stats.startTime, createdAt: createdAt)
@@ -123,6 +129,20 @@ extension TrackRecord {
             if !overflow { return milliseconds + Int64(start.nanoseconds / 1_000_000) }
         }
         return Int64((createdAt.timeIntervalSince1970 * 1000).rounded())
+    }
+
+    /// The device's figures, nil when it has none.
+    package func decodedDevice() throws -> DeviceMeasurements? {
+        guard let device else { return nil }
+        do {
+            return try JSONDecoder().decode(DeviceMeasurements.self, from: device)
+        } catch {
+            throw RideStoreError.damaged("the device figures of track \(id) cannot be read: \(error)")
+        }
+    }
+
+    package static func encodedDevice(_ device: DeviceMeasurements?) throws -> Data? {
+        try device.map { try JSONEncoder().encode($0) }
     }
 
     package func decodedStats() throws -> TrackStats {

@@ -173,6 +173,11 @@ extension SQLiteRideStore {
         SQLiteRideStore.registerPlaceRestoreAndPhotoFilesMigration(&migrator)
         SQLiteRideStore.registerAccountsMigration(&migrator)
         SQLiteRideStore.registerDeviceTrackFiguresMigration(&migrator)
+        // What a bike computer or watch measured for a track from its file (FIT, TCX): its totals and laps, as JSON
+        // (`DeviceMeasurements`); NULL for every other track.
+        migrator.registerMigration("v9 device-measured figures") { db in
+            try db.alter(table: "track") { t in t.add(column: "device", .blob) }
+        }
         return migrator
     }()
 }

@@ -150,7 +150,7 @@ extension SQLiteRideStore {
             var content = try TrackHeaderCodec.decode(record.gpxHeader, version: record.gpxVersion, creator: record.gpxCreator)
             try Self.loadPoints(into: &content, trackID: id, db)
             guard let summary = try Self.optionalSummary(db, id: id, userID: userID) else { return nil }
-            return StoredTrack(summary: summary, stats: try record.decodedStats(), content: content)
+            return StoredTrack(summary: summary, stats: try record.decodedStats(), content: content, device: try record.decodedDevice())
         }
     }
 
