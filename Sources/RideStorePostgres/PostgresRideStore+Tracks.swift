@@ -18,6 +18,19 @@ extension PostgresRideStore {
                 let existing = try await Self.importedTracks(connection, contentHash: batch.source.contentHash, userID: userID, logger: logger)
                 if !existing.isEmpty { return .duplicate(of: existing) }
             }
+            if batch.maximumUserPoints != nil {
+                // The user's row locked until this transaction ends: a second import of theirs waits here, then
+                // reads the points this one added, so that two at once cannot both pass the limit.
+                try await connection.query("SELECT 1 FROM users WHERE id = \(userID.rawValue) FOR UPDATE", logger: logger)
+                let rows = try await connection.query(
+                    """
+                    SELECT COALESCE(SUM(point_count), 0)::BIGINT FROM tracks
+                    WHERE user_id = \(userID.rawValue) AND id IS DISTINCT FROM \(batch.replacing?.rawValue)
+                    """, logger: logger)
+                var stored: Int64 = 0
+                for try await sum in rows.decode(Int64.self) { stored = sum }
+                try TrackRules.checkUserPoints(stored: Int(stored), adding: batch.pointCount, limit: batch.maximumUserPoints)
+            }
             let now = Self.now()
             let importID = ShortID.random()
             try await connection.query(

@@ -96,7 +96,15 @@ extension Bikeride {
         @Option(help: ArgumentHelp("Connections open at once from one client address (default 32; trusted proxies are held to --max-connections only).", valueName: "count"))
         var maxConnectionsPerAddress: Int?
 
+        @Option(help: ArgumentHelp("Points one track may have; an upload with more is refused, nothing stored (default 2000000).", valueName: "count"))
+        var maxTrackPoints: Int?
+
+        @Option(help: ArgumentHelp("Points one user may keep in all their tracks; an upload past it is refused (default 100000000).", valueName: "count"))
+        var maxUserPoints: Int?
+
         func validate() throws {
+            if let maxTrackPoints, maxTrackPoints < 1 { throw ValidationError("--max-track-points must be at least 1") }
+            if let maxUserPoints, maxUserPoints < 1 { throw ValidationError("--max-user-points must be at least 1") }
             if let port, !(0...65535).contains(port) { throw ValidationError("--port must be 0–65535") }
             if let databaseConnections, !(1...1000).contains(databaseConnections) {
                 throw ValidationError("--database-connections must be 1–1000")
@@ -127,6 +135,8 @@ extension Bikeride {
             if let idleTimeout { configuration.idleTimeoutSeconds = idleTimeout }
             if let maxConnections { configuration.maximumConnections = maxConnections }
             if let maxConnectionsPerAddress { configuration.maximumConnectionsPerAddress = maxConnectionsPerAddress }
+            if let maxTrackPoints { configuration.storageLimits.maximumTrackPoints = maxTrackPoints }
+            if let maxUserPoints { configuration.storageLimits.maximumUserPoints = maxUserPoints }
             if let deviceGapMinutes { configuration.deviceTrackGapSeconds = deviceGapMinutes * 60 }
             if let logLevel, let level = Logger.Level(rawValue: logLevel) { configuration.logLevel = level }
             if let owntracksSecretFile {

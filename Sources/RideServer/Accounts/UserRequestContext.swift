@@ -29,7 +29,7 @@ extension TrackLibrary {
     func scoped(to context: some UserRequestContext) throws -> TrackLibrary {
         let id = try context.requireUser()
         if id == userID { return self }
-        return TrackLibrary(store: store, userID: id, documentsFolder: nil, uploadsFolder: uploadsFolder)
+        return TrackLibrary(store: store, userID: id, documentsFolder: nil, uploadsFolder: uploadsFolder, limits: limits)
     }
 }
 

@@ -54,6 +54,8 @@ extension APIError {
                 // PostgreSQL restarting or out of reach: the client's retry (every app retries a 503) will work.
                 self = APIError(.serviceUnavailable, code: "store_unavailable", message: "the database cannot be reached now; send again later",
                     retryAfterSeconds: 5)
+            case .limitExceeded:
+                self = APIError(.contentTooLarge, code: "limit_exceeded", message: error.description)
             case .damaged, .database, .io:
                 self = APIError(.internalServerError, code: "store_error", message: "the store failed; the request may be retried")
             }

@@ -77,6 +77,9 @@ public func buildRouter(
     logger: Logger = Logger(label: "bikeride")
 ) -> Router<RideRequestContext> {
     let router = Router(context: RideRequestContext.self)
+    // Imports through the server are held to its limits (the command line's are not).
+    var library = library
+    library.limits = configuration.storageLimits
 
     let leafletInstalled = FileManager.default.fileExists(atPath: configuration.leafletDirectory + "/leaflet.js")
     // Security headers on every answer, errors included (so outside the error middleware).

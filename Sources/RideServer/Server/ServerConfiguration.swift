@@ -74,6 +74,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// database, photos and tiles; one address may hold a sixteenth of the whole, so others still get in.
     public var maximumConnections: Int = 512
     public var maximumConnectionsPerAddress: Int = 32
+    /// Points per track and per user an import through the server may reach (`--max-track-points`,
+    /// `--max-user-points`; `StorageLimits.server` by default).
+    public var storageLimits: StorageLimits = .server
 
     public init() {}
 
@@ -146,6 +149,14 @@ public struct ServerConfiguration: Sendable, Hashable {
                 throw .invalid(name: "BIKERIDE_MAX_CONNECTIONS_PER_ADDRESS", value: text, expected: "a number from 1")
             }
             maximumConnectionsPerAddress = count
+        }
+        if let text = value("MAX_TRACK_POINTS") {
+            guard let count = Int(text), count >= 1 else { throw .invalid(name: "BIKERIDE_MAX_TRACK_POINTS", value: text, expected: "a number from 1") }
+            storageLimits.maximumTrackPoints = count
+        }
+        if let text = value("MAX_USER_POINTS") {
+            guard let count = Int(text), count >= 1 else { throw .invalid(name: "BIKERIDE_MAX_USER_POINTS", value: text, expected: "a number from 1") }
+            storageLimits.maximumUserPoints = count
         }
         if let secret = environment["BIKERIDE_OWNTRACKS_SECRET"], !secret.isEmpty { ownTracksSecret = secret }
         if let text = value("LOG_LEVEL") {

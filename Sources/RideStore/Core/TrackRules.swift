@@ -54,6 +54,16 @@ package enum TrackRules {
         return (sortKey, id.rawValue)
     }
 
+    /// Refuses an import that would take the user past `limit` points in all: `stored` are the points their
+    /// tracks hold now (less those of the track the import replaces), read in the import's transaction, so that
+    /// two uploads at once cannot both pass.
+    package static func checkUserPoints(stored: Int, adding: Int, limit: Int?) throws {
+        guard let limit, stored + adding > limit else { return }
+        throw RideStoreError.limitExceeded(
+            "this would make \(stored + adding) points in your tracks, more than the \(limit) this server keeps for one user "
+                + "(serve --max-user-points); delete tracks you do not need, or ask the server's owner")
+    }
+
     /// A track's row before it has content: no figures, no points, state `complete`.
     package static func emptyRecord(id: TrackID, userID: UserID, name: String, kind: TrackKind, source: TrackSource, now: Date) -> TrackRecord {
         TrackRecord(

@@ -26,11 +26,26 @@ struct ImportContentHandler: GPXContentHandler, Sendable {
     var device: DeviceActivity?
     /// Points seen in track segments.
     private(set) var pointCount = 0
+    /// Points one track may have (`StorageLimits.maximumTrackPoints`); past it the points are counted, not kept,
+    /// and the import is refused once the file is read (`limitError`).
+    let maximumTrackPoints: Int?
+    /// Points of the track being read (of the file, for a one-track import), and the most any track had.
+    private var currentTrackPoints = 0
+    private(set) var largestTrackPoints = 0
 
-    init(oneTrack: Bool, activity: ActivityKind) {
+    init(oneTrack: Bool, activity: ActivityKind, maximumTrackPoints: Int? = nil) {
         self.oneTrack = oneTrack
         self.activity = activity
+        self.maximumTrackPoints = maximumTrackPoints
         worker = ImportWorker(oneTrack: oneTrack, activity: activity)
+    }
+
+    /// Why the file cannot be saved under the limits, nil when it can.
+    var limitError: RideStoreError? {
+        guard let maximumTrackPoints, largestTrackPoints > maximumTrackPoints else { return nil }
+        return .limitExceeded(
+            "a track of this file has \(largestTrackPoints) points, more than the \(maximumTrackPoints) this server keeps in one track "
+                + "(serve --max-track-points)")
     }
 
     var keepsUnknownExtensions: Bool { true }
@@ -51,6 +66,7 @@ struct ImportContentHandler: GPXContentHandler, Sendable {
     }
 
     mutating func beginTrack() {
+        if !oneTrack { currentTrackPoints = 0 }
         segmentExtensions.append([])
         worker.submit(.beginTrack)
     }
@@ -61,8 +77,13 @@ struct ImportContentHandler: GPXContentHandler, Sendable {
     }
 
     mutating func trackPoint(_ point: TrackPoint) {
-        chunk.append(point)
         pointCount += 1
+        currentTrackPoints += 1
+        largestTrackPoints = max(largestTrackPoints, currentTrackPoints)
+        // Over the limit the file will be refused: nothing more is kept, so that memory stays bounded however
+        // many points follow (the reading goes on, in time linear in the file, to count them).
+        if let maximumTrackPoints, currentTrackPoints > maximumTrackPoints { return }
+        chunk.append(point)
         if chunk.count == PackedPoints.blockCapacity { handOver() }
     }
 

@@ -19,6 +19,8 @@ public struct ImportOptions: Sendable, Hashable {
     /// Strava export's `activities.csv`); with `oneTrackPerFile`.
     public var trackName: String?
     public var trackDescription: String?
+    /// Points one track may have (the library's `StorageLimits`, set by `TrackLibrary.limited(_:)`).
+    var maximumTrackPoints: Int?
 
     var readOptions: GPXReadOptions {
         var options = GPXReadOptions(lenient: lenient)

@@ -23,7 +23,7 @@ extension TrackLibrary {
             let existing = try await store.importedTracks(contentHash: hash, userID: userID)
             if !existing.isEmpty { return FileImportOutcome(path: path, result: .duplicate(of: existing), pointCount: 0, byteCount: data.count) }
         }
-        let handler = try await Self.blocking { try Self.read(data: data, format: format, path: path, options: options) }
+        let handler = try await Self.blocking { try Self.read(data: data, format: format, path: path, options: limited(options)) }
         return try await save(
             handler, source: ImportSource(fileName: fileName, format: format, contentHash: hash, byteCount: data.count),
             path: path, options: options, documentName: nil, replacing: nil)
@@ -49,7 +49,7 @@ extension TrackLibrary {
         if !options.allowsDuplicates, let outcome = try await duplicate(hash: upload.contentHash, path: path, byteCount: upload.byteCount) {
             return outcome
         }
-        let handler = try await Self.blocking { try Self.read(fileAt: upload.url, format: format, path: path, options: options) }
+        let handler = try await Self.blocking { try Self.read(fileAt: upload.url, format: format, path: path, options: limited(options)) }
         return try await save(
             handler, source: ImportSource(fileName: fileName, format: format, contentHash: upload.contentHash, byteCount: upload.byteCount),
             path: path, options: options, documentName: nil, replacing: nil)
@@ -75,7 +75,7 @@ extension TrackLibrary {
         }
         if checksDuplicates, let hash, let outcome = try await duplicate(hash: hash, path: path, byteCount: byteCount) { return outcome }
         let format = try Self.format(of: url)
-        let handler = try await Self.blocking { try Self.read(fileAt: url, format: format, path: path, options: options) }
+        let handler = try await Self.blocking { try Self.read(fileAt: url, format: format, path: path, options: limited(options)) }
         if let hashing {
             let value: String
             do {
@@ -111,5 +111,12 @@ extension TrackLibrary {
     private func duplicate(hash: String, path: String, byteCount: Int) async throws -> FileImportOutcome? {
         let existing = try await store.importedTracks(contentHash: hash, userID: userID)
         return existing.isEmpty ? nil : FileImportOutcome(path: path, result: .duplicate(of: existing), pointCount: 0, byteCount: byteCount)
+    }
+
+    /// `options` with this library's limit on a track's points.
+    func limited(_ options: ImportOptions) -> ImportOptions {
+        var options = options
+        options.maximumTrackPoints = limits.maximumTrackPoints
+        return options
     }
 }

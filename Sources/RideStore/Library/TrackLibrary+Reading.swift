@@ -29,7 +29,8 @@ extension TrackLibrary {
             }
             return try Self.read(data: data, format: format, path: path, options: options)
         }
-        var streaming = ImportContentHandler(oneTrack: options.oneTrackPerFile, activity: options.kind?.activity ?? .ride)
+        var streaming = ImportContentHandler(
+            oneTrack: options.oneTrackPerFile, activity: options.kind?.activity ?? .ride, maximumTrackPoints: options.maximumTrackPoints)
         do throws(GPXError) {
             let report = try GPXReader.parse(contentsOf: url, into: &streaming, options: options.readOptions)
             streaming.readReport = report
@@ -42,7 +43,8 @@ extension TrackLibrary {
 
     /// Reads a whole file in memory (`.gpx436`, GeoJSON, bytes handed over).
     static func read(data: Data, format: TrackFileFormat, path: String, options: ImportOptions) throws -> ImportContentHandler {
-        var handler = ImportContentHandler(oneTrack: options.oneTrackPerFile, activity: options.kind?.activity ?? .ride)
+        var handler = ImportContentHandler(
+            oneTrack: options.oneTrackPerFile, activity: options.kind?.activity ?? .ride, maximumTrackPoints: options.maximumTrackPoints)
         do {
             switch format {
             case .gpx:

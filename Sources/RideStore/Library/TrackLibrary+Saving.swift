@@ -9,6 +9,10 @@ extension TrackLibrary {
         _ handler: ImportContentHandler, source: ImportSource, path: String, options: ImportOptions, documentName: String?,
         replacing: TrackID?
     ) async throws -> FileImportOutcome {
+        if let error = handler.limitError {
+            handler.discard()
+            throw error
+        }
         let baseName = Self.baseName(source.fileName)
         let shared = TrackContent(
             version: handler.version, creator: handler.creator, metadata: handler.metadata, extensions: handler.extensions)
@@ -104,7 +108,9 @@ extension TrackLibrary {
             places = try handler.waypoints.points().map(NewPlace.init(waypoint:))
         }
         let result = try await store.saveImport(
-            TrackImport(source: source, tracks: tracks, places: places, allowsDuplicate: options.allowsDuplicates, replacing: replacing),
+            TrackImport(
+                source: source, tracks: tracks, places: places, allowsDuplicate: options.allowsDuplicates, replacing: replacing,
+                maximumUserPoints: limits.maximumUserPoints),
             userID: userID)
         var outcome = FileImportOutcome(path: path, result: result, pointCount: pointCount, byteCount: source.byteCount)
         outcome.readReport = handler.readReport

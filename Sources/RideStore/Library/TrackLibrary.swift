@@ -15,12 +15,17 @@ public struct TrackLibrary: Sendable {
     public let documentsFolder: URL?
     /// Where uploads are written while they arrive (`makeUploadSpool()`); nil for the system's temporary folder.
     public let uploadsFolder: URL?
+    /// What an import may add (the server's `StorageLimits.server`; none for the command line).
+    public var limits: StorageLimits
 
-    public init(store: any RideStore, userID: UserID, documentsFolder: URL? = nil, uploadsFolder: URL? = nil) {
+    public init(
+        store: any RideStore, userID: UserID, documentsFolder: URL? = nil, uploadsFolder: URL? = nil, limits: StorageLimits = .none
+    ) {
         self.store = store
         self.userID = userID
         self.documentsFolder = documentsFolder
         self.uploadsFolder = uploadsFolder
+        self.limits = limits
     }
 
     // MARK: Editing

@@ -19,6 +19,8 @@ public enum RideStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The database cannot be reached now (PostgreSQL restarting, the network to it cut): nothing of the call was
     /// done, or its outcome is unknown to a retry that the store deduplicates. Retrying later will help.
     case unavailable(String)
+    /// More than this server lets one track or one user hold (`StorageLimits`); nothing of the request was stored.
+    case limitExceeded(String)
 
     public var description: String {
         switch self {
@@ -31,6 +33,7 @@ public enum RideStoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .io(let path, let reason): return "\(path): \(reason)"
         case .unsupported(let reason): return reason
         case .unavailable(let reason): return "the database is unavailable: \(reason)"
+        case .limitExceeded(let reason): return reason
         }
     }
 }

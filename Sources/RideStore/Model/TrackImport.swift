@@ -16,16 +16,27 @@ public struct TrackImport: Sendable {
     /// Replace this track's content and figures (keeping its id) instead of adding tracks: a file in the
     /// documents folder that changed. `tracks` must then hold exactly one.
     public var replacing: TrackID?
+    /// Points the user may keep in all their tracks (`StorageLimits.maximumUserPoints`), checked in the same
+    /// transaction as the save; nil for no limit.
+    public var maximumUserPoints: Int?
 
     public init(
         source: ImportSource, tracks: [NewTrack], places: [NewPlace] = [], allowsDuplicate: Bool = false,
-        replacing: TrackID? = nil
+        replacing: TrackID? = nil, maximumUserPoints: Int? = nil
     ) {
         self.source = source
         self.tracks = tracks
         self.places = places
         self.allowsDuplicate = allowsDuplicate
         self.replacing = replacing
+        self.maximumUserPoints = maximumUserPoints
+    }
+
+    /// Points this import adds: its tracks' and routes' points.
+    public var pointCount: Int {
+        tracks.reduce(0) { total, track in
+            total + track.content.trackPointCount + track.content.routes.reduce(0) { $0 + $1.points.count }
+        }
     }
 }
 

@@ -16,6 +16,13 @@ extension SQLiteRideStore {
                 let existing = try Self.importedTracks(db, contentHash: batch.source.contentHash, userID: userID)
                 if !existing.isEmpty { return .duplicate(of: existing) }
             }
+            if batch.maximumUserPoints != nil {
+                // One writer at a time (SQLite's write lock): what is read here is what the limit is held against.
+                let stored = try Int.fetchOne(
+                    db, sql: "SELECT COALESCE(SUM(pointCount), 0) FROM track WHERE userId = ? AND id IS NOT ?",
+                    arguments: [userID, batch.replacing]) ?? 0
+                try TrackRules.checkUserPoints(stored: stored, adding: batch.pointCount, limit: batch.maximumUserPoints)
+            }
             let now = StoreClock.now()
             let importRecord = ImportRecord(
                 id: try Self.freshID(db, table: "trackImport"), userId: userID, contentHash: batch.source.contentHash,
