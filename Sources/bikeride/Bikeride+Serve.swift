@@ -188,8 +188,9 @@ extension Bikeride {
                     // The embedded store in the data directory: recordings and saved tracks.
                     library = try await dataDirectory.openLibrary()
                 }
-                // Places deleted more than 30 days ago go for good (also at every delete).
+                // Places and tracks deleted more than 30 days ago go for good (also at every delete).
                 _ = try await library.purgeExpiredPlaces()
+                _ = try await library.purgeExpiredTracks()
                 if configuration.requiresAccounts, !(try await library.store.users()).contains(where: { $0.passwordHash != nil }) {
                     printError("bikeride serve: accounts are on and no user has a password yet: bikeride users add NAME --password-stdin")
                 }

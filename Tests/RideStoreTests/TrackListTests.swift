@@ -82,7 +82,10 @@ import TestSupport
             #expect(try await store.restoreTracks(ids: [id], userID: library.userID) == [id])
             #expect(try await store.trackCount(userID: library.userID) == 1)
             _ = try await library.delete([id], permanently: false)
-            #expect(try await library.purgeDeleted(before: Date().addingTimeInterval(1)).map(\.id) == [id])
+            // Restorable for 30 days: not purged 29 days on, purged 31 days on.
+            #expect(try await library.purgeExpiredTracks(now: Date().addingTimeInterval(29 * 86400)).isEmpty)
+            #expect(try await store.tracks(TrackQuery(deletedOnly: true), userID: library.userID).tracks.map(\.id) == [id])
+            #expect(try await library.purgeExpiredTracks(now: Date().addingTimeInterval(31 * 86400)).map(\.id) == [id])
             #expect(try await store.track(id: id, userID: library.userID) == nil)
             let left = try await storedPointRows(store)
             #expect(left.segments == 0 && left.blocks == 0)

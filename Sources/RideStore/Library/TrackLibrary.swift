@@ -55,13 +55,26 @@ public struct TrackLibrary: Sendable {
         return try await store.updateTrack(id: id, userID: userID, changes)
     }
 
-    /// Deletes tracks. Without `permanently` they can be restored with `store.restoreTracks` until purged;
-    /// permanently they are gone at once, and so are their files in the documents folder.
+    /// How long a deleted track can be restored: then it is purged, with its points and its documents file.
+    public static let deletedTrackRetentionSeconds: TimeInterval = 30 * 86400
+
+    /// Deletes tracks. Without `permanently` they can be restored with `store.restoreTracks` for
+    /// `deletedTrackRetentionSeconds` (the tracks of every user deleted longer ago are purged now); permanently
+    /// they are gone at once, and so are their files in the documents folder.
     public func delete(_ ids: [TrackID], permanently: Bool) async throws -> [TrackID] {
-        guard permanently else { return try await store.deleteTracks(ids: ids, userID: userID) }
+        guard permanently else {
+            let deleted = try await store.deleteTracks(ids: ids, userID: userID)
+            _ = try await purgeExpiredTracks()
+            return deleted
+        }
         let purged = try await store.purgeTracks(ids: ids, userID: userID)
         removeDocuments(of: purged)
         return purged.map(\.id)
+    }
+
+    /// Purges the tracks (of every user) deleted more than `deletedTrackRetentionSeconds` ago.
+    public func purgeExpiredTracks(now: Date = Date()) async throws -> [TrackSummary] {
+        try await purgeDeleted(before: now.addingTimeInterval(-Self.deletedTrackRetentionSeconds))
     }
 
     /// Purges tracks deleted before `date` and removes their files from the documents folder.
