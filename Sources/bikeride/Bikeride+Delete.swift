@@ -13,10 +13,11 @@ extension Bikeride {
         var ids: [String]
 
         @OptionGroup var library: LibraryOptions
+        @OptionGroup var owner: UserOptions
 
         func run() async throws {
             let trackIDs = try parseIDs(ids, kind: "track")
-            let library = try await library.open()
+            let library = try await owner.scoped(library.open())
             let deleted = try await library.delete(trackIDs, permanently: true)
             for id in deleted { print("deleted \(id)") }
             let missing = trackIDs.filter { !deleted.contains($0) }

@@ -14,21 +14,6 @@ extension Bikeride {
     }
 }
 
-/// The user a device command acts for: `--user NAME`, else the local user.
-struct DeviceOwnerOptions: ParsableArguments {
-    @Option(help: "The user the device belongs to (default: the local user).")
-    var user: String?
-
-    func userID(_ library: TrackLibrary) async throws -> UserID {
-        guard let user else { return library.userID }
-        guard let found = try await library.store.user(named: user) else {
-            printError("bikeride devices: no user named \(user) (bikeride users list)")
-            throw ExitCode.failure
-        }
-        return found.id
-    }
-}
-
 extension Bikeride.Devices {
     struct AddDevice: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -37,7 +22,7 @@ extension Bikeride.Devices {
         @Argument(help: "A name for the device (\"Anna's phone\").")
         var name: String
 
-        @OptionGroup var owner: DeviceOwnerOptions
+        @OptionGroup var owner: UserOptions
 
         @Option(help: "The server's address as the phone reaches it, for the setup lines (default http://HOST:8080).")
         var serverUrl: String = "http://HOST:8080"
@@ -75,7 +60,7 @@ extension Bikeride.Devices {
     struct ListDevices: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List a user's devices.")
 
-        @OptionGroup var owner: DeviceOwnerOptions
+        @OptionGroup var owner: UserOptions
 
         @OptionGroup var library: LibraryOptions
 
@@ -99,7 +84,7 @@ extension Bikeride.Devices {
         @Argument(help: "The device's id (bikeride devices list).")
         var id: String
 
-        @OptionGroup var owner: DeviceOwnerOptions
+        @OptionGroup var owner: UserOptions
 
         @OptionGroup var library: LibraryOptions
 
@@ -119,7 +104,7 @@ extension Bikeride.Devices {
         @Argument(help: "The device's id.")
         var id: String
 
-        @OptionGroup var owner: DeviceOwnerOptions
+        @OptionGroup var owner: UserOptions
 
         @Flag(help: "Print JSON.")
         var json = false

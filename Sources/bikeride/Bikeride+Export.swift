@@ -24,10 +24,11 @@ extension Bikeride {
         var places = false
 
         @OptionGroup var library: LibraryOptions
+        @OptionGroup var owner: UserOptions
 
         func run() async throws {
             let trackIDs = try parseIDs(ids, kind: places ? "place" : "track")
-            let library = try await library.open()
+            let library = try await owner.scoped(library.open())
             let destination = URL(filePath: to)
             var isDirectory: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: to, isDirectory: &isDirectory)

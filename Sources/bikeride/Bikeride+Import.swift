@@ -36,9 +36,10 @@ extension Bikeride {
 
         @OptionGroup var read: ReadOptions
         @OptionGroup var library: LibraryOptions
+        @OptionGroup var owner: UserOptions
 
         func run() async throws {
-            let library = try await library.open()
+            let library = try await owner.scoped(library.open())
             let options = ImportOptions(
                 oneTrackPerFile: oneTrack, kind: kind, waypointsAsPlaces: waypointsAsPlaces, allowsDuplicates: force,
                 lenient: read.lenient)

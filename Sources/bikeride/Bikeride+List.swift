@@ -31,6 +31,7 @@ extension Bikeride {
         var search: String?
 
         @OptionGroup var library: LibraryOptions
+        @OptionGroup var owner: UserOptions
 
         /// Tracks shown when neither --limit nor --all says otherwise: the API's page.
         static let defaultLimit = 50
@@ -44,7 +45,7 @@ extension Bikeride {
         }
 
         func run() async throws {
-            let library = try await library.open()
+            let library = try await owner.scoped(library.open())
             let page: TrackPage
             do {
                 if all {

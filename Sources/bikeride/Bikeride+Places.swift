@@ -57,9 +57,10 @@ extension Bikeride.Places {
         var json = false
 
         @OptionGroup var library: LibraryOptions
+        @OptionGroup var owner: UserOptions
 
         func run() async throws {
-            let library = try await library.open()
+            let library = try await owner.scoped(library.open())
             let order: PlaceQuery.Order = near.map { .distance(from: $0.coordinate) } ?? .createdAt
             let places = try await library.store.places(PlaceQuery(search: search, order: order), userID: library.userID)
             if json {
@@ -105,13 +106,14 @@ extension Bikeride.Places {
         var note: String?
 
         @OptionGroup var library: LibraryOptions
+        @OptionGroup var owner: UserOptions
 
         func validate() throws {
             if name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { throw ValidationError("the name cannot be empty") }
         }
 
         func run() async throws {
-            let library = try await library.open()
+            let library = try await owner.scoped(library.open())
             do {
                 let place = try await library.store.createPlace(
                     NewPlace(latitude: at.coordinate.latitude, longitude: at.coordinate.longitude, name: name, address: address, note: note),
@@ -134,10 +136,11 @@ extension Bikeride.Places {
         var text: String
 
         @OptionGroup var library: LibraryOptions
+        @OptionGroup var owner: UserOptions
 
         func run() async throws {
             let placeID = try parseIDs([id], kind: "place")[0]
-            let library = try await library.open()
+            let library = try await owner.scoped(library.open())
             do {
                 let note = try await library.store.addNote(placeID: placeID, body: text, userID: library.userID)
                 print("\(note.id)  added to \(placeID)")
@@ -157,10 +160,11 @@ extension Bikeride.Places {
         var ids: [String]
 
         @OptionGroup var library: LibraryOptions
+        @OptionGroup var owner: UserOptions
 
         func run() async throws {
             let placeIDs = try parseIDs(ids, kind: "place")
-            let library = try await library.open()
+            let library = try await owner.scoped(library.open())
             let deleted = try await library.deletePlaces(placeIDs)
             for id in deleted { print("deleted \(id)") }
             let missing = placeIDs.filter { !deleted.contains($0) }

@@ -13,10 +13,11 @@ extension Bikeride.Places {
         var ids: [String]
 
         @OptionGroup var library: LibraryOptions
+        @OptionGroup var owner: UserOptions
 
         func run() async throws {
             let placeIDs = try parseIDs(ids, kind: "place")
-            let library = try await library.open()
+            let library = try await owner.scoped(library.open())
             let restored = try await library.store.restorePlaces(ids: placeIDs, userID: library.userID)
             for id in restored { print("restored \(id)") }
             let missing = placeIDs.filter { !restored.contains($0) }
@@ -48,10 +49,11 @@ extension Bikeride.Places {
         var baseUrl: String?
 
         @OptionGroup var library: LibraryOptions
+        @OptionGroup var owner: UserOptions
 
         func run() async throws {
             if revoke {
-                let library = try await library.open()
+                let library = try await owner.scoped(library.open())
                 guard try await library.store.revokeShareLink(token: id, userID: library.userID) else {
                     printError("bikeride: no live share link with this token")
                     throw ExitCode.failure
@@ -60,7 +62,7 @@ extension Bikeride.Places {
                 return
             }
             let placeID = try parseIDs([id], kind: "place")[0]
-            let library = try await library.open()
+            let library = try await owner.scoped(library.open())
             do {
                 let link = try await library.store.createShareLink(token: ShareLink.makeToken(), placeID: placeID, userID: library.userID)
                 var base = baseUrl ?? ""
@@ -82,6 +84,7 @@ extension Bikeride.Places {
         var file: String
 
         @OptionGroup var library: LibraryOptions
+        @OptionGroup var owner: UserOptions
 
         func run() async throws {
             let document: GPXDocument
@@ -99,7 +102,7 @@ extension Bikeride.Places {
                 printError("bikeride: \(error)")
                 throw ExitCode.failure
             }
-            let library = try await library.open()
+            let library = try await owner.scoped(library.open())
             do {
                 // One transaction: a waypoint that cannot be stored leaves nothing of the file.
                 let places = try await library.importPlaces(from: document)
@@ -129,13 +132,14 @@ extension Bikeride.Places {
         var output: String?
 
         @OptionGroup var library: LibraryOptions
+        @OptionGroup var owner: UserOptions
 
         func validate() throws {
             if !gpx { throw ValidationError("say which format: --gpx (GPX 1.1 waypoints)") }
         }
 
         func run() async throws {
-            let library = try await library.open()
+            let library = try await owner.scoped(library.open())
             var ids: [PlaceID]?
             if let label {
                 let found = try await LabelArgument.resolve([label], in: library)
@@ -163,9 +167,10 @@ extension Bikeride.Places.Labels {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List labels by name.")
 
         @OptionGroup var library: LibraryOptions
+        @OptionGroup var owner: UserOptions
 
         func run() async throws {
-            let library = try await library.open()
+            let library = try await owner.scoped(library.open())
             let labels = try await library.store.labels(userID: library.userID)
             guard !labels.isEmpty else {
                 printError("no labels yet: bikeride places label add NAME --colour '#3A7BD5'")
@@ -185,6 +190,7 @@ extension Bikeride.Places.Labels {
         var colour = "#3A7BD5"
 
         @OptionGroup var library: LibraryOptions
+        @OptionGroup var owner: UserOptions
 
         func validate() throws {
             if name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { throw ValidationError("the name cannot be empty") }
@@ -192,7 +198,7 @@ extension Bikeride.Places.Labels {
         }
 
         func run() async throws {
-            let library = try await library.open()
+            let library = try await owner.scoped(library.open())
             do {
                 let label = try await library.store.createLabel(name: name, color: colour, userID: library.userID)
                 print("\(label.id)  \(label.name)  \(label.color)")
@@ -210,9 +216,10 @@ extension Bikeride.Places.Labels {
         var labels: [String]
 
         @OptionGroup var library: LibraryOptions
+        @OptionGroup var owner: UserOptions
 
         func run() async throws {
-            let library = try await library.open()
+            let library = try await owner.scoped(library.open())
             for id in try await LabelArgument.resolve(labels, in: library) {
                 _ = try await library.store.deleteLabel(id: id, userID: library.userID)
                 print("deleted \(id)")
@@ -231,10 +238,11 @@ extension Bikeride.Places.Labels {
         var labels: [String] = []
 
         @OptionGroup var library: LibraryOptions
+        @OptionGroup var owner: UserOptions
 
         func run() async throws {
             let placeID = try parseIDs([place], kind: "place")[0]
-            let library = try await library.open()
+            let library = try await owner.scoped(library.open())
             let ids = try await LabelArgument.resolve(labels, in: library)
             do {
                 let updated = try await library.store.setLabels(ids, placeID: placeID, userID: library.userID)

@@ -15,6 +15,7 @@ extension Bikeride {
         var name: String
 
         @OptionGroup var library: LibraryOptions
+        @OptionGroup var owner: UserOptions
 
         func validate() throws {
             if name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { throw ValidationError("the name cannot be empty") }
@@ -22,7 +23,7 @@ extension Bikeride {
 
         func run() async throws {
             let trackID = try parseIDs([id], kind: "track")[0]
-            let library = try await library.open()
+            let library = try await owner.scoped(library.open())
             do {
                 let track = try await library.rename(trackID, to: name)
                 print("\(track.id)  \(track.name)")

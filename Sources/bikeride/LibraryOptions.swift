@@ -51,6 +51,29 @@ struct LibraryOptions: ParsableArguments {
     }
 }
 
+/// The user a library command acts for once there are accounts: `--user NAME`, else the local user (whose
+/// library the embedded default has). Without it, a server whose rides belong to a user would show none.
+struct UserOptions: ParsableArguments {
+    @Option(help: "The user whose tracks, places and devices this acts on (default: the local user).")
+    var user: String?
+
+    func userID(_ library: TrackLibrary) async throws -> UserID {
+        guard let user else { return library.userID }
+        guard let found = try await library.store.user(named: user) else {
+            printError("bikeride: no user named \(user) (bikeride users list)")
+            throw ExitCode.failure
+        }
+        return found.id
+    }
+
+    /// `library` for `--user`'s user (without the local user's documents folder), or itself.
+    func scoped(_ library: TrackLibrary) async throws -> TrackLibrary {
+        let id = try await userID(library)
+        if id == library.userID { return library }
+        return TrackLibrary(store: library.store, userID: id, documentsFolder: nil, uploadsFolder: library.uploadsFolder, limits: library.limits)
+    }
+}
+
 /// Track and place IDs typed by a person: checked before anything is done.
 func parseIDs(_ texts: [String], kind: String) throws -> [ShortID] {
     try texts.map { text in

@@ -27,6 +27,26 @@ import Testing
         return (try #require(page["tracks"] as? [[String: Any]]), page["nextCursor"] as? String)
     }
 
+    /// With accounts, the library commands act for `--user NAME`: what anna imports is in her list, not in the
+    /// local user's, and an unknown name is refused in words.
+    @Test func libraryCommandsActForTheUserNamed() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let added = try CommandRun.run(
+            ["users", "add", "anna", "--password-stdin", "--data-dir", folder.appending(path: "data").path], input: Data("a long password 1\n".utf8))
+        #expect(added.status == 0, "\(added.error)")
+        let imported = try run(["import", "--user", "anna", CommandRun.fixture("gpx/coregpx/GPXTest-TrackPointOnly.gpx")])
+        #expect(imported.status == 0, "\(imported.error)")
+        #expect(try listed(["list", "--json", "--user", "anna"]).tracks.count == 1)
+        #expect(try listed(["list", "--json"]).tracks.isEmpty)
+        let id = try #require(try listed(["list", "--json", "--user", "anna"]).tracks.first?["id"] as? String)
+        #expect(try run(["show", id, "--json"]).status != 0, "the local user has no such track")
+        #expect(try run(["show", id, "--json", "--user", "anna"]).status == 0)
+        #expect(try run(["places", "list", "--user", "anna"]).status == 0)
+        let unknown = try run(["list", "--user", "nobody"])
+        #expect(unknown.status != 0)
+        #expect(unknown.error.contains("no user named nobody"))
+    }
+
     @Test func importListShowRenameExportDelete() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let imported = try run(["import", CommandRun.fixture("gpx/coregpx/GPXTest-TrackPointOnly.gpx"), CommandRun.fixture("gpx/gpxpy")])
