@@ -5,6 +5,8 @@ import re
 import urllib.parse
 import urllib.request
 
+import pytest
+
 from playwright.sync_api import expect
 
 from conftest import shot
@@ -191,3 +193,45 @@ def test_a_skip_link_to_the_list_and_one_tab_stop_a_row(context, server):
     expect(rows.first.get_by_role('link')).to_be_focused()
     for track_id in ids:
         urllib.request.urlopen(urllib.request.Request(f'{server}/api/tracks/{track_id}', method='DELETE'), timeout=10).read()
+
+
+# Every control a thumb must hit, with what it is and its size, when smaller than 44 × 44 CSS px (Apple's and
+# WCAG 2.5.5's size). Not counted: a checkbox or radio inside its label (the label is the target, and is measured),
+# a label of another control (the control is the target), skip links (off screen until focused) and the map's
+# attribution links, which sit in a line of text.
+SMALL_TARGETS = """() => {
+  const small = [];
+  const targets = document.querySelectorAll('button, input:not([type=hidden]), select, textarea, a[href], summary, [role=button], label');
+  for (const element of targets) {
+    if (element.closest('.visually-hidden, .skip-link, .leaflet-control-attribution')) continue;
+    let box = element;
+    if (element.matches('input[type=checkbox], input[type=radio]') && element.closest('label')) box = element.closest('label');
+    else if (element.tagName === 'LABEL') {
+      const control = element.control;
+      if (!control || !control.matches('input[type=checkbox], input[type=radio]')) continue;
+    }
+    const rect = box.getBoundingClientRect();
+    if (rect.width === 0 || rect.height === 0 || getComputedStyle(box).visibility === 'hidden') continue;
+    if (rect.width < 44 - 0.5 || rect.height < 44 - 0.5) {
+      const name = (element.getAttribute('aria-label') || element.textContent || element.name || element.id || '').trim().slice(0, 40);
+      small.push(`${element.tagName.toLowerCase()} "${name}" ${Math.round(rect.width)}x${Math.round(rect.height)}`);
+    }
+  }
+  return small;
+}"""
+
+
+@pytest.mark.parametrize('viewport', ['phone'])
+def test_every_tap_target_on_a_phone_is_at_least_44_px(context, server):
+    """On a phone every control of every tab, and of a track's page, is at least 44 × 44 px (the Tracks tab's
+    import picker was 253 × 21)."""
+    track_id = upload(server, 'Tap targets')
+    page = context.new_page()
+    found = {}
+    for route in ['#/tracks', f'#/tracks/{track_id}', '#/record', '#/places', '#/live', '#/settings']:
+        page.goto('/' + route)
+        page.wait_for_selector('body[data-ready="true"]')
+        small = page.evaluate(SMALL_TARGETS)
+        if small:
+            found[route] = small
+    assert not found, found
