@@ -87,6 +87,11 @@ def test_import_by_the_file_picker_lists_the_track_with_its_distance(context, tm
     expect(listed).to_have_count(1)
     expect(listed).to_contain_text(re.compile(r'1000 m|1\.0 km|0\.62 mi'))
     shot(page, 'tracks-imported')
+    # The result stays until it is dismissed.
+    page.wait_for_timeout(5000)
+    expect(row).to_contain_text('imported')
+    row.get_by_role('button', name=f'Dismiss {gpx.name}').click()
+    expect(page.get_by_role('list', name='Imports').get_by_role('listitem').filter(has_text=gpx.name)).to_have_count(0)
     # A file that is not a track is refused with the reader's reason, and the others go on.
     bad = tmp_path / 'broken.gpx'
     bad.write_text('<gpx><trk><trkseg></trk></gpx>')

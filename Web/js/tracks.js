@@ -15,7 +15,6 @@ const PAGE_SIZE = 20;
 const LONG_CUE_SHEET = 8;      // more turns than this are collapsed under their heading
 const UNDO_MS = 5000;          // how long the Undo bar offers to bring a deleted track back
 const SEARCH_DELAY_MS = 200;   // search as you type: asked once the typing pauses this long
-const IMPORT_ROW_MS = 4000;    // an import that went well leaves its row this long; one with warnings stays
 const CHARTS = ['elevation', 'speed', 'heartRate', 'cadence', 'power'];
 const PROFILE_KEYS = { elevation: 'elevationMeters', speed: 'speedMetersPerSecond', heartRate: 'heartRate', cadence: 'cadence', power: 'powerWatts' };
 
@@ -69,8 +68,7 @@ export class TracksView {
   /**
    * Uploads files one after the other, each with its progress and its own result: what the server says it
    * made of the file ("8 tracks imported") and what it left out (its `warnings`, in plain words, with the line
-   * and column as detail). A row that went well clears itself; one with warnings or an error stays until
-   * dismissed.
+   * and column as detail). Every row stays until dismissed (a rider who looked away still sees what happened).
    */
   async importFiles(files) {
     let imported = 0;
@@ -129,11 +127,10 @@ export class TracksView {
           }
           item.append(list);
           item.classList.add('warned');
-          dismiss();
         } else {
           item.classList.add('done');
-          setTimeout(() => item.remove(), IMPORT_ROW_MS);
         }
+        dismiss();
         imported += 1;
       } catch (error) {
         progress.remove();
