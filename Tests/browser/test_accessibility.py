@@ -235,3 +235,20 @@ def test_every_tap_target_on_a_phone_is_at_least_44_px(context, server):
         if small:
             found[route] = small
     assert not found, found
+
+
+@pytest.mark.parametrize('viewport', ['phone'])
+def test_a_long_name_wraps_inside_its_row_and_keeps_the_delete_button_in_it(context, server):
+    name = 'Logger_' + 'x' * 120  # a file name without a space, as loggers write them
+    upload(server, name)
+    page = context.new_page()
+    page.goto('/#/tracks')
+    page.wait_for_selector('body[data-ready="true"]')
+    page.get_by_label('Search tracks').fill('Logger_xxx')
+    row = page.get_by_role('list', name='Saved tracks').get_by_role('listitem').filter(has_text='Logger_')
+    expect(row).to_have_count(1)
+    box = row.bounding_box()
+    button = row.get_by_role('button', name=re.compile('Delete')).bounding_box()
+    assert box['x'] <= button['x'] and button['x'] + button['width'] <= box['x'] + box['width'], (box, button)
+    assert page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), 'the page scrolls sideways'
+    shot(page, 'tracks-long-name')
