@@ -406,6 +406,22 @@ import Testing
         }
     }
 
+    /// With `--public-url`, the setup lines name the address phones reach, not the one the browser used (a
+    /// phone cannot reach 127.0.0.1).
+    @Test func theSetupLinesUseThePublicURL() async throws {
+        var server = try await TestServer()
+        server.configuration.publicURL = "https://rides.example.org"
+        try await server.run { client in
+            let created = try await client.execute(
+                uri: "/api/devices", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: #"{"name":"Phone"}"#))
+            let object = try created.jsonObject()
+            let token = try #require(object["token"] as? String)
+            let setup = try #require(object["setup"] as? [String: [String: Any]])
+            #expect(setup["overland"]?["url"] as? String == "https://rides.example.org/ingest/overland?token=\(token)")
+        }
+    }
+
     @Test func liveFeedSendsNewFixesAndResumesAfterLastEventID() async throws {
         let (server, _, token) = try await Self.server()
         let now = Int(Date().timeIntervalSince1970)

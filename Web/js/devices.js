@@ -78,11 +78,30 @@ export class DevicesView {
     const rows = Object.entries(APPS).map(([key, title]) => {
       const app = device.setup[key];
       const settings = Object.entries(app.settings).map(([name, value]) =>
-        `<dt>${escapeHTML(name)}</dt><dd><code>${escapeHTML(value)}</code></dd>`).join('');
+        `<dt>${escapeHTML(name)}</dt><dd><code>${escapeHTML(value)}</code> <button type="button" class="copy" data-copy="${escapeHTML(value)}" aria-label="Copy ${escapeHTML(title)} ${escapeHTML(name)}">Copy</button></dd>`).join('');
       return `<section><h4>${escapeHTML(title)}</h4><dl>${settings}</dl></section>`;
     }).join('');
-    $('device-setup').innerHTML = `<h3>Set up ${escapeHTML(device.name)}</h3>
-      <p>Token (shown only now): <code id="device-token">${escapeHTML(device.token)}</code></p>${rows}`;
+    // A phone cannot reach the loopback address the browser used: say what to do instead of letting it fail quietly.
+    const urls = Object.values(device.setup).flatMap((app) => Object.values(app.settings)).filter((value) => /^https?:\/\//.test(value));
+    const loopback = urls.some((value) => {
+      try { return ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(value).hostname); } catch { return false; }
+    });
+    const warning = loopback
+      ? `<p class="record-warning" id="device-loopback">A phone cannot reach this server at ${escapeHTML(new URL(urls[0]).host)}: start it with <code>--host 0.0.0.0</code> and <code>--public-url</code> set to the address the phone uses (see the README, “Phones”).</p>`
+      : '';
+    $('device-setup').innerHTML = `<h3>Set up ${escapeHTML(device.name)}</h3>${warning}
+      <p>Token (shown only now): <code id="device-token">${escapeHTML(device.token)}</code> <button type="button" class="copy" data-copy="${escapeHTML(device.token)}" aria-label="Copy the token">Copy</button></p>${rows}`;
+    for (const button of $('device-setup').querySelectorAll('button.copy')) {
+      button.addEventListener('click', async () => {
+        try {
+          await navigator.clipboard.writeText(button.dataset.copy);
+          button.textContent = 'Copied';
+        } catch {
+          button.textContent = 'Select and copy';
+        }
+        setTimeout(() => { button.textContent = 'Copy'; }, 2000);
+      });
+    }
     $('device-setup').hidden = false;
   }
 }

@@ -11,6 +11,9 @@ struct DevicesController<Context: UserRequestContext>: Sendable {
     let library: TrackLibrary
     /// The ingestion's cache of recent tokens: a rotated or deleted device's token is forgotten there at once.
     var tokens = DeviceTokenCache()
+    /// `--public-url`: the address the phones reach this server at, for the setup lines; nil for the address the
+    /// browser used (which a phone cannot reach when it is 127.0.0.1).
+    var publicURL: String?
 
     static var protocols: [String] { ["owntracks", "overland", "osmand", "gpslogger"] }
 
@@ -52,7 +55,7 @@ struct DevicesController<Context: UserRequestContext>: Sendable {
         let user = try await library.store.user(id: library.userID)
         var payload = DevicePayload(device, latest: nil)
         payload.token = token
-        payload.setup = DeviceSetup(baseURL: Self.baseURL(request), userName: user?.name ?? "", token: token)
+        payload.setup = DeviceSetup(baseURL: baseURL(request, context), userName: user?.name ?? "", token: token)
         return EditedResponse(status: .created, headers: [.location: "/api/devices/\(device.id)"], response: payload)
     }
 
@@ -66,7 +69,7 @@ struct DevicesController<Context: UserRequestContext>: Sendable {
         let user = try await library.store.user(id: library.userID)
         var payload = DevicePayload(device, latest: nil)
         payload.token = token
-        payload.setup = DeviceSetup(baseURL: Self.baseURL(request), userName: user?.name ?? "", token: token)
+        payload.setup = DeviceSetup(baseURL: baseURL(request, context), userName: user?.name ?? "", token: token)
         return payload
     }
 
@@ -81,10 +84,11 @@ struct DevicesController<Context: UserRequestContext>: Sendable {
     }
 
     /// The server's address as the browser reached it (a proxy's `X-Forwarded-Proto` says https).
-    static func baseURL(_ request: Request) -> String {
-        let host = request.head.authority ?? "localhost"
-        let https = request.headers[.xForwardedProto]?.lowercased() == "https"
-        return (https ? "https://" : "http://") + host
+    /// The server's address as a phone should be told it: `--public-url`, else the scheme and host the request
+    /// came to (the scheme as a trusted proxy says it, `clientScheme`).
+    func baseURL(_ request: Request, _ context: Context) -> String {
+        if let publicURL, let origin = ServerConfiguration.origin(of: publicURL) { return origin }
+        return context.clientScheme + "://" + (request.head.authority ?? "localhost")
     }
 }
 

@@ -130,7 +130,7 @@ public func buildRouter(
     ).addRoutes(to: router)
     // The phone apps' tokens seen lately, which a rotation or a deletion through this server forgets at once.
     let deviceTokens = DeviceTokenCache()
-    DevicesController<RideRequestContext>(library: library, tokens: deviceTokens).addRoutes(to: router)
+    DevicesController<RideRequestContext>(library: library, tokens: deviceTokens, publicURL: configuration.publicURL).addRoutes(to: router)
     IngestController<RideRequestContext>(
         store: library.store, feed: liveFeed, metrics: metrics, ownTracksSecret: configuration.ownTracksSecret,
         committer: IngestCommitter(store: library.store, gapSeconds: configuration.deviceTrackGapSeconds), tokens: deviceTokens
