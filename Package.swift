@@ -107,7 +107,8 @@ let package = Package(
         // The store benchmark's measuring program (Benchmarks/run-store.sh; not part of the tests).
         .executableTarget(name: "ridestore-bench", dependencies: ["RideStore", "RideStorePostgres", "RideKit"], path: "Benchmarks/store"),
         // What the test targets share: the shared fixtures' paths, JPEGs laid out byte by byte, gzip.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // zlib: the PNG reader that checks the heatmap tiles (a decoder of its own, apart from the encoder).
+        .target(name: "TestSupport", dependencies: ["SystemZlib"], path: "Tests/TestSupport"),
         .testTarget(name: "RideKitTests", dependencies: ["RideKit", "CExpat", "TestSupport"]),
         .testTarget(
             name: "RideStoreTests",
