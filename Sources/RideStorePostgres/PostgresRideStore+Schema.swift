@@ -299,6 +299,7 @@ extension PostgresRideStore {
                 """,
                 "CREATE INDEX login_failures_key ON login_failures (key, failed_at)",
             ]),
+        heatmapMigration,
     ]
 
     /// The table of applied migrations.
@@ -387,7 +388,7 @@ extension PostgresRideStore {
     /// The tables of the schema (tests: "nothing left behind").
     static let tableNames: Set<String> = [
         "users", "devices", "track_imports", "tracks", "segments", "point_blocks", "recordings", "sessions", "device_fixes", "share_links",
-        "places", "notes", "labels", "place_labels", "photos", "photo_bytes", "document_files", "login_failures", migrationsTable,
+        "places", "notes", "labels", "place_labels", "photos", "photo_bytes", "document_files", "login_failures", "heatmap_states", "heatmap_tracks", "heatmap_pieces", "heatmap_rasters", migrationsTable,
     ]
 
     /// Rows in one of the schema's tables.
