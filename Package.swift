@@ -138,6 +138,6 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
-        .testTarget(name: "bikerideTests", dependencies: ["RideKit"]),
+        .testTarget(name: "bikerideTests", dependencies: ["RideKit", "TestSupport"]),
     ]
 )
