@@ -147,11 +147,10 @@ extension PostgresRideStore {
     static func syncHeatmap(
         _ connection: PostgresConnection, trackIDs: [TrackID], userID: UserID, removing: Bool = false, logger: Logger
     ) async throws {
+        // Taking the turn waits for a first build under way elsewhere, which cannot see this transaction's track: once
+        // it has committed, the track is added here. Not built yet (version 0): the first read builds it whole.
         let version = try await lockHeatmap(connection, userID: userID, logger: logger)
-        guard version > 0 else {
-            if !removing { _ = try await rebuildHeatmap(connection, userID: userID, logger: logger) }
-            return
-        }
+        guard version > 0 else { return }
         var changed = false
         for id in trackIDs {
             var indexed: (entry: HeatmapIndexRules.Entry, line: Data)?

@@ -16,6 +16,9 @@ import RideKit
 /// - `heatmapState`: per user, a version that every change of the index raises in the same transaction: a tile
 ///   rendered at version v may be served from memory while the database still says v.
 ///
+/// A user's index is built whole on the first read that needs it (`heatmapTile`, `explorerTiles`), then kept in step;
+/// until then saves leave it alone, so that a bulk import is not slowed by it.
+///
 /// A track counts when it is complete, not deleted, and not a route (a plan, not a ride). Year 0 stands for a
 /// track without a start time (counted, but in no year).
 package enum HeatmapIndexRules {

@@ -122,12 +122,10 @@ extension SQLiteRideStore {
     }
 
     /// Brings the index up to date for these tracks (saved, changed, deleted, restored); `removing` takes them out
-    /// whatever they are (before they are purged). A user whose index was never built gets it built whole.
+    /// whatever they are (before they are purged). A user whose index was never built is left alone: the first
+    /// read builds it whole (a bulk import is not slowed by it).
     static func syncHeatmap(_ db: Database, trackIDs: [TrackID], userID: UserID, removing: Bool = false) throws {
-        guard let version = try heatmapVersion(db, userID: userID) else {
-            if !removing { _ = try rebuildHeatmap(db, userID: userID) }
-            return
-        }
+        guard let version = try heatmapVersion(db, userID: userID) else { return }
         var changed = false
         for id in trackIDs {
             let indexed = try Row.fetchOne(
