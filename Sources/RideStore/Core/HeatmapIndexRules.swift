@@ -4,8 +4,8 @@ import RideKit
 /// The heatmap's index, as both stores keep it: what a track puts in it and how a tile is read from it. The stores
 /// only run the SQL.
 ///
-/// - `heatmapTrack`: one row per indexed track: its kind and year, the `updatedAt` it was indexed at (its signature:
-///   any change to the track changes it), and its line (`HeatmapLine`), so that taking it out later subtracts exactly
+/// - `heatmapTrack`: one row per indexed track: its kind and year, a signature of its points (counts, bounds,
+///   length: `signature(of:)`), and its line (`HeatmapLine`), so that taking it out later subtracts exactly
 ///   what was added even if its points have changed since.
 /// - `heatmapPiece`: the track's line cut into zoom-14 tiles (`baseZoom`), one row per (user, tile, track). A tile at
 ///   zoom 14–18 is drawn from the pieces of its one zoom-14 tile: its cost is what was ridden there. The distinct
@@ -43,9 +43,25 @@ package enum HeatmapIndexRules {
     /// The entry of a track as it is now, or nil when it does not count.
     package static func entry(for record: TrackRecord) -> Entry? {
         guard record.state == .complete, record.deletedAt == nil, record.kind != .route else { return nil }
-        return Entry(
-            kind: record.kind.rawValue, year: HeatmapFilter.year(ofStartTime: record.startTime) ?? 0,
-            signature: StoreClock.milliseconds(record.updatedAt))
+        return Entry(kind: record.kind.rawValue, year: HeatmapFilter.year(ofStartTime: record.startTime) ?? 0, signature: signature(of: record))
+    }
+
+    /// What changes when a track's points change (a replaced file, a finished recording): counts, bounds and length,
+    /// hashed (FNV-1a). A rename leaves it, so it does not redraw the track.
+    package static func signature(of record: TrackRecord) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ value: UInt64) {
+            for shift in stride(from: 0, to: 64, by: 8) {
+                hash ^= (value >> UInt64(shift)) & 0xFF
+                hash = hash &* 0x0000_0100_0000_01B3
+            }
+        }
+        mix(UInt64(record.pointCount))
+        mix(UInt64(record.segmentCount))
+        for value in [record.minLatitude, record.minLongitude, record.maxLatitude, record.maxLongitude, record.distanceMeters] {
+            mix((value ?? .nan).bitPattern)
+        }
+        return Int64(bitPattern: hash)
     }
 
     /// The line of a track's recorded segments (routes and waypoints are not ridden).
