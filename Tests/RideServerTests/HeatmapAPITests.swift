@@ -58,6 +58,23 @@ import TestSupport
         }
     }
 
+    @Test(arguments: StoreKind.allCases) func anInstanceNeverServesATileAnotherInstanceMadeStale(_ kind: StoreKind) async throws {
+        try await RecordingAcrossInstancesTests.withTwoInstances(kind) { first, second in
+            try await RecordingAcrossInstancesTests.withLongLivedClients(first, second) { a, b in
+                let middle = Self.origin.destination(distanceMeters: 1000, bearingDegrees: 0)
+                let p = Self.pixel(middle, zoom: 15)
+                let uri = "/api/heatmap/15/\(p.x)/\(p.y).png"
+                #expect(try DecodedPNG(Data(buffer: try await a.get(uri).body)).pixels.allSatisfy { $0 == 0 })  // drawn and kept by A
+                let created = try await b.upload(TrackPageAPITests.sensorGPX(name: "Via B"), name: "b.gpx")
+                #expect(created.status == .created)
+                #expect(try DecodedPNG(Data(buffer: try await a.get(uri).body)).alpha(x: p.px, y: p.py) > 0)
+                let id = try #require(((try created.jsonObject()["tracks"] as? [[String: Any]])?.first)?["id"] as? String)
+                #expect(try await b.delete("/api/tracks/\(id)").status.code < 300)
+                #expect(try DecodedPNG(Data(buffer: try await a.get(uri).body)).pixels.allSatisfy { $0 == 0 })
+            }
+        }
+    }
+
     @Test func badAddressesAreRefusedNamingWhatIsWrong() async throws {
         try await withServer(.sqlite) { server, _ in
             try await server.run { client in

@@ -68,6 +68,10 @@ import RideKit
             #expect(v1 > v0)
             _ = try await store.restoreTracks(ids: [ride.id], userID: user)
             #expect(try await Self.count(store, middle, zoom: 15, userID: user) == 2)
+            // A rename changes no pixel: the index is left as it was.
+            let beforeRename = try await store.heatmapVersion(userID: user)
+            _ = try await store.updateTrack(id: ride.id, userID: user, TrackChanges(name: "Renamed"))
+            #expect(try await store.heatmapVersion(userID: user) == beforeRename)
             _ = try await store.updateTrack(id: ride.id, userID: user, TrackChanges(kind: .walk))
             #expect(try await Self.count(store, middle, zoom: 17, userID: user, filter: HeatmapFilter(kind: .walk)) == 1)
             #expect(try await Self.count(store, middle, zoom: 9, userID: user, filter: HeatmapFilter(kind: .ride)) == 0)
