@@ -106,8 +106,11 @@ let package = Package(
         .executableTarget(name: "ridestore-crash-helper", dependencies: ["RideStore"], path: "Tests/RideStoreCrashHelper"),
         // The store benchmark's measuring program (Benchmarks/run-store.sh; not part of the tests).
         .executableTarget(name: "ridestore-bench", dependencies: ["RideStore", "RideStorePostgres", "RideKit"], path: "Benchmarks/store"),
+        // The heatmap benchmark (Benchmarks/run-heatmap.sh; not part of the tests).
+        .executableTarget(name: "heatmap-bench", dependencies: ["RideStore", "RideStorePostgres", "RideKit"], path: "Benchmarks/heatmap"),
         // What the test targets share: the shared fixtures' paths, JPEGs laid out byte by byte, gzip.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // zlib: the PNG reader that checks the heatmap tiles (a decoder of its own, apart from the encoder).
+        .target(name: "TestSupport", dependencies: ["SystemZlib"], path: "Tests/TestSupport"),
         .testTarget(name: "RideKitTests", dependencies: ["RideKit", "CExpat", "TestSupport"]),
         .testTarget(
             name: "RideStoreTests",
@@ -137,6 +140,6 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
-        .testTarget(name: "bikerideTests", dependencies: ["RideKit"]),
+        .testTarget(name: "bikerideTests", dependencies: ["RideKit", "TestSupport"]),
     ]
 )

@@ -56,6 +56,18 @@ public protocol RideStore: AccountStore {
     /// Removes tracks for good at once, deleted or not (no undo); returns them as they were.
     func purgeTracks(ids: [TrackID], userID: UserID) async throws -> [TrackSummary]
 
+    // MARK: Heatmap
+
+    /// One heatmap tile's counts (zoom 0–18), from the index kept as tracks change; builds the user's index first if
+    /// it never was (a library from before the index).
+    func heatmapTile(_ request: HeatmapRequest, userID: UserID) async throws -> HeatmapTile
+    /// The version of the user's heatmap index: it changes whenever a tile may have; nil before the index is built.
+    func heatmapVersion(userID: UserID) async throws -> Int64?
+    /// The zoom-14 tiles the user's counted tracks pass through (optionally filtered), row by row.
+    func explorerTiles(filter: HeatmapFilter, userID: UserID) async throws -> ExplorerTileList
+    /// Builds the user's heatmap index anew from every track's points.
+    func rebuildHeatmap(userID: UserID) async throws -> HeatmapBuildReport
+
     // MARK: Recordings
 
     /// Starts a recording: a new track in state `.recording` with one empty segment, and its options. With a

@@ -566,6 +566,7 @@ extension PostgresRideStore {
         try await loadPoints(into: &content, trackID: track.id, connection, logger: logger)
         try TrackFigures.finish(&track, content: content, now: now)
         try await updateTrackRecord(track, connection, logger: logger)
+        try await syncHeatmap(connection, trackIDs: [track.id], userID: track.userId, logger: logger)
     }
 }
 

@@ -190,6 +190,7 @@ extension PostgresRideStore {
                 try await Self.loadPoints(into: &content, trackID: track.id, connection, logger: logger)
                 try TrackFigures.finish(&track, content: content, stats: stats, now: now)
                 try await Self.updateTrackRecord(track, connection, logger: logger)
+                try await Self.syncHeatmap(connection, trackIDs: [track.id], userID: userID, logger: logger)
             }
             return try await Self.summary(connection, id: recording.trackID, userID: userID, logger: logger)
         }

@@ -301,6 +301,7 @@ extension PostgresRideStore {
             ]),
         // What a bike computer or watch measured for a track from its file, as SQLite's "v9 device-measured figures".
         Migration(name: "v6 device-measured figures", statements: ["ALTER TABLE tracks ADD COLUMN device BYTEA"]),
+        heatmapMigration,
     ]
 
     /// The table of applied migrations.
@@ -389,7 +390,7 @@ extension PostgresRideStore {
     /// The tables of the schema (tests: "nothing left behind").
     static let tableNames: Set<String> = [
         "users", "devices", "track_imports", "tracks", "segments", "point_blocks", "recordings", "sessions", "device_fixes", "share_links",
-        "places", "notes", "labels", "place_labels", "photos", "photo_bytes", "document_files", "login_failures", migrationsTable,
+        "places", "notes", "labels", "place_labels", "photos", "photo_bytes", "document_files", "login_failures", "heatmap_states", "heatmap_tracks", "heatmap_pieces", "heatmap_rasters", migrationsTable,
     ]
 
     /// Rows in one of the schema's tables.

@@ -60,6 +60,7 @@ extension PostgresRideStore {
                     summaries.append(try await Self.summary(connection, id: id, userID: userID, logger: logger))
                 }
             }
+            try await Self.syncHeatmap(connection, trackIDs: summaries.map(\.id), userID: userID, logger: logger)
             var placeIDs: [PlaceID] = []
             for place in batch.places { placeIDs.append(try await Self.insertPlace(place, userID: userID, now: now, connection, logger: logger)) }
             return .imported(importID, tracks: summaries, places: placeIDs)
@@ -188,6 +189,7 @@ extension PostgresRideStore {
             }
             try TrackRules.apply(changes, to: &record, now: Self.now())
             try await Self.updateTrackRecord(record, connection, logger: logger)
+            try await Self.syncHeatmap(connection, trackIDs: [id], userID: userID, logger: logger)
             return try await Self.summary(connection, id: id, userID: userID, logger: logger)
         }
     }
@@ -202,7 +204,9 @@ extension PostgresRideStore {
                 """, logger: logger)
             var found = Set<String>()
             for try await id in rows.decode(String.self) { found.insert(id) }
-            return ids.filter { found.contains($0.rawValue) }
+            let changed = ids.filter { found.contains($0.rawValue) }
+            try await Self.syncHeatmap(connection, trackIDs: changed, userID: userID, logger: logger)
+            return changed
         }
     }
 
@@ -216,7 +220,9 @@ extension PostgresRideStore {
                 """, logger: logger)
             var found = Set<String>()
             for try await id in rows.decode(String.self) { found.insert(id) }
-            return ids.filter { found.contains($0.rawValue) }
+            let changed = ids.filter { found.contains($0.rawValue) }
+            try await Self.syncHeatmap(connection, trackIDs: changed, userID: userID, logger: logger)
+            return changed
         }
     }
 
@@ -236,6 +242,7 @@ extension PostgresRideStore {
     public func purgeTracks(ids: [TrackID], userID: UserID) async throws -> [TrackSummary] {
         let keys = ids.map(\.rawValue)
         return try await transaction { [logger] connection in
+            try await Self.syncHeatmap(connection, trackIDs: ids, userID: userID, removing: true, logger: logger)
             let rows = try await Self.summaryRows(
                 connection.query(
                     """

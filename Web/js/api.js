@@ -75,6 +75,8 @@ export const api = {
   updateTrack: (id, changes) => call('PATCH', `/api/tracks/${encodeURIComponent(id)}`, changes),
   deleteTrack: (id) => call('DELETE', `/api/tracks/${encodeURIComponent(id)}`),
   restoreTrack: (id) => call('POST', `/api/tracks/${encodeURIComponent(id)}/restore`),
+  /** Explorer tiles (zoom 14) of the tracks of a kind and year (empty for all), their largest square and cluster. */
+  explorer: (filter) => call('GET', '/api/explorer' + query(Object.fromEntries(Object.entries(filter || {}).filter(([, v]) => v)))),
   /** This week, month and year; `offset` is the rider's zone in minutes east of UTC. */
   trackTotals: (offset) => call('GET', '/api/tracks/totals' + query({ offset })),
   simulation: (speedKmh, trackId = null) => call('GET', `/api/simulation?speedKmh=${speedKmh}${trackId ? `&trackId=${encodeURIComponent(trackId)}` : ''}`),

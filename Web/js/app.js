@@ -2,6 +2,7 @@
 
 import { api } from './api.js';
 import { DevicesView } from './devices.js';
+import { HeatmapView } from './heatmap.js';
 import { LiveView } from './live.js';
 import { loadLeaflet } from './map.js';
 import { PlacesView } from './places.js';
@@ -39,13 +40,14 @@ async function main() {
   const settings = new SettingsView(() => record.settingsChanged());
   const live = new LiveView(config);
   const devices = new DevicesView();
+  const heatmap = new HeatmapView(config);
   const views = {
     record: document.getElementById('record-view'), tracks: document.getElementById('tracks-view'),
     track: document.getElementById('track-view'), settings: document.getElementById('settings-view'),
     places: document.getElementById('places-view'), place: document.getElementById('place-view'),
-    live: document.getElementById('live-view'),
+    live: document.getElementById('live-view'), heatmap: document.getElementById('heatmap-view'),
   };
-  const titles = { record: 'Record', tracks: 'Tracks', track: 'Track', settings: 'Settings', places: 'Places', place: 'Place', live: 'Live' };
+  const titles = { record: 'Record', tracks: 'Tracks', track: 'Track', settings: 'Settings', places: 'Places', place: 'Place', live: 'Live', heatmap: 'Heatmap' };
   let recordMounted = null;
 
   async function route() {
@@ -57,7 +59,7 @@ async function main() {
     if (!views[name]) name = 'record';
     for (const [key, element] of Object.entries(views)) element.hidden = key !== name;
     for (const link of document.querySelectorAll('.tabs a')) {
-      const current = link.dataset.tab === ({ track: 'tracks', place: 'places' }[name] || name);
+      const current = link.dataset.tab === ({ track: 'tracks', place: 'places', heatmap: 'tracks' }[name] || name);
       if (current) link.setAttribute('aria-current', 'page'); else link.removeAttribute('aria-current');
     }
     document.title = `${titles[name]} · bikeride`;
@@ -71,6 +73,8 @@ async function main() {
       await devices.show();
     } else if (name === 'live') {
       await live.show();
+    } else if (name === 'heatmap') {
+      await heatmap.show();
     } else if (name === 'places') {
       await places.showList();
     } else if (name === 'place') {

@@ -590,6 +590,11 @@ export function drawTrackMap(element, config, segments) {
   }
   L.tileLayer(config.standard.url, { attribution: escapeHTML(config.standard.attribution || ''), maxZoom: 19, zIndex: 2 }).addTo(map);
   void base;
+  // The heatmap of all rides, drawn by the server, as a layer the rider turns on (Leaflet's layer control: a labelled
+  // checkbox), under the track's own line.
+  const heatmap = heatmapLayer();
+  L.control.layers(null, { 'Heatmap of all rides': heatmap }, { collapsed: false, position: 'topright' }).addTo(map);
+  map.heatmapLayer = heatmap;
   const lines = segments.filter((points) => points.length).map((points) => L.polyline(points, TRACK_STYLE).addTo(map));
   map.trackLines = lines;
   const all = segments.flat();
@@ -707,4 +712,18 @@ class PlacesMap {
 
   /** After the view was hidden, Leaflet must measure its box again. */
   resized() { this.map.invalidateSize(); }
+}
+
+/** The address of the server's heatmap tiles for a filter (`{kind, year}`, empty for all). */
+export function heatmapURL(filter = {}) {
+  const query = new URLSearchParams();
+  if (filter.kind) query.set('kind', filter.kind);
+  if (filter.year) query.set('year', String(filter.year));
+  const text = query.toString();
+  return `/api/heatmap/{z}/{x}/{y}.png${text ? `?${text}` : ''}`;
+}
+
+/** The heatmap as a Leaflet tile layer (zoom 18 tiles stretched beyond it). */
+export function heatmapLayer(filter = {}) {
+  return L.tileLayer(heatmapURL(filter), { maxZoom: 20, maxNativeZoom: 18, zIndex: 5, className: 'heatmap-tiles', attribution: 'Heatmap: your rides' });
 }

@@ -510,6 +510,7 @@ extension SQLiteRideStore {
         try loadPoints(into: &content, trackID: track.id, db)
         try TrackFigures.finish(&track, content: content, now: now)
         try track.update(db)
+        try syncHeatmap(db, trackIDs: [track.id], userID: track.userId)
     }
 }
 

@@ -156,6 +156,7 @@ extension SQLiteRideStore {
                 try Self.loadPoints(into: &content, trackID: track.id, db)
                 try TrackFigures.finish(&track, content: content, stats: stats, now: now)
                 try track.update(db)
+                try Self.syncHeatmap(db, trackIDs: [track.id], userID: userID)
             }
             return try Self.summary(db, id: record.trackId, userID: userID)
         }

@@ -178,6 +178,7 @@ extension SQLiteRideStore {
         migrator.registerMigration("v9 device-measured figures") { db in
             try db.alter(table: "track") { t in t.add(column: "device", .blob) }
         }
+        SQLiteRideStore.registerHeatmapMigration(&migrator)
         return migrator
     }()
 }

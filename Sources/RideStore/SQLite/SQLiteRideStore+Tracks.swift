@@ -51,6 +51,7 @@ extension SQLiteRideStore {
                     summaries.append(try Self.summary(db, id: id, userID: userID))
                 }
             }
+            try Self.syncHeatmap(db, trackIDs: summaries.map(\.id), userID: userID)
             var placeIDs: [PlaceID] = []
             for place in batch.places { placeIDs.append(try Self.insertPlace(place, userID: userID, now: now, db).id) }
             return .imported(importRecord.id, tracks: summaries, places: placeIDs)
@@ -169,6 +170,7 @@ extension SQLiteRideStore {
             }
             try TrackRules.apply(changes, to: &record, now: StoreClock.now())
             try record.update(db)
+            try Self.syncHeatmap(db, trackIDs: [id], userID: userID)
             return try Self.summary(db, id: id, userID: userID)
         }
     }
@@ -179,6 +181,7 @@ extension SQLiteRideStore {
                 .filter(keys: ids).filter(TrackRecord.Columns.userId == userID && TrackRecord.Columns.deletedAt == nil)
                 .fetchAll(db)
             try TrackRecord.filter(keys: found).updateAll(db, TrackRecord.Columns.deletedAt.set(to: StoreClock.milliseconds(StoreClock.now())))
+            try Self.syncHeatmap(db, trackIDs: found, userID: userID)
             return ids.filter(found.contains)
         }
     }
@@ -189,6 +192,7 @@ extension SQLiteRideStore {
                 .filter(keys: ids).filter(TrackRecord.Columns.userId == userID && TrackRecord.Columns.deletedAt != nil)
                 .fetchAll(db)
             try TrackRecord.filter(keys: found).updateAll(db, TrackRecord.Columns.deletedAt.set(to: nil))
+            try Self.syncHeatmap(db, trackIDs: found, userID: userID)
             return ids.filter(found.contains)
         }
     }
@@ -206,6 +210,7 @@ extension SQLiteRideStore {
     public func purgeTracks(ids: [TrackID], userID: UserID) async throws -> [TrackSummary] {
         try await write { db in
             let rows = try TrackSummaryRow.filter(keys: ids).filter(TrackRecord.Columns.userId == userID).fetchAll(db)
+            try Self.syncHeatmap(db, trackIDs: rows.map(\.id), userID: userID, removing: true)
             try TrackRecord.filter(keys: rows.map(\.id)).deleteAll(db)
             try db.execute(sql: "DELETE FROM trackImport WHERE NOT EXISTS (SELECT 1 FROM track WHERE track.importId = trackImport.id)")
             return rows.map(\.summary)
