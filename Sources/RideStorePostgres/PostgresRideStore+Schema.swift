@@ -299,6 +299,31 @@ extension PostgresRideStore {
                 """,
                 "CREATE INDEX login_failures_key ON login_failures (key, failed_at)",
             ]),
+        // Privacy zones, the hidden length and secret per user, and what a ride link leaves out: SQLite's v9.
+        Migration(
+            name: "v9 privacy zones and ride shares",
+            statements: [
+                """
+                CREATE TABLE privacy_zones (
+                    id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    latitude DOUBLE PRECISION NOT NULL,
+                    longitude DOUBLE PRECISION NOT NULL,
+                    radius_meters DOUBLE PRECISION NOT NULL,
+                    name TEXT,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX privacy_zones_user ON privacy_zones (user_id)",
+                """
+                CREATE TABLE privacy_settings (
+                    user_id TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+                    hidden_end_meters DOUBLE PRECISION NOT NULL,
+                    secret BYTEA NOT NULL
+                )
+                """,
+                "ALTER TABLE share_links ADD COLUMN options TEXT",
+            ]),
     ]
 
     /// The table of applied migrations.
@@ -387,7 +412,7 @@ extension PostgresRideStore {
     /// The tables of the schema (tests: "nothing left behind").
     static let tableNames: Set<String> = [
         "users", "devices", "track_imports", "tracks", "segments", "point_blocks", "recordings", "sessions", "device_fixes", "share_links",
-        "places", "notes", "labels", "place_labels", "photos", "photo_bytes", "document_files", "login_failures", migrationsTable,
+        "places", "notes", "labels", "place_labels", "photos", "photo_bytes", "document_files", "login_failures", "privacy_zones", "privacy_settings", migrationsTable,
     ]
 
     /// Rows in one of the schema's tables.

@@ -8,6 +8,8 @@ package enum ShareLinkRules {
     package enum Target: String, Sendable {
         case place
         case device
+        /// A ride (issue 23): `/ride/{token}`.
+        case track
     }
 
     /// A place link shows its place while it is not revoked and the place is still its owner's and not deleted.

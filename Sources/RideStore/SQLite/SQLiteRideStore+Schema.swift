@@ -173,6 +173,7 @@ extension SQLiteRideStore {
         SQLiteRideStore.registerPlaceRestoreAndPhotoFilesMigration(&migrator)
         SQLiteRideStore.registerAccountsMigration(&migrator)
         SQLiteRideStore.registerDeviceTrackFiguresMigration(&migrator)
+        SQLiteRideStore.registerPrivacyMigration(&migrator)
         return migrator
     }()
 }
