@@ -181,7 +181,7 @@ struct RideShareController<Context: UserRequestContext>: Sendable {
         lines.append(row("Descent", String(format: "%.0f m", stats.descentMeters)))
         lines.append("</table>")
         lines.append(lineSVG(ride.track.segments.map { $0.points.map(\.coordinate) }))
-        let profile = TrackProfile(track: Track(segments: ride.track.segments), maximumSamples: 300)
+        let profile = ride.profile
         lines.append(profileSVG("Elevation (m)", profile.distanceMeters, profile.elevationMeters))
         lines.append(profileSVG("Speed (km/h)", profile.distanceMeters, profile.speedMetersPerSecond.map { $0.map { $0 * 3.6 } }))
         if ride.isClipped {
@@ -197,7 +197,6 @@ struct RideShareController<Context: UserRequestContext>: Sendable {
     static func lineSVG(_ segments: [[Coordinate]]) -> String {
         let all = segments.flatMap { $0 }
         guard let first = all.first else { return "<p>No positions to show.</p>" }
-        let width = 640.0, height = 400.0, margin = 12.0
         let cosine = cos(first.latitude * .pi / 180)
         func x(_ c: Coordinate) -> Double {
             var dLon = c.longitude - first.longitude
@@ -206,11 +205,16 @@ struct RideShareController<Context: UserRequestContext>: Sendable {
         }
         let xs = all.map(x), ys = all.map { -$0.latitude }
         let minX = xs.min()!, maxX = xs.max()!, minY = ys.min()!, maxY = ys.max()!
-        let scale = min((width - 2 * margin) / max(maxX - minX, 1e-9), (height - 2 * margin) / max(maxY - minY, 1e-9))
+        // As wide as the page, as high as the line needs (between a strip and a square), the line centred.
+        let width = 640.0, margin = 12.0
+        let spanX = max(maxX - minX, 1e-9), spanY = max(maxY - minY, 1e-9)
+        let height = min(width, max(120, (width - 2 * margin) * spanY / spanX + 2 * margin))
+        let scale = min((width - 2 * margin) / spanX, (height - 2 * margin) / spanY)
+        let offsetX = (width - spanX * scale) / 2, offsetY = (height - spanY * scale) / 2
         let step = max(1, all.count / maximumDrawnPoints)
         let polylines = segments.map { segment -> String in
             let kept = segment.enumerated().filter { $0.offset % step == 0 || $0.offset == segment.count - 1 }.map(\.element)
-            let points = kept.map { String(format: "%.1f,%.1f", margin + (x($0) - minX) * scale, margin + (-$0.latitude - minY) * scale) }
+            let points = kept.map { String(format: "%.1f,%.1f", offsetX + (x($0) - minX) * scale, offsetY + (-$0.latitude - minY) * scale) }
             return "<polyline points=\"\(points.joined(separator: " "))\" fill=\"none\" stroke=\"#c62828\" stroke-width=\"3\" stroke-linejoin=\"round\"/>"
         }
         return "<svg class=\"line\" role=\"img\" aria-label=\"The ride's line\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" width=\"100%\" style=\"background:#f3f5f7;border-radius:8px\">"
@@ -223,7 +227,9 @@ struct RideShareController<Context: UserRequestContext>: Sendable {
         guard known.count > 1, let total = distances.last, total > 0 else { return "" }
         let low = known.map(\.1).min()!, high = known.map(\.1).max()!
         let width = 640.0, height = 120.0
-        let points = known.map { String(format: "%.1f,%.1f", $0.0 / total * width, height - 4 - ($0.1 - low) / max(high - low, 1e-9) * (height - 8)) }
+        // At least one unit high: a steady speed draws a flat line in the middle, not its rounding noise.
+        let span = max(high - low, 1), bottom = (low + high) / 2 - span / 2
+        let points = known.map { String(format: "%.1f,%.1f", $0.0 / total * width, height - 4 - ($0.1 - bottom) / span * (height - 8)) }
         return "<figure><figcaption>\(title): \(String(format: "%.0f", low)) – \(String(format: "%.0f", high))</figcaption>"
             + "<svg role=\"img\" aria-label=\"\(title)\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" width=\"100%\" style=\"background:#f3f5f7\">"
             + "<polyline points=\"\(points.joined(separator: " "))\" fill=\"none\" stroke=\"#1565c0\" stroke-width=\"2\"/></svg></figure>"

@@ -12,6 +12,8 @@ public struct SharedRide: Sendable {
     public var track: Track
     /// The figures of `track`, measured on what is shown.
     public var stats: TrackStats
+    /// The elevation and speed profiles of what is shown (speeds from the times even when they are hidden).
+    public var profile: TrackProfile
     /// True when something was left out for the owner's privacy (zones or hidden ends).
     public var isClipped: Bool
 }
@@ -41,7 +43,7 @@ extension TrackLibrary {
         let originalCount = segments.reduce(0) { $0 + $1.points.count }
         return SharedRide(
             share: share, name: stored.summary.name, kind: stored.summary.kind, track: Track(name: stored.summary.name, segments: shown),
-            stats: measured.stats(activity: stored.summary.kind.activity), isClipped: clipped.reduce(0) { $0 + $1.count } != originalCount)
+            stats: measured.stats(activity: stored.summary.kind.activity), profile: TrackProfile(track: measured, maximumSamples: 300), isClipped: clipped.reduce(0) { $0 + $1.count } != originalCount)
     }
 
     /// The key a ride's cut is derived from (with the owner's secret): the same for every link to one track.
