@@ -35,9 +35,10 @@ extension Bikeride.PrivacyZones {
     struct AddZone: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a zone: its centre and radius.")
 
-        @Argument(help: "Latitude of the centre, degrees (-90...90).")
+        // Options, not arguments, so that a negative value (south, west) is a value and not a flag.
+        @Option(parsing: .unconditional, help: "Latitude of the centre, degrees (-90...90).")
         var latitude: Double
-        @Argument(help: "Longitude of the centre, degrees (-180...180).")
+        @Option(parsing: .unconditional, help: "Longitude of the centre, degrees (-180...180).")
         var longitude: Double
         @Option(help: "Radius in metres, 100 to 2000.")
         var radius: Double = 300
