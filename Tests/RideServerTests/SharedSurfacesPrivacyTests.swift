@@ -231,3 +231,39 @@ import TestSupport
         }
     }
 }
+
+/// A ride link made on one instance and revoked, or zones changed, on the other answers at once on both: every
+/// answer is read from the database (issue 23).
+@Suite struct RideLinksAcrossInstancesTests {
+    @Test(arguments: StoreKind.allCases) func revocationAndZonesHoldAtOnceOnEveryInstance(_ kind: StoreKind) async throws {
+        try await RecordingAcrossInstancesTests.withTwoInstances(kind) { first, second in
+            let serverA = TestServer(library: first), serverB = TestServer(library: second)
+            let url = try await serverA.run { client -> String in
+                let uploaded = try await client.upload(SharedSurfacesPrivacyTests.rideGPX(), name: "ride.gpx")
+                let trackID = try #require((try uploaded.jsonObject()["tracks"] as? [[String: Any]])?.first?["id"] as? String)
+                return try #require(try await client.post("/api/tracks/\(trackID)/share", json: #"{"expiresInDays":1}"#).jsonObject()["url"] as? String)
+            }
+            let wholeText = try await serverB.run { client in try await client.get(url + ".json").text }
+            let whole = try #require(try JSONSerialization.jsonObject(with: Data(wholeText.utf8)) as? [String: Any])
+            let wholeCount = (whole["segments"] as? [[Any]])?.flatMap { $0 }.count ?? 0
+            #expect(wholeCount == Int(SharedSurfacesPrivacyTests.length / 10) + 1)
+            // A zone set on B: A's next answer leaves the start out.
+            let home = SharedSurfacesPrivacyTests.home
+            let added = try await serverB.run { client in
+                try await client.post("/api/privacy-zones", json: #"{"latitude":\#(home.latitude),"longitude":\#(home.longitude),"radiusMeters":500}"#).status
+            }
+            #expect(added == .created)
+            let clippedText = try await serverA.run { client in try await client.get(url + ".json").text }
+            let clipped = try #require(try JSONSerialization.jsonObject(with: Data(clippedText.utf8)) as? [String: Any])
+            let points = (clipped["segments"] as? [[[String: Any]]])?.flatMap { $0 } ?? []
+            #expect(points.count < wholeCount && !points.isEmpty)
+            #expect(points.allSatisfy { TestGeodesic.meters(home.latitude, home.longitude, $0["latitude"] as! Double, $0["longitude"] as! Double) >= 500 })
+            // Revoked on B: gone on A.
+            let token = String(url.split(separator: "/").last!)
+            let revoked = try await serverB.run { client in try await client.execute(uri: "/api/shares/\(token)", method: .delete).status }
+            #expect(revoked == .noContent)
+            let after = try await serverA.run { client in [try await client.get(url).status, try await client.get(url + ".gpx").status] }
+            #expect(after == [.notFound, .notFound])
+        }
+    }
+}
