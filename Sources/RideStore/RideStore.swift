@@ -136,7 +136,8 @@ public protocol RideStore: AccountStore {
     func createShareLink(token: String, placeID: PlaceID, userID: UserID) async throws -> ShareLink
     /// The link with this token, whoever its user; nil when unknown, revoked, or its place is gone.
     func shareLink(token: String) async throws -> ShareLink?
-    /// Revokes the user's link; false when there was no such live link.
+    /// Revokes the user's link, by its token or by the id `activeShares` lists (what the store keeps of the token);
+    /// false when there was no such live link.
     func revokeShareLink(token: String, userID: UserID) async throws -> Bool
 
     // MARK: Privacy zones and ride shares (issue 23)
@@ -154,7 +155,8 @@ public protocol RideStore: AccountStore {
     func createRideShare(token: String, trackID: TrackID, userID: UserID, options: RideShareOptions, expiresAt: Date?) async throws -> RideShare
     /// The ride link with this token, whoever its user; nil when unknown, revoked, expired or its track is gone.
     func rideShare(token: String, now: Date) async throws -> RideShare?
-    /// The user's links that still work (places, live positions, rides), newest first.
+    /// The user's links that still work (places, live positions, rides), newest first. Their tokens are kept hashed:
+    /// each comes with its id, not its link.
     func activeShares(userID: UserID, now: Date) async throws -> [ActiveShare]
 
     // MARK: Documents folder

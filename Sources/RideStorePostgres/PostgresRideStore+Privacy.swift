@@ -65,7 +65,7 @@ extension PostgresRideStore {
             let rows = try await connection.query(
                 """
                 INSERT INTO share_links (token, user_id, target_kind, target_id, created_at, expires_at, options)
-                VALUES (\(token), \(userID.rawValue), 'track', \(trackID.rawValue), \(Self.milliseconds(now)),
+                VALUES (\(ShareLinkRules.storedToken(token)), \(userID.rawValue), 'track', \(trackID.rawValue), \(Self.milliseconds(now)),
                         \(expiresAt.map(Self.milliseconds)), \(PrivacySettingsRules.encode(options)))
                 ON CONFLICT (token) DO NOTHING RETURNING token
                 """, logger: logger)
@@ -83,7 +83,7 @@ extension PostgresRideStore {
                        share_links.target_kind, share_links.options, tracks.id IS NOT NULL
                 FROM share_links LEFT JOIN tracks ON tracks.id = share_links.target_id AND tracks.user_id = share_links.user_id
                      AND tracks.deleted_at IS NULL
-                WHERE share_links.token = \(token)
+                WHERE share_links.token = \(ShareLinkRules.storedToken(token))
                 """, logger: logger)
             var found: RideShare?
             for try await (userID, trackID, createdAt, expiresAt, revokedAt, targetKind, options, trackIsTheOwners) in rows.decode(
@@ -124,7 +124,7 @@ extension PostgresRideStore {
                 guard PrivacySettingsRules.isActive(revokedAt: revokedAt.map(Self.date), expiresAt: expiresAt.map(Self.date), now: now),
                       let id = ShortID(targetID)
                 else { continue }
-                shares.append(ActiveShare(kind: kind, token: token, targetID: id, targetName: name, createdAt: Self.date(createdAt), expiresAt: expiresAt.map(Self.date)))
+                shares.append(ActiveShare(kind: kind, id: token, targetID: id, targetName: name, createdAt: Self.date(createdAt), expiresAt: expiresAt.map(Self.date)))
             }
             return shares
         }

@@ -324,6 +324,10 @@ extension PostgresRideStore {
                 """,
                 "ALTER TABLE share_links ADD COLUMN options TEXT",
             ]),
+        // Share tokens kept as SHA-256, lower-case hex, like sessions' and devices' (DESIGN 5): SQLite's v10.
+        Migration(
+            name: "v10 share tokens stored hashed",
+            statements: ["UPDATE share_links SET token = encode(sha256(convert_to(token, 'UTF8')), 'hex')"]),
     ]
 
     /// The table of applied migrations.

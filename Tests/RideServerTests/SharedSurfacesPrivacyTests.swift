@@ -178,9 +178,14 @@ import TestSupport
             let trackID = try #require((try uploaded.jsonObject()["tracks"] as? [[String: Any]])?.first?["id"] as? String)
             let token = try #require(try await client.post("/api/tracks/\(trackID)/share", json: "{}").jsonObject()["token"] as? String)
             #expect(try await client.get("/ride/\(token)").status == .ok)
-            let listed = try await client.get("/api/shares").jsonObject()
-            #expect((listed["shares"] as? [[String: Any]])?.first?["url"] as? String == "/ride/\(token)")
-            #expect(try await client.execute(uri: "/api/shares/\(token)", method: .delete).status == .noContent)
+            // Listed by an id (what the store keeps of the token), never the token itself; revoked by that id.
+            let listed = try await client.get("/api/shares")
+            let entry = try #require((try listed.jsonObject()["shares"] as? [[String: Any]])?.first)
+            #expect(entry["kind"] as? String == "ride" && entry["name"] as? String == "To <b>work</b>")
+            #expect(!listed.text.contains(token))
+            let id = try #require(entry["id"] as? String)
+            #expect(id.count == 64 && id != token)
+            #expect(try await client.execute(uri: "/api/shares/\(id)", method: .delete).status == .noContent)
             let expired = try await server.library.store.createRideShare(
                 token: SecretToken.make(), trackID: try #require(TrackID(trackID)), userID: server.library.userID, options: RideShareOptions(),
                 expiresAt: Date().addingTimeInterval(-1))

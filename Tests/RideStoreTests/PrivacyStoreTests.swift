@@ -81,13 +81,19 @@ import Testing
             let forever = String(repeating: "f", count: 43)
             _ = try await store.createRideShare(token: forever, trackID: track.id, userID: user, options: RideShareOptions(), expiresAt: nil)
             #expect(try await store.rideShare(token: forever, now: now.addingTimeInterval(1e9)) != nil)
-            // The list of what is out: the place and both rides, newest first; the other user sees none.
+            // The list of what is out: the place and both rides, newest first; the other user sees none. Tokens are
+            // kept hashed (DESIGN 5): the list has ids, never the tokens.
             let active = try await store.activeShares(userID: user, now: now)
-            #expect(Set(active.map(\.token)) == [token, placeToken, forever])
-            #expect(active.first { $0.token == token }?.targetName == "Ride" && active.first { $0.token == placeToken }?.kind == "place")
+            #expect(active.count == 3 && Set(active.map(\.kind)) == ["place", "track"])
+            #expect(Set(active.map(\.id)).isDisjoint(with: [token, placeToken, forever]) && active.allSatisfy { $0.id.count == 64 })
+            #expect(active.filter { $0.kind == "track" }.allSatisfy { $0.targetName == "Ride" })
             #expect(try await store.activeShares(userID: other, now: now).isEmpty)
-            #expect(try await store.activeShares(userID: user, now: now.addingTimeInterval(7_200)).map(\.token).sorted() == [forever, placeToken].sorted())
-
+            #expect(try await store.activeShares(userID: user, now: now.addingTimeInterval(7_200)).count == 2)
+            // Revoked by its id too (the Settings list's button).
+            let placeEntry = try #require(active.first { $0.kind == "place" })
+            #expect(try await store.revokeShareLink(token: placeEntry.id, userID: other) == false)
+            #expect(try await store.revokeShareLink(token: placeEntry.id, userID: user))
+            #expect(try await store.shareLink(token: placeToken) == nil)
             #expect(try await store.revokeShareLink(token: forever, userID: other) == false)
             #expect(try await store.revokeShareLink(token: forever, userID: user))
             #expect(try await store.rideShare(token: forever, now: now) == nil)

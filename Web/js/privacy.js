@@ -124,10 +124,8 @@ export class PrivacyView {
     list.replaceChildren();
     for (const share of shares) {
       const item = document.createElement('li');
-      const link = document.createElement('a');
-      link.href = new URL(share.url, location.origin).href;
-      link.target = '_blank';
-      link.rel = 'noopener';
+      // Tokens are kept hashed: the link was shown once, when made; here each is named and can be revoked.
+      const link = document.createElement('span');
       link.textContent = `${KIND_NAMES[share.kind] || share.kind}: ${share.name || share.targetId}`;
       const when = document.createElement('span');
       when.className = 'hint';
@@ -137,7 +135,7 @@ export class PrivacyView {
       revoke.textContent = 'Revoke';
       revoke.setAttribute('aria-label', `Revoke ${link.textContent}`);
       revoke.addEventListener('click', async () => {
-        await api.revokeShare(share.token);
+        await api.revokeShare(share.id);
         await this.refreshShares();
       });
       item.append(link, when, ' ', revoke);

@@ -9,7 +9,8 @@ import RideStore
 /// - `PATCH /api/privacy-zones` `{hideEndsMeters}` (0–1,600) → the settings;
 /// - `DELETE /api/privacy-zones/{id}` → 204;
 /// - `GET /api/shares` → `{shares: [{kind, token, url, targetId, name, createdAt, expiresAt}]}`: the links that
-///   still work (places, live positions, rides), newest first; `DELETE /api/shares/{token}` revokes one.
+///   still work (places, live positions, rides), newest first; `DELETE /api/shares/{token or id}` revokes one. Tokens
+///   are stored hashed, so the list carries no links.
 struct PrivacyController<Context: UserRequestContext>: Sendable {
     let library: TrackLibrary
 
@@ -54,8 +55,9 @@ struct PrivacyController<Context: UserRequestContext>: Sendable {
 
     struct ActiveSharePayload: Encodable {
         var kind: String
-        var token: String
-        var url: String
+        /// What the store keeps of the token (its SHA-256): `DELETE /api/shares/{id}` revokes by it. The link itself
+        /// is shown once, when made.
+        var id: String
         var targetId: String
         var name: String?
         var createdAt: String
@@ -102,13 +104,8 @@ struct PrivacyController<Context: UserRequestContext>: Sendable {
         let library = try self.library.scoped(to: context)
         let shares = try await library.store.activeShares(userID: library.userID, now: Date())
         return SharesPayload(shares: shares.map { share in
-            let base = switch share.kind {
-            case "device": "/live/"
-            case "track": "/ride/"
-            default: "/share/"
-            }
-            return ActiveSharePayload(
-                kind: share.kind == "device" ? "live" : share.kind == "track" ? "ride" : share.kind, token: share.token, url: base + share.token,
+            ActiveSharePayload(
+                kind: share.kind == "device" ? "live" : share.kind == "track" ? "ride" : share.kind, id: share.id,
                 targetId: share.targetID.rawValue, name: share.targetName, createdAt: GPXTime(date: share.createdAt).rfc3339,
                 expiresAt: share.expiresAt.map { GPXTime(date: $0).rfc3339 })
         })

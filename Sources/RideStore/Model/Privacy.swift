@@ -81,16 +81,18 @@ public struct RideShare: Sendable, Hashable {
 public struct ActiveShare: Sendable, Hashable {
     /// `place`, `device` (a live link) or `track`.
     public var kind: String
-    public var token: String
+    /// What the store keeps of the link's token (its SHA-256, DESIGN 5): the link itself cannot be shown again, but
+    /// `revokeShareLink` takes this id too.
+    public var id: String
     public var targetID: ShortID
     /// The place's, device's or track's name when it has one.
     public var targetName: String?
     public var createdAt: Date
     public var expiresAt: Date?
 
-    public init(kind: String, token: String, targetID: ShortID, targetName: String?, createdAt: Date, expiresAt: Date?) {
+    public init(kind: String, id: String, targetID: ShortID, targetName: String?, createdAt: Date, expiresAt: Date?) {
         self.kind = kind
-        self.token = token
+        self.id = id
         self.targetID = targetID
         self.targetName = targetName
         self.createdAt = createdAt

@@ -73,11 +73,11 @@ extension SQLiteRideStore {
         return try await write { db in
             guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM track WHERE id = ? AND userId = ? AND deletedAt IS NULL)", arguments: [trackID, userID]) == true
             else { throw RideStoreError.notFound(kind: "track", id: trackID.rawValue) }
-            guard try ShareLinkRecord.exists(db, key: token) == false else { throw RideStoreError.conflict("the token is taken") }
+            guard try ShareLinkRecord.exists(db, key: ShareLinkRules.storedToken(token)) == false else { throw RideStoreError.conflict("the token is taken") }
             let now = StoreClock.now()
             try db.execute(
                 sql: "INSERT INTO shareLink (token, userId, targetKind, targetId, createdAt, expiresAt, options) VALUES (?, ?, 'track', ?, ?, ?, ?)",
-                arguments: [token, userID, trackID, StoreClock.milliseconds(now), expiresAt.map(StoreClock.milliseconds), PrivacySettingsRules.encode(options)])
+                arguments: [ShareLinkRules.storedToken(token), userID, trackID, StoreClock.milliseconds(now), expiresAt.map(StoreClock.milliseconds), PrivacySettingsRules.encode(options)])
             return RideShare(token: token, userID: userID, trackID: trackID, options: options, createdAt: now, expiresAt: expiresAt.map(StoreClock.rounded))
         }
     }
@@ -91,7 +91,7 @@ extension SQLiteRideStore {
                            shareLink.targetKind, shareLink.options, track.id IS NOT NULL
                     FROM shareLink LEFT JOIN track ON track.id = shareLink.targetId AND track.userId = shareLink.userId AND track.deletedAt IS NULL
                     WHERE shareLink.token = ?
-                    """, arguments: [token]),
+                    """, arguments: [ShareLinkRules.storedToken(token)]),
                   let userID = UserID.fromDatabaseValue(row[0]), let trackID = TrackID.fromDatabaseValue(row[1])
             else { return nil }
             let expiresAt = (row[3] as Int64?).map(Self.date)
@@ -122,7 +122,7 @@ extension SQLiteRideStore {
                 guard PrivacySettingsRules.isActive(revokedAt: (row[6] as Int64?).map(Self.date), expiresAt: expiresAt, now: now),
                       let id = ShortID.fromDatabaseValue(row[2])
                 else { return nil }
-                return ActiveShare(kind: row[0], token: row[1], targetID: id, targetName: row[3], createdAt: Self.date(row[4]), expiresAt: expiresAt)
+                return ActiveShare(kind: row[0], id: row[1], targetID: id, targetName: row[3], createdAt: Self.date(row[4]), expiresAt: expiresAt)
             }
         }
     }

@@ -174,6 +174,7 @@ extension SQLiteRideStore {
         SQLiteRideStore.registerAccountsMigration(&migrator)
         SQLiteRideStore.registerDeviceTrackFiguresMigration(&migrator)
         SQLiteRideStore.registerPrivacyMigration(&migrator)
+        SQLiteRideStore.registerShareTokenHashMigration(&migrator)
         return migrator
     }()
 }
