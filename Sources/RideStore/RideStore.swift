@@ -148,8 +148,28 @@ public protocol RideStore: AccountStore {
     func createShareLink(token: String, placeID: PlaceID, userID: UserID) async throws -> ShareLink
     /// The link with this token, whoever its user; nil when unknown, revoked, or its place is gone.
     func shareLink(token: String) async throws -> ShareLink?
-    /// Revokes the user's link; false when there was no such live link.
+    /// Revokes the user's link, by its token or by the id `activeShares` lists (what the store keeps of the token);
+    /// false when there was no such live link.
     func revokeShareLink(token: String, userID: UserID) async throws -> Bool
+
+    // MARK: Privacy zones and ride shares (issue 23)
+
+    /// The user's zones (oldest first), hidden length and secret; nothing set gives empty settings.
+    func privacySettings(userID: UserID) async throws -> PrivacySettings
+    /// A new zone (checked by `PrivacySettingsRules.zone`; at most `PrivacyRules.maximumZoneCount`).
+    func addPrivacyZone(_ zone: PrivacyZone, name: String?, userID: UserID) async throws -> StoredPrivacyZone
+    /// False when the user has no such zone.
+    func deletePrivacyZone(id: PrivacyZoneID, userID: UserID) async throws -> Bool
+    /// Sets the metres hidden at each end of every ride (0 – 1,600).
+    func setHiddenEndMeters(_ meters: Double, userID: UserID) async throws -> PrivacySettings
+    /// A link showing the track to whoever holds `token` (see `ShareLink.isWellFormed`), until `expiresAt` (nil:
+    /// until revoked). The track must be the user's and not deleted.
+    func createRideShare(token: String, trackID: TrackID, userID: UserID, options: RideShareOptions, expiresAt: Date?) async throws -> RideShare
+    /// The ride link with this token, whoever its user; nil when unknown, revoked, expired or its track is gone.
+    func rideShare(token: String, now: Date) async throws -> RideShare?
+    /// The user's links that still work (places, live positions, rides), newest first. Their tokens are kept hashed:
+    /// each comes with its id, not its link.
+    func activeShares(userID: UserID, now: Date) async throws -> [ActiveShare]
 
     // MARK: Documents folder
 

@@ -404,7 +404,7 @@ extension PostgresRideStore {
             let rows = try await connection.query(
                 """
                 INSERT INTO share_links (token, user_id, target_kind, target_id, created_at, expires_at, track_id)
-                VALUES (\(token), \(userID.rawValue), 'device', \(deviceID.rawValue), \(Self.milliseconds(now)),
+                VALUES (\(ShareLinkRules.storedToken(token)), \(userID.rawValue), 'device', \(deviceID.rawValue), \(Self.milliseconds(now)),
                         \(Self.milliseconds(expiresAt)), \(trackID?.rawValue))
                 ON CONFLICT (token) DO NOTHING RETURNING token
                 """, logger: logger)
@@ -427,7 +427,7 @@ extension PostgresRideStore {
                        EXISTS (SELECT 1 FROM recordings WHERE recordings.track_id = share_links.track_id
                                AND recordings.state <> \(RecordingState.stopped.rawValue))
                 FROM share_links LEFT JOIN devices ON devices.id = share_links.target_id AND devices.user_id = share_links.user_id
-                WHERE share_links.token = \(token)
+                WHERE share_links.token = \(ShareLinkRules.storedToken(token))
                 """, logger: logger)
             var found: LiveShare?
             for try await (userID, deviceID, trackID, createdAt, expiresAt, name, targetKind, revokedAt, rideIsRecording) in rows.decode(
@@ -454,7 +454,7 @@ extension PostgresRideStore {
             let rows = try await connection.query(
                 """
                 UPDATE share_links SET revoked_at = \(Self.milliseconds(Self.now()))
-                WHERE token = \(token) AND user_id = \(userID.rawValue) AND revoked_at IS NULL RETURNING token
+                WHERE token IN (\(ShareLinkRules.storedToken(token)), \(token)) AND user_id = \(userID.rawValue) AND revoked_at IS NULL RETURNING token
                 """, logger: logger)
             return try await rows.collect().count > 0
         }

@@ -278,7 +278,7 @@ extension PostgresRideStore {
             let rows = try await connection.query(
                 """
                 INSERT INTO share_links (token, user_id, target_kind, target_id, created_at)
-                VALUES (\(token), \(userID.rawValue), 'place', \(placeID.rawValue), \(Self.milliseconds(now)))
+                VALUES (\(ShareLinkRules.storedToken(token)), \(userID.rawValue), 'place', \(placeID.rawValue), \(Self.milliseconds(now)))
                 ON CONFLICT (token) DO NOTHING RETURNING token
                 """, logger: logger)
             guard try await rows.collect().count == 1 else { throw RideStoreError.conflict("the token is taken") }
@@ -296,7 +296,7 @@ extension PostgresRideStore {
                        places.id IS NOT NULL
                 FROM share_links
                 LEFT JOIN places ON places.id = share_links.target_id AND places.user_id = share_links.user_id AND places.deleted_at IS NULL
-                WHERE share_links.token = \(token)
+                WHERE share_links.token = \(ShareLinkRules.storedToken(token))
                 """, logger: logger)
             var link: ShareLink?
             for try await (userID, placeID, createdAt, targetKind, revokedAt, placeIsTheOwners) in rows.decode(

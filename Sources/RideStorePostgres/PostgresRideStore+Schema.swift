@@ -302,6 +302,35 @@ extension PostgresRideStore {
         // What a bike computer or watch measured for a track from its file, as SQLite's "v9 device-measured figures".
         Migration(name: "v6 device-measured figures", statements: ["ALTER TABLE tracks ADD COLUMN device BYTEA"]),
         heatmapMigration,
+        // Privacy zones, the hidden length and secret per user, and what a ride link leaves out: SQLite's v9.
+        Migration(
+            name: "v9 privacy zones and ride shares",
+            statements: [
+                """
+                CREATE TABLE privacy_zones (
+                    id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    latitude DOUBLE PRECISION NOT NULL,
+                    longitude DOUBLE PRECISION NOT NULL,
+                    radius_meters DOUBLE PRECISION NOT NULL,
+                    name TEXT,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX privacy_zones_user ON privacy_zones (user_id)",
+                """
+                CREATE TABLE privacy_settings (
+                    user_id TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+                    hidden_end_meters DOUBLE PRECISION NOT NULL,
+                    secret BYTEA NOT NULL
+                )
+                """,
+                "ALTER TABLE share_links ADD COLUMN options TEXT",
+            ]),
+        // Share tokens kept as SHA-256, lower-case hex, like sessions' and devices' (DESIGN 5): SQLite's v10.
+        Migration(
+            name: "v10 share tokens stored hashed",
+            statements: ["UPDATE share_links SET token = encode(sha256(convert_to(token, 'UTF8')), 'hex')"]),
     ]
 
     /// The table of applied migrations.
@@ -390,7 +419,8 @@ extension PostgresRideStore {
     /// The tables of the schema (tests: "nothing left behind").
     static let tableNames: Set<String> = [
         "users", "devices", "track_imports", "tracks", "segments", "point_blocks", "recordings", "sessions", "device_fixes", "share_links",
-        "places", "notes", "labels", "place_labels", "photos", "photo_bytes", "document_files", "login_failures", "heatmap_states", "heatmap_tracks", "heatmap_pieces", "heatmap_rasters", migrationsTable,
+        "places", "notes", "labels", "place_labels", "photos", "photo_bytes", "document_files", "login_failures", "heatmap_states", "heatmap_tracks",
+        "heatmap_pieces", "heatmap_rasters", "privacy_zones", "privacy_settings", migrationsTable,
     ]
 
     /// Rows in one of the schema's tables.

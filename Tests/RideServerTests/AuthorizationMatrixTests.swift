@@ -25,7 +25,7 @@ import Testing
     static func rule(method: HTTPRequest.Method, path: String) -> Rule? {
         if path.hasPrefix("/ingest/") { return .device }
         if ["/api/login", "/api/logout", "/api/session", "/health"].contains(path) { return .open }
-        if path.hasPrefix("/share/") || path.hasPrefix("/live/") || path.hasPrefix("/vendor/") { return .open }
+        if path.hasPrefix("/share/") || path.hasPrefix("/live/") || path.hasPrefix("/ride/") || path.hasPrefix("/vendor/") { return .open }
         if path.hasPrefix("/api/") || path == "/metrics" || path.hasPrefix("/tiles/") { return .session }
         return nil
     }
@@ -77,7 +77,7 @@ import Testing
                 let path = Self.concrete(route.path)
                 if rule == .open {
                     // A link's page with a token that was never made: nothing, as for one revoked.
-                    if path.hasPrefix("/share/") || path.hasPrefix("/live/") {
+                    if path.hasPrefix("/share/") || path.hasPrefix("/live/") || path.hasPrefix("/ride/") {
                         #expect(try await client.execute(uri: path, method: route.method).status == .notFound, "\(path)")
                     }
                     continue

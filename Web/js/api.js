@@ -109,4 +109,11 @@ export const api = {
   liveDevices: () => call('GET', '/api/live/devices'),
   shareDevice: (id, options) => call('POST', `/api/devices/${encodeURIComponent(id)}/share`, options || {}),
   revokeShare: (token) => call('DELETE', `/api/shares/${encodeURIComponent(token)}`),
+  /** Everything shared that still works: places, live links, rides. */
+  shares: () => call('GET', '/api/shares'),
+  shareTrack: (id, options) => call('POST', `/api/tracks/${encodeURIComponent(id)}/share`, options || {}),
+  privacyZones: () => call('GET', '/api/privacy-zones'),
+  addPrivacyZone: (zone) => call('POST', '/api/privacy-zones', zone),
+  deletePrivacyZone: (id) => call('DELETE', `/api/privacy-zones/${encodeURIComponent(id)}`),
+  setHiddenEnds: (meters) => call('PATCH', '/api/privacy-zones', { hideEndsMeters: meters }),
 };

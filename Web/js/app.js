@@ -6,6 +6,7 @@ import { HeatmapView } from './heatmap.js';
 import { LiveView } from './live.js';
 import { loadLeaflet } from './map.js';
 import { PlacesView } from './places.js';
+import { PrivacyView, setUpTrackShare } from './privacy.js';
 import { RecordView } from './record.js';
 import { handleSkipLinks, oneTabStopPerRow } from './rowkeys.js';
 import { SettingsView } from './settings.js';
@@ -41,6 +42,8 @@ async function main() {
   const live = new LiveView(config);
   const devices = new DevicesView();
   const heatmap = new HeatmapView(config);
+  const privacy = new PrivacyView(config);
+  setUpTrackShare(() => tracks.trackId);
   const views = {
     record: document.getElementById('record-view'), tracks: document.getElementById('tracks-view'),
     track: document.getElementById('track-view'), settings: document.getElementById('settings-view'),
@@ -71,6 +74,7 @@ async function main() {
     } else if (name === 'settings') {
       settings.show();
       await devices.show();
+      await privacy.show();
     } else if (name === 'live') {
       await live.show();
     } else if (name === 'heatmap') {

@@ -361,6 +361,8 @@ export class TracksView {
       }
     }
     this.trackId = id;
+    $('track-share-result').hidden = true;
+    $('track-share').hidden = !track || !track.createdAt;
     $('track-heading').textContent = track ? track.name : 'Track';
     $('track-when').textContent = !track ? ''
       : track.startTime ? `Started ${track.localStartTime ? format.localDateTime(track.localStartTime, { weekday: true }) : format.date(track.startTime)}${zoneNote(track)}`

@@ -65,7 +65,7 @@ struct AuthenticationMiddleware<Context: UserRequestContext>: RouterMiddleware {
     /// Addresses anyone may reach: what a login needs, health, ingestion (device tokens), share links.
     static func isPublic(_ path: String) -> Bool {
         path == "/api/login" || path == "/api/logout" || path == "/api/session" || path == "/health" || path == "/login.html"
-            || path.hasPrefix("/ingest/") || path.hasPrefix("/share/") || path.hasPrefix("/live/")
+            || path.hasPrefix("/ingest/") || path.hasPrefix("/share/") || path.hasPrefix("/live/") || path.hasPrefix("/ride/")
     }
 
     /// The web app's code and styles, which hold no one's data.

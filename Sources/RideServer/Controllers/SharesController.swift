@@ -122,7 +122,7 @@ struct SharesController<Context: UserRequestContext>: Sendable {
         return lines.joined(separator: "\n")
     }
 
-    static func html(status: HTTPResponse.Status, title: String, body: String) -> Response {
+    static func html(status: HTTPResponse.Status, title: String, body: String, head: String = "") -> Response {
         let document = """
             <!doctype html>
             <html lang="en">
@@ -131,6 +131,7 @@ struct SharesController<Context: UserRequestContext>: Sendable {
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="robots" content="noindex">
             <title>\(escaped(title))</title>
+            \(head)
             <style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:1rem auto;padding:0 1rem;line-height:1.4}\
             .note{white-space:pre-wrap;border-left:3px solid #ccc;padding-left:.6rem}.labels span{background:#eee;border-radius:.6rem;padding:0 .5rem}.photos img{max-width:8rem;object-fit:cover;border-radius:.3rem}</style>
             </head>

@@ -32,7 +32,12 @@ struct LiveShareController<Context: UserRequestContext>: Sendable {
         var name: String
         var expiresAt: String
         var lastFix: LiveFixPayload?
+        /// True when the latest position is inside the owner's privacy zones (or the hidden start of the ride) and so
+        /// not shown.
+        var hidden: Bool
+        /// Every shown point (as before issue 23); `segments` the same split where something was hidden.
         var path: [[Double]]
+        var segments: [[[Double]]]
     }
 
     func addRoutes(to router: Router<Context>) {
@@ -72,9 +77,22 @@ struct LiveShareController<Context: UserRequestContext>: Sendable {
         }
         let fixes = try await store.deviceFixes(deviceID: share.deviceID, userID: share.userID, since: share.createdAt.addingTimeInterval(-24 * 3600), limit: 100_000)
             .filter { share.trackID == nil ? $0.fix.time >= share.createdAt.addingTimeInterval(-24 * 3600) : $0.trackID == share.trackID }
-        let path = Self.thinned(fixes.map { [$0.fix.latitude, $0.fix.longitude] })
+        // What others see goes through the owner's privacy zones and hidden start (RideKit's PrivacyClip): the path
+        // keeps its gaps, and a last position inside a zone is not shown.
+        let settings = try await store.privacySettings(userID: share.userID)
+        let clip = settings.clip(rideKey: TrackLibrary.rideKey(liveTrack: fixes.last?.trackID ?? share.trackID, device: share.deviceID))
+        let points = fixes.map { TrackPoint(latitude: $0.fix.latitude, longitude: $0.fix.longitude, time: GPXTime(date: $0.fix.time)) }
+        let shown = clip.clip([points], ends: .startOnly)
+        let lastShown = fixes.last.flatMap { last in
+            shown.last?.last.flatMap { point in
+                point.latitude == last.fix.latitude && point.longitude == last.fix.longitude && point.time == GPXTime(date: last.fix.time) ? last : nil
+            }
+        }
         let payload = LiveShareViewPayload(
-            name: share.deviceName, expiresAt: GPXTime(secondsSince1970: Int64(share.expiresAt.timeIntervalSince1970.rounded())).rfc3339, lastFix: fixes.last.map(LiveFixPayload.init), path: path)
+            name: share.deviceName, expiresAt: GPXTime(secondsSince1970: Int64(share.expiresAt.timeIntervalSince1970.rounded())).rfc3339,
+            lastFix: lastShown.map(LiveFixPayload.init), hidden: fixes.last != nil && lastShown == nil,
+            path: shown.map { Self.thinned($0.map { [$0.latitude, $0.longitude] }) }.flatMap { $0 },
+            segments: shown.map { Self.thinned($0.map { [$0.latitude, $0.longitude] }) })
         if json {
             var response = try payload.response(from: request, context: context)
             response.headers[.cacheControl] = "no-store"
@@ -96,7 +114,12 @@ struct LiveShareController<Context: UserRequestContext>: Sendable {
         let name = SharesController<Context>.escaped(payload.name)
         var lines = ["<h1>\(name)</h1>"]
         guard let fix = payload.lastFix else {
-            lines.append("<p>No position yet. This page refreshes by itself.</p>")
+            if payload.hidden {
+                lines.append("<p class=\"hidden\">The position is hidden near a private place. This page refreshes by itself.</p>")
+                if !payload.path.isEmpty { lines.append(svg(payload.segments, dot: false)) }
+            } else {
+                lines.append("<p>No position yet. This page refreshes by itself.</p>")
+            }
             return lines.joined(separator: "\n")
         }
         let latitude = String(fix.latitude), longitude = String(fix.longitude)
@@ -104,7 +127,7 @@ struct LiveShareController<Context: UserRequestContext>: Sendable {
         lines.append("<p class=\"position\">\(latitude), \(longitude)"
             + (fix.batteryPercent.map { " · battery \(Int($0.rounded())) %" } ?? "")
             + (fix.speedMetersPerSecond.map { " · \(String(format: "%.1f", $0 * 3.6)) km/h" } ?? "") + "</p>")
-        lines.append(svg(payload.path))
+        lines.append(svg(payload.segments))
         lines.append("<ul class=\"links\">")
         lines.append(
             "<li><a href=\"https://www.openstreetmap.org/?mlat=\(latitude)&amp;mlon=\(longitude)#map=16/\(latitude)/\(longitude)\">Show on OpenStreetMap</a></li>")
@@ -114,23 +137,24 @@ struct LiveShareController<Context: UserRequestContext>: Sendable {
         return lines.joined(separator: "\n")
     }
 
-    /// The path as an SVG line (north up, metres to scale), the last position as a dot.
-    static func svg(_ path: [[Double]]) -> String {
+    /// The path as SVG lines (north up, metres to scale), one per shown piece, the last position as a dot.
+    static func svg(_ segments: [[[Double]]], dot: Bool = true) -> String {
+        let path = segments.flatMap { $0 }
         guard let last = path.last else { return "" }
         let width = 320.0, height = 220.0, margin = 10.0
         let cosine = cos(last[0] * .pi / 180)
         let xs = path.map { $0[1] * cosine }, ys = path.map { -$0[0] }
         let minX = xs.min()!, maxX = xs.max()!, minY = ys.min()!, maxY = ys.max()!
         let scale = min((width - 2 * margin) / max(maxX - minX, 1e-6), (height - 2 * margin) / max(maxY - minY, 1e-6))
-        func point(_ index: Int) -> String {
-            String(format: "%.1f,%.1f", margin + (xs[index] - minX) * scale, margin + (ys[index] - minY) * scale)
+        func point(_ p: [Double]) -> String {
+            String(format: "%.1f,%.1f", margin + (p[1] * cosine - minX) * scale, margin + (-p[0] - minY) * scale)
         }
-        let line = path.indices.map(point).joined(separator: " ")
-        let end = point(path.count - 1).split(separator: ",")
+        let lines = segments.map { "<polyline points=\"\($0.map(point).joined(separator: " "))\" fill=\"none\" stroke=\"#c62828\" stroke-width=\"3\" stroke-linejoin=\"round\"/>" }.joined()
+        let end = point(last).split(separator: ",")
         return """
             <svg role="img" aria-label="Path so far" viewBox="0 0 \(Int(width)) \(Int(height))" width="100%" style="max-width:\(Int(width))px;background:#f3f5f7;border-radius:8px">\
-            <polyline points="\(line)" fill="none" stroke="#c62828" stroke-width="3" stroke-linejoin="round"/>\
-            <circle cx="\(end[0])" cy="\(end[1])" r="6" fill="#c62828" stroke="#fff" stroke-width="2"/></svg>
+            \(lines)\
+            \(dot ? "<circle cx=\"\(end[0])\" cy=\"\(end[1])\" r=\"6\" fill=\"#c62828\" stroke=\"#fff\" stroke-width=\"2\"/>" : "")</svg>
             """
     }
 }

@@ -141,6 +141,8 @@ public func buildRouter(
         sessions: configuration.requiresAccounts ? sessions : nil
     ).addRoutes(to: router)
     LiveShareController<RideRequestContext>(library: library).addRoutes(to: router)
+    RideShareController<RideRequestContext>(library: library).addRoutes(to: router)
+    PrivacyController<RideRequestContext>(library: library).addRoutes(to: router)
     if let tiles {
         TilesController<RideRequestContext>(tiles: tiles, metrics: metrics).addRoutes(to: router.group("tiles"))
     }

@@ -286,8 +286,15 @@ package struct CopyTable: Sendable {
             "share_links", from: "shareLink",
             [
                 ("token", .text), ("userId", .text), ("targetKind", .text), ("targetId", .text), ("createdAt", .integer), ("revokedAt", .integer),
-                ("expiresAt", .integer), ("trackId", .text),
+                ("expiresAt", .integer), ("trackId", .text), ("options", .text),
             ]),
+        CopyTable(
+            "privacy_zones", from: "privacyZone",
+            [
+                ("id", .text), ("userId", .text), ("latitude", .real), ("longitude", .real), ("radiusMeters", .real), ("name", .text),
+                ("createdAt", .integer),
+            ]),
+        CopyTable("privacy_settings", from: "privacySetting", key: 1, [("userId", .text), ("hiddenEndMeters", .real), ("secret", .bytes)]),
         CopyTable(
             "places", from: "place",
             [

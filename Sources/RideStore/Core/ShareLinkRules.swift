@@ -8,7 +8,13 @@ package enum ShareLinkRules {
     package enum Target: String, Sendable {
         case place
         case device
+        /// A ride (issue 23): `/ride/{token}`.
+        case track
     }
+
+    /// What the store keeps of a link's token (DESIGN 5): its SHA-256, lower-case hex, as for sessions and devices.
+    /// Every lookup hashes the token in the address; a database leak gives no working link.
+    package static func storedToken(_ token: String) -> String { SecretToken.hash(token) }
 
     /// A place link shows its place while it is not revoked and the place is still its owner's and not deleted.
     package static func placeLinkShows(targetKind: String, revokedAt: Date?, placeIsTheOwners: Bool) -> Bool {

@@ -367,7 +367,7 @@ extension SQLiteRideStore {
             let now = StoreClock.now()
             try db.execute(
                 sql: "INSERT INTO shareLink (token, userId, targetKind, targetId, createdAt, expiresAt, trackId) VALUES (?, ?, 'device', ?, ?, ?, ?)",
-                arguments: [token, userID, deviceID, StoreClock.milliseconds(now), StoreClock.milliseconds(expiresAt), trackID])
+                arguments: [ShareLinkRules.storedToken(token), userID, deviceID, StoreClock.milliseconds(now), StoreClock.milliseconds(expiresAt), trackID])
             return LiveShare(token: token, userID: userID, deviceID: deviceID, deviceName: device.name, trackID: trackID, createdAt: now,
                              expiresAt: StoreClock.rounded(expiresAt))
         }
@@ -383,7 +383,7 @@ extension SQLiteRideStore {
                            shareLink.targetKind, shareLink.revokedAt
                     FROM shareLink LEFT JOIN device ON device.id = shareLink.targetId AND device.userId = shareLink.userId
                     WHERE shareLink.token = ?
-                    """, arguments: [token]),
+                    """, arguments: [ShareLinkRules.storedToken(token)]),
                   let userID = UserID.fromDatabaseValue(row[0]), let deviceID = DeviceID.fromDatabaseValue(row[1])
             else { return nil }
             let trackID = TrackID.fromDatabaseValue(row[2])

@@ -179,6 +179,8 @@ extension SQLiteRideStore {
             try db.alter(table: "track") { t in t.add(column: "device", .blob) }
         }
         SQLiteRideStore.registerHeatmapMigration(&migrator)
+        SQLiteRideStore.registerPrivacyMigration(&migrator)
+        SQLiteRideStore.registerShareTokenHashMigration(&migrator)
         return migrator
     }()
 }
