@@ -458,8 +458,8 @@ export class TracksView {
       const seconds = timed ? split.durationSeconds : null;
       let rate = '–';
       if (seconds > 0) rate = pace ? format.duration(seconds * length / split.distanceMeters) : format.speed(split.distanceMeters / seconds);
-      const climb = split.elevationChangeMeters == null ? '–'
-        : `${split.elevationChangeMeters > 0 ? '+' : split.elevationChangeMeters < 0 ? '−' : ''}${format.elevation(Math.abs(split.elevationChangeMeters))}`;
+      // The climb over the split (it adds up to the track's climb), not the net change of height.
+      const climb = split.climbMeters == null ? '–' : format.elevation(split.climbMeters);
       for (const [index, text] of [label, seconds == null ? '–' : format.duration(seconds), rate, climb].entries()) {
         const cell = document.createElement(index === 0 ? 'th' : 'td');
         if (index === 0) cell.scope = 'row';

@@ -10,6 +10,8 @@ struct StatsPoint {
     var time: Double?
     /// Taken standing still (`StationarityClassifier`): its scatter is not travel.
     var isStationary = false
+    /// Its altitude starts a new level (`AltitudeGate.Verdict.newLevel`): the jump to it is no climb.
+    var startsAltitudeLevel = false
 
     init(latitude: Double, longitude: Double, elevationMeters: Double?, time: Double?) {
         latitudeRadians = latitude * (.pi / 180)

@@ -32,7 +32,13 @@
 ///   stopped time), and the second fix in a row beyond ends it: the step from the last anchor through the
 ///   stop's centre to that fix is then counted. Scatter of any size at a standstill thus adds nothing.
 /// - **Tracks** are measured apart and summed (`beginTrack`, `TrackStats.adding`).
-/// - **Climb.** Smoothed elevations through `ElevationHysteresis` (5 m), per segment.
+/// - **Altitude spikes.** An altitude that no rider can reach from the last believable one (over 10 m/s up or
+///   down, or steeper than 45° without times, plus 30 m of scatter) is dropped before anything uses it
+///   (`AltitudeGate`); a new level that holds for 8 fixes is taken as a fresh start, its jump no climb.
+/// - **Climb.** The altitudes' own scatter says their kind (`AltitudeNoise`): barometric altitudes (a few
+///   centimetres of scatter) count every rise of a metre, as recorded (`ElevationHysteresis`, 1 m); GPS
+///   altitudes are smoothed and count past a 5 m turn back. Both counts run side by side, per segment, and the
+///   end picks one: a bike computer's climb is kept whole, a phone's noise is not climbed.
 /// - **Max speed.** From the speeds the device recorded (`<speed>`, measured by Doppler, steadier than
 ///   positions) when at least half the points carry one; otherwise the fastest 10 s in a straight line
 ///   (`SpeedWindow`). Either way a speed must last (`RobustMaximum`: median of five successive values, of
@@ -120,7 +126,14 @@ public struct TrackStatsAccumulator: Sendable {
     private var minElevation = Double.infinity
     private var maxElevation = -Double.infinity
     private var lastElevation: Double?
+    /// GPS altitudes: smoothed, 5 m.
     private var hysteresis = ElevationHysteresis()
+    /// Barometric altitudes: as recorded (spikes gated), 1 m, with their own range.
+    private var barometricHysteresis = ElevationHysteresis(thresholdMeters: ElevationHysteresis.barometricThresholdMeters)
+    private var barometricMinElevation = Double.infinity
+    private var barometricMaxElevation = -Double.infinity
+    private var altitudeGate = AltitudeGate()
+    private var altitudeNoise = AltitudeNoise()
     private var speedWindow: SpeedWindow
     private var recordedSpeeds = RobustMaximum()
     private var recordedSpeedCount = 0
@@ -182,10 +195,17 @@ public struct TrackStatsAccumulator: Sendable {
             if speed <= plausibleSpeed { recordedSpeeds.add(speed) }
         }
 
-        let point = StatsPoint(
+        var point = StatsPoint(
             latitude: latitude, longitude: longitude, elevationMeters: elevation.flatMap { $0.isFinite ? $0 : nil },
             time: time?.timeIntervalSince1970, scales: &scales
         )
+        if let elevation = point.elevationMeters {
+            switch altitudeGate.judge(elevation: elevation, time: point.time, point: point) {
+            case .accept: break
+            case .reject: point.elevationMeters = nil
+            case .newLevel: point.startsAltitudeLevel = true
+            }
+        }
         if let candidate = gateCandidate {
             if let last = gateLast, isBadFix(candidate, after: last, before: point) {
                 outlierCount += 1
@@ -227,6 +247,16 @@ public struct TrackStatsAccumulator: Sendable {
 
     private mutating func accept(_ point: StatsPoint) {
         gateLast = point
+        if let elevation = point.elevationMeters {
+            if point.startsAltitudeLevel {
+                barometricHysteresis.endSegment()
+                altitudeNoise.endSegment()
+            }
+            barometricHysteresis.add(elevation)
+            altitudeNoise.add(elevation)
+            barometricMinElevation = min(barometricMinElevation, elevation)
+            barometricMaxElevation = max(barometricMaxElevation, elevation)
+        }
         if let classified = classifier.push(point) { smoothAndConsume(classified) }
     }
 
@@ -240,6 +270,8 @@ public struct TrackStatsAccumulator: Sendable {
         while let smoothed = smoother.drain() { consume(smoothed) }
         finishMotion()
         hysteresis.endSegment()
+        barometricHysteresis.endSegment()
+        altitudeNoise.endSegment()
         if let clock = segmentClock { previousSegmentEndClock = clock }
         gateLast = nil
         gateCandidate = nil
@@ -258,6 +290,7 @@ public struct TrackStatsAccumulator: Sendable {
 
     private mutating func consume(_ point: StatsPoint) {
         if let elevation = point.elevationMeters {
+            if point.startsAltitudeLevel { hysteresis.endSegment() }
             minElevation = min(minElevation, elevation)
             maxElevation = max(maxElevation, elevation)
             hysteresis.add(elevation)
@@ -340,13 +373,14 @@ public struct TrackStatsAccumulator: Sendable {
     private mutating func advance(by meters: Double) {
         let from = distanceMeters
         distanceMeters += meters
+        let climb = SplitTracker.Climb(gps: hysteresis.climbSoFarMeters, barometric: barometricHysteresis.climbSoFarMeters)
         kilometerSplits.advance(
             fromMeters: from, stepMeters: meters, clock0: anchorClock, clock1: recordedSeconds,
-            elevation0: anchorElevation, elevation1: lastElevation
+            elevation0: anchorElevation, elevation1: lastElevation, climb: climb
         )
         mileSplits.advance(
             fromMeters: from, stepMeters: meters, clock0: anchorClock, clock1: recordedSeconds,
-            elevation0: anchorElevation, elevation1: lastElevation
+            elevation0: anchorElevation, elevation1: lastElevation, climb: climb
         )
     }
 
@@ -392,8 +426,13 @@ public struct TrackStatsAccumulator: Sendable {
         stats.segmentCount = segmentCount
         stats.ignoredOutlierCount = outlierCount
         stats.distanceMeters = distanceMeters
-        stats.ascentMeters = hysteresis.ascentMeters
-        stats.descentMeters = hysteresis.descentMeters
+        let altitude = altitudeNoise.kind
+        let hasElevation = minElevation <= maxElevation || barometricMinElevation <= barometricMaxElevation
+        if hasElevation { stats.altitudeKind = altitude }
+        stats.altitudeNoiseMeters = altitudeNoise.sigmaMeters
+        stats.ignoredAltitudeCount = altitudeGate.rejectedCount
+        stats.ascentMeters = altitude == .barometric ? barometricHysteresis.ascentMeters : hysteresis.ascentMeters
+        stats.descentMeters = altitude == .barometric ? barometricHysteresis.descentMeters : hysteresis.descentMeters
         let timed = hasTime && Double(timedPointCount) >= Self.minimumTimedFraction * Double(pointCount)
         if timed {
             stats.movingSeconds = movingSeconds
@@ -415,7 +454,10 @@ public struct TrackStatsAccumulator: Sendable {
             let floor = (stats.distanceMeters - implausibleMeters) / plausibleSeconds
             stats.maxSpeedMetersPerSecond = max(stats.maxSpeedMetersPerSecond, floor)
         }
-        if minElevation <= maxElevation {
+        if altitude == .barometric && barometricMinElevation <= barometricMaxElevation {
+            stats.minElevationMeters = barometricMinElevation
+            stats.maxElevationMeters = barometricMaxElevation
+        } else if minElevation <= maxElevation {
             stats.minElevationMeters = minElevation
             stats.maxElevationMeters = maxElevation
         }
@@ -426,10 +468,15 @@ public struct TrackStatsAccumulator: Sendable {
         if pointCount > 0 {
             stats.bounds = GPXBounds(minLatitude: minLatitude, minLongitude: minLongitude, maxLatitude: maxLatitude, maxLongitude: maxLongitude)
         }
+        let climb = SplitTracker.Climb(gps: hysteresis.ascentMeters, barometric: barometricHysteresis.ascentMeters)
         stats.kilometerSplits = kilometerSplits.finished(
-            totalMeters: distanceMeters, clock: recordedSeconds, elevation: lastElevation, hasTime: timed
+            totalMeters: distanceMeters, clock: recordedSeconds, elevation: lastElevation, climb: climb, hasTime: timed,
+            altitude: altitude, hasElevation: hasElevation
         )
-        stats.mileSplits = mileSplits.finished(totalMeters: distanceMeters, clock: recordedSeconds, elevation: lastElevation, hasTime: timed)
+        stats.mileSplits = mileSplits.finished(
+            totalMeters: distanceMeters, clock: recordedSeconds, elevation: lastElevation, climb: climb, hasTime: timed,
+            altitude: altitude, hasElevation: hasElevation
+        )
         return stats
     }
 }
