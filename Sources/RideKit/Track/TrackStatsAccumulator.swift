@@ -140,8 +140,14 @@ public struct TrackStatsAccumulator: Sendable {
     private var kilometerSplits = SplitTracker(lengthMeters: Split.kilometerMeters)
     private var mileSplits = SplitTracker(lengthMeters: Split.mileMeters)
 
-    public init(activity: ActivityKind = .ride) {
+    /// Each step of distance as counted, when tracing (`TrackProfile`): nil otherwise, and then nothing is kept.
+    private var trace: [TrackTraceStep]?
+
+    /// `tracing`: keep each step of distance as counted (one per 5 m or more), for charts drawn from the same
+    /// filtered fixes as the figures (`finishWithTrace`). Memory then grows with the track.
+    public init(activity: ActivityKind = .ride, tracing: Bool = false) {
         self.activity = activity
+        if tracing { trace = [] }
         stoppedSpeed = activity.stoppedSpeedMetersPerSecond
         plausibleSpeed = activity.maxPlausibleSpeedMetersPerSecond
         speedWindow = SpeedWindow(plausibleSpeedMetersPerSecond: plausibleSpeed)
@@ -160,8 +166,10 @@ public struct TrackStatsAccumulator: Sendable {
         guard pointCount > 0 || segmentCount > 0 else { return }
         var tracks = earlierTracks
         tracks.append(makeStats())
+        let kept = trace
         self = TrackStatsAccumulator(activity: activity)
         earlierTracks = tracks
+        trace = kept
     }
 
     /// Starts a new segment (a `trkseg`, or Resume after Pause). Adding a point without one starts one.
@@ -199,6 +207,7 @@ public struct TrackStatsAccumulator: Sendable {
             latitude: latitude, longitude: longitude, elevationMeters: elevation.flatMap { $0.isFinite ? $0 : nil },
             time: time?.timeIntervalSince1970, scales: &scales
         )
+        point.index = pointCount - 1
         if let elevation = point.elevationMeters {
             switch altitudeGate.judge(elevation: elevation, time: point.time, point: point) {
             case .accept: break
@@ -229,6 +238,15 @@ public struct TrackStatsAccumulator: Sendable {
         var tracks = earlierTracks
         if copy.pointCount > 0 || copy.segmentCount > 0 || tracks.isEmpty { tracks.append(copy.makeStats()) }
         return tracks.dropFirst().reduce(tracks[0]) { $0.adding($1) }
+    }
+
+    /// `finish()` with the steps of distance it counted (empty unless made with `tracing`).
+    public func finishWithTrace() -> (stats: TrackStats, steps: [TrackTraceStep]) {
+        var copy = self
+        if copy.segmentOpen { copy.endSegment() }
+        var tracks = copy.earlierTracks
+        if copy.pointCount > 0 || copy.segmentCount > 0 || tracks.isEmpty { tracks.append(copy.makeStats()) }
+        return (tracks.dropFirst().reduce(tracks[0]) { $0.adding($1) }, copy.trace ?? [])
     }
 
     // MARK: - Pipeline
@@ -313,6 +331,7 @@ public struct TrackStatsAccumulator: Sendable {
         }
         lastPoint = point
         guard let anchor else {
+            if trace?.isEmpty == true { record(at: point) }
             setAnchor(point)
             return
         }
@@ -373,6 +392,7 @@ public struct TrackStatsAccumulator: Sendable {
     private mutating func advance(by meters: Double) {
         let from = distanceMeters
         distanceMeters += meters
+        if trace != nil, let lastPoint { record(at: lastPoint) }
         let climb = SplitTracker.Climb(gps: hysteresis.climbSoFarMeters, barometric: barometricHysteresis.climbSoFarMeters)
         kilometerSplits.advance(
             fromMeters: from, stepMeters: meters, clock0: anchorClock, clock1: recordedSeconds,
@@ -382,6 +402,14 @@ public struct TrackStatsAccumulator: Sendable {
             fromMeters: from, stepMeters: meters, clock0: anchorClock, clock1: recordedSeconds,
             elevation0: anchorElevation, elevation1: lastElevation, climb: climb
         )
+    }
+
+    private mutating func record(at point: StatsPoint) {
+        trace?.append(
+            TrackTraceStep(
+                distanceMeters: distanceMeters, clockSeconds: recordedSeconds, isTimed: segmentClock != nil, elevationMeters: lastElevation,
+                coordinate: point.coordinate, pointIndex: point.index
+            ))
     }
 
     /// Classifies the time since the last timed step as moving or stopped by the speed over it.

@@ -218,7 +218,7 @@ struct RecordingResponse: ResponseEncodable {
             PathPayload(PathExtension(segmentIndex: index, from: nil, coordinates: segment.points.map(\.coordinate)))
         }
         breadcrumbs = recorder.breadcrumbs.map(BreadcrumbPayload.init)
-        if recorder.state == .stopped { profile = ProfilePayload(TrackProfile(track: recorder.track)) }
+        if recorder.state == .stopped { profile = ProfilePayload(TrackProfile(track: recorder.track, activity: options.activity)) }
     }
 }
 
