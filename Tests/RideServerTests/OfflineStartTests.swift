@@ -11,6 +11,19 @@ import Testing
 @Suite struct OfflineStartTests {
     static let clientID = "3f2b6c1e-8d4a-4f3e-9c2a-1b2c3d4e5f60"
 
+    /// A phone in Paris presses Start at 02:03 local time (01:03 UTC): the ride is named in the rider's time.
+    @Test func theAutomaticNameIsInTheRidersLocalTime() async throws {
+        let database = try TemporaryStore()
+        let (server, _) = try await database.server()
+        try await server.run { client in
+            let body = #"{"startedAt":"2024-11-27T02:03:00.250+01:00"}"#
+            let recording = try await client.put("/api/recordings/\(Self.clientID)", json: body).jsonObject()
+            #expect(recording["name"] as? String == "Ride 2024-11-27 02:03")
+            let other = try await client.put("/api/recordings/6f2b6c1e-8d4a-4f3e-9c2a-1b2c3d4e5f60", json: #"{"startedAt":"2024-11-27T01:03:00Z"}"#)
+            #expect(try other.jsonObject()["name"] as? String == "Ride 2024-11-27 01:03")
+        }
+    }
+
     @Test func aStartSentTwiceMakesOneRecording() async throws {
         let database = try TemporaryStore()
         let (server, library) = try await database.server()

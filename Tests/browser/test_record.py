@@ -447,5 +447,10 @@ def test_a_recorded_ride_is_dated_in_the_riders_own_time_zone(browser, server):
         assert same, (track['localStartTime'], track['startTime'])
         local_hour = page.evaluate('(t) => new Date(Date.parse(t)).getHours()', track['startTime'])
         assert int(track['localStartTime'][11:13]) == local_hour
+        # The automatic name is in the rider's time too ("Ride 2026-11-27 02:03"), within a minute of the first fix.
+        from datetime import datetime
+        named = datetime.strptime(track['name'], 'Ride %Y-%m-%d %H:%M')
+        started = datetime.strptime(track['localStartTime'][:16], '%Y-%m-%dT%H:%M')
+        assert abs((started - named).total_seconds()) <= 120, (track['name'], track['localStartTime'])
     finally:
         context.close()

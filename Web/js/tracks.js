@@ -557,7 +557,7 @@ function fitParameters(element) {
 function zoneNote(track) {
   const local = track.localStartTime || '';
   const offset = local.endsWith('Z') ? '+00:00' : local.slice(-6);
-  if (track.timeZoneSource === 'longitude') return ` (UTC${offset}, the time zone guessed from where it started)`;
+  if (track.timeZoneSource === 'zone') return ` (${track.timeZone || 'local time'}, UTC${offset}, where it started)`;
   if (track.timeZoneSource === 'utc') return ' (UTC)';
   return '';
 }
