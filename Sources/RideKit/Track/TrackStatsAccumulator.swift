@@ -473,13 +473,16 @@ public struct TrackStatsAccumulator: Sendable {
         if recordedSpeedCount > 0 && Double(recordedSpeedCount) >= Self.recordedSpeedFraction * Double(pointCount) {
             stats.maxSpeedMetersPerSecond = recordedSpeeds.value
         }
-        // Nobody's top speed is under their average: over a minute of moving, the average of the plausible
-        // intervals is a floor (the maximum's windows can miss it: fixes minutes apart, recorded speeds few).
+        // Nobody's top speed is under their speed while moving: over a minute of moving, the speed of the
+        // plausible moving intervals is a floor (the maximum's windows can miss it: fixes minutes apart,
+        // recorded speeds few). Their distance only, not the whole distance: a walk recorded as a ride covers
+        // ground in intervals slower than a ride's stopped speed, which the average (distance over moving time)
+        // counts and which made the floor — the average — the maximum of a walk whose splits vary.
         // Intervals faster than the plausible speed (a fix kilometres on after a tunnel, a car drive recorded
         // as a ride) are left out of the floor as they are out of the maximum.
         let plausibleSeconds = stats.movingSeconds - implausibleSeconds
         if timed && plausibleSeconds > Self.averageFloorSeconds {
-            let floor = (stats.distanceMeters - implausibleMeters) / plausibleSeconds
+            let floor = (movingDistanceMeters - implausibleMeters) / plausibleSeconds
             stats.maxSpeedMetersPerSecond = max(stats.maxSpeedMetersPerSecond, floor)
         }
         if altitude == .barometric && barometricMinElevation <= barometricMaxElevation {
