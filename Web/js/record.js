@@ -376,7 +376,8 @@ export class RecordView {
     // Not asked yet: Start asks (the ride starts; without an answer it has no fix, and is not saved empty).
     if (this.watchId === null && !this.simulating && 'geolocation' in navigator) this.startWatching();
     const id = newRecordingId();
-    const startedAt = localTimeText(new Date());
+    // With the phone's own offset: the server names the ride in the rider's local time from it.
+    const startedAt = format.timeWithOffset(Date.now());
     const activity = chosenActivity();
     this.recording = { id, state: 'recording', nextSequence: 1, startedAt, activity };
     this.live = new Provisional({ activity });
@@ -940,13 +941,3 @@ function fixFrom(position) {
   };
 }
 
-/** An instant as RFC 3339 in this device's own offset ("2026-11-27T02:03:00.000+01:00"): the server names the
- * ride in the rider's local time from it. */
-function localTimeText(date) {
-  const offset = -date.getTimezoneOffset();
-  const shifted = new Date(date.getTime() + offset * 60000).toISOString().slice(0, -1);
-  const sign = offset < 0 ? '-' : '+';
-  const hours = String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0');
-  const minutes = String(Math.abs(offset) % 60).padStart(2, '0');
-  return `${shifted}${sign}${hours}:${minutes}`;
-}

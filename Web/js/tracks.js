@@ -172,7 +172,7 @@ export class TracksView {
       const detail = document.createElement('dd');
       const count = period.trackCount === 1 ? '1 track' : `${period.trackCount} tracks`;
       const parts = [format.elevation(period.ascentMeters) + ' climb', count];
-      if (period.movingSeconds > 0) parts.unshift(format.duration(period.movingSeconds));
+      if (period.movingSeconds > 0) parts.unshift(`${format.duration(period.movingSeconds)} moving`);
       detail.innerHTML = `<strong>${escapeHTML(format.distance(period.distanceMeters))}</strong>
         <span>${parts.map(escapeHTML).join(' · ')}</span>`;
       wrapper.append(term, detail);
@@ -231,6 +231,7 @@ export class TracksView {
         $('track-list').append(this.row({
           id: recent.trackId, name: recent.name, startedAt: recent.startedAt, startTime: recent.startedAt,
           distanceMeters: recent.stats.distanceMeters, ascentMeters: recent.stats.ascentMeters, elapsedSeconds: recent.stats.elapsedSeconds,
+          movingSeconds: recent.stats.movingSeconds,
           shape: recent.path.flatMap((path) => path.points),
         }));
       }
@@ -254,7 +255,10 @@ export class TracksView {
     const timed = Boolean(track.startTime);
     const when = !timed ? 'no time recorded' : track.localStartTime ? format.localDateTime(track.localStartTime) : format.date(track.startTime);
     const parts = [when, format.distance(track.distanceMeters), `${format.elevation(track.ascentMeters)} climb`];
-    if (timed) parts.push(format.duration(track.elapsedSeconds));
+    // Moving time, as the totals above add it up, and said so.
+    if (timed) parts.push(`${format.duration(track.movingSeconds)} moving`);
+    // Runners read pace: minutes per kilometre (or mile) while moving.
+    if (timed && track.kind === 'run' && track.movingSeconds > 0) parts.push(format.pace(track.distanceMeters / track.movingSeconds));
     link.innerHTML = `<strong>${escapeHTML(track.name || 'Track')}</strong><br>
       <span class="track-meta">${parts.map(escapeHTML).join(' · ')}</span>`;
     link.setAttribute('aria-label', `${track.name || 'Track'}, ${KIND_NAMES[track.kind] || 'track'}, ${parts.join(', ')}`);
