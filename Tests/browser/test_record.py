@@ -150,6 +150,18 @@ def test_a_ride_of_known_length_is_drawn_as_a_red_line_and_measured(context):
     shot(page, 'tracks-after-stop')
 
 
+def test_elapsed_time_starts_at_start_not_at_the_last_fix_before_it(context):
+    # The phone sits on the Record tab with a fix for several seconds, then the rider presses Start.
+    page = context.new_page()
+    open_record(page)
+    page.wait_for_timeout(6000)
+    start_ride(page)
+    page.wait_for_timeout(1500)
+    text = page.locator('#stat-time').inner_text()
+    minutes, seconds = text.split(':')[-2:]
+    assert int(minutes) == 0 and int(seconds) <= 3, text
+
+
 def test_panning_stops_follow_mode_and_the_button_brings_it_back(context):
     page = context.new_page()
     open_record(page)

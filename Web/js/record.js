@@ -377,7 +377,8 @@ export class RecordView {
     if (this.watchId === null && !this.simulating && 'geolocation' in navigator) this.startWatching();
     const id = newRecordingId();
     // With the phone's own offset: the server names the ride in the rider's local time from it.
-    const startedAt = format.timeWithOffset(Date.now());
+    const startMillis = Date.now();
+    const startedAt = format.timeWithOffset(startMillis);
     const activity = chosenActivity();
     this.recording = { id, state: 'recording', nextSequence: 1, startedAt, activity };
     this.live = new Provisional({ activity });
@@ -393,7 +394,12 @@ export class RecordView {
     this.renderButtons();
     this.renderStats();
     this.holdScreen();
-    if (this.lastPosition) await this.queueFix(this.lastPosition);
+    // Where the rider stood at Start, taken at Start: a position kept from 45 s on the Record tab is not 45 s of ride
+    // (elapsed time counts from Start, not from the last fix before it).
+    if (this.lastPosition) {
+      const atStart = { coords: this.lastPosition.coords, timestamp: Math.max(this.lastPosition.timestamp, startMillis) };
+      await this.queueFix(atStart);
+    }
     // The gap rule counts from Start: a position kept from before it is not a gap in the ride.
     this.lastFixTime = Date.now();
     this.flushSoon(0);
