@@ -9,7 +9,7 @@ import * as outbox from './outbox.js';
 import * as format from './format.js';
 import { openRideMap } from './map.js';
 import { activity as chosenActivity, autoPauseEnabled, breadcrumbsEnabled, wakeLockEnabled } from './settings.js';
-import { AutoPause, GAP_SECONDS, Provisional, isGap } from './provisional.js';
+import { AutoPause, GAP_SECONDS, Provisional, SteadyFigures, isGap } from './provisional.js';
 import { Navigation } from './navigation.js';
 import { bearing } from './announce.js';
 
@@ -839,7 +839,12 @@ export class RecordView {
   /** The figures: the server's, and beyond them the provisional ones (marked ≈) for fixes it has not answered. */
   renderStats() {
     const state = this.recording ? this.recording.state : 'idle';
-    const figures = this.recording ? this.live.figures(Date.now(), state) : null;
+    // Never backwards (SteadyFigures), per ride: a new Provisional is a new ride (or the same one reopened).
+    if (this.steadyFor !== this.live) {
+      this.steady = new SteadyFigures();
+      this.steadyFor = this.live;
+    }
+    const figures = this.recording ? this.steady.show(this.live.figures(Date.now(), state)) : null;
     const provisional = Boolean(figures && figures.provisional);
     const paused = state === 'paused';
     setFigure('stat-distance', figures ? format.distance(figures.distanceMeters) : '–', provisional);
