@@ -466,3 +466,22 @@ def test_a_recorded_ride_is_dated_in_the_riders_own_time_zone(browser, server):
         assert abs((started - named).total_seconds()) <= 120, (track['name'], track['localStartTime'])
     finally:
         context.close()
+
+
+def test_a_run_shows_its_pace_on_the_record_tab_and_its_page(context, server):
+    context.add_init_script("localStorage.setItem('bikeride.activity', 'run')")
+    page = context.new_page()
+    open_record(page)
+    start_ride(page)
+    expect(page.locator('#stat-speed-label')).to_have_text('Pace')
+    ride(context, page, l_shaped_path(120, 0, 6), pause_ms=500)
+    wait_until(page, "/\\d+:\\d\\d\\s*\\/km$/.test(document.getElementById('stat-speed').textContent.trim())", 8000)
+    shot(page, 'record-run-pace')
+    _poll_outbox_empty(page, 15000)
+    stop_and_save(page)
+    page.wait_for_url(re.compile(r'#/tracks/[\w-]+$'))
+    track = api_get(server, f"/api/tracks/{page.url.rsplit('/', 1)[1]}")
+    assert track['kind'] == 'run'
+    total = round(1000 / track['averageSpeedMetersPerSecond'])
+    pace = f'{total // 60}:{total % 60:02d} /km'
+    expect(page.locator('#track-stats')).to_contain_text(f'Average pace{pace}')

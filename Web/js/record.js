@@ -849,7 +849,11 @@ export class RecordView {
     const paused = state === 'paused';
     setFigure('stat-distance', figures ? format.distance(figures.distanceMeters) : '–', provisional);
     setFigure('stat-climb', figures ? format.elevation(figures.ascentMeters) : '–', provisional);
-    setFigure('stat-speed', paused ? '—' : (figures ? format.speed(figures.speedMetersPerSecond) : '–'), provisional && !paused);
+    // A run shows its pace (min/km or min/mi) where a ride shows its speed.
+    const running = (this.recording ? this.recording.activity : chosenActivity()) === 'run';
+    $('stat-speed-label').textContent = running ? 'Pace' : 'Speed';
+    const rate = (metersPerSecond) => (running ? format.pace(metersPerSecond) : format.speed(metersPerSecond));
+    setFigure('stat-speed', paused ? '—' : (figures ? rate(figures.speedMetersPerSecond) : '–'), provisional && !paused);
     setFigure('stat-time', figures ? format.duration(figures.elapsedSeconds) : '–', false);
     setFigure('stat-moving', figures ? format.duration(figures.movingSeconds) : '–', provisional);
     $('stat-distance').dataset.meters = figures ? String(figures.distanceMeters) : '';

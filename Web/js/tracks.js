@@ -388,7 +388,7 @@ export class TracksView {
       location.hash = simulateLink.getAttribute('href');
       location.reload();
     };
-    this.renderStats(track ? track.stats : null, Boolean(track && (track.startTime || (track.stats && track.stats.startTime))));
+    this.renderStats(track ? track.stats : null, Boolean(track && (track.startTime || (track.stats && track.stats.startTime))), track && track.kind);
     this.renderSplits(track && track.splits, Boolean(track && track.startTime));
     this.showTurns(track ? id : null);
     await mapLibrary;
@@ -524,7 +524,7 @@ export class TracksView {
     section.hidden = false;
   }
 
-  renderStats(stats, timed = true) {
+  renderStats(stats, timed = true, kind = 'ride') {
     const list = $('track-stats');
     list.replaceChildren();
     if (!stats) return;
@@ -539,6 +539,8 @@ export class TracksView {
       ['Climb', format.elevation(stats.ascentMeters)],
       ['Descent', format.elevation(stats.descentMeters)],
     ];
+    // Runners read pace: minutes per kilometre (or mile) while moving, beside the speeds.
+    if (kind === 'run') rows.splice(3, 0, ['Average pace', timed ? format.pace(stats.averageSpeedMetersPerSecond) : '–']);
     for (const [label, value] of rows) {
       const wrapper = document.createElement('div');
       const term = document.createElement('dt');
