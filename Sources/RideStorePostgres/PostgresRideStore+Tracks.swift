@@ -125,7 +125,7 @@ extension PostgresRideStore {
                     FROM tracks
                     WHERE user_id = \(userID.rawValue) AND sort_key >= \(TrackRecord.sortKey(start: nil, createdAt: start))
                         AND deleted_at IS NULL AND (state = \(TrackState.complete.rawValue) OR source = \(TrackSource.device.rawValue))
-                        AND kind <> \(TrackKind.route.rawValue)
+                        AND kind <> \(TrackKind.route.rawValue) AND source <> \(TrackSource.simulation.rawValue)
                         AND start_time IS NOT NULL
                     """, logger: logger)
                 var total = TrackTotals(since: start, trackCount: 0, distanceMeters: 0, movingSeconds: 0, elapsedSeconds: 0, ascentMeters: 0)

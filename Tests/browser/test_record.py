@@ -329,7 +329,7 @@ def test_a_reload_mid_ride_resumes_it(context, server):
     shot(page, 'after-reload')
 
 
-def test_the_simulated_ride_records_without_a_gps(context):
+def test_the_simulated_ride_records_without_a_gps(context, server):
     page = context.new_page()
     page.goto('/#/record?simulate=36')
     page.wait_for_selector('body[data-ready="true"]')
@@ -338,6 +338,15 @@ def test_the_simulated_ride_records_without_a_gps(context):
     wait_until(page, "() => Number(document.getElementById('record-map').dataset.pathPoints || 0) >= 4", timeout=15000)
     assert distance_meters(page) > 20
     shot(page, 'simulated-ride')
+    # Saved as a simulation, and marked so in the list.
+    _poll_outbox_empty(page, 15000)
+    stop_and_save(page)
+    page.wait_for_url(re.compile(r'#/tracks/[\w-]+$'))
+    track = api_get(server, f"/api/tracks/{page.url.rsplit('/', 1)[1]}")
+    assert track['source'] == 'simulation', track
+    page.goto('/#/tracks')
+    row = page.get_by_role('list', name='Saved tracks').get_by_role('listitem').filter(has_text=track['name'])
+    expect(row.first).to_contain_text('simulated')
 
 
 def test_an_offline_reload_mid_ride_opens_from_the_cache_and_loses_nothing(context, server):

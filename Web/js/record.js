@@ -387,7 +387,11 @@ export class RecordView {
     $('record-notice').replaceChildren();
     this.discarded = null;
     // The route goes with the Start, in the outbox: chosen before Start, it works offline too.
-    await outbox.begin(this.recording, { activity, units: format.units(), breadcrumbs: breadcrumbsEnabled(), startedAt, ...this.navigation.startOptions() });
+    // A simulated ride is saved as one (source "simulation"), and left out of the totals.
+    const simulated = this.simulating ? { simulated: true } : {};
+    await outbox.begin(this.recording, {
+      activity, units: format.units(), breadcrumbs: breadcrumbsEnabled(), startedAt, ...simulated, ...this.navigation.startOptions(),
+    });
     this.map.clearRide();
     this.lastCamera = null;
     this.view = { id, path: [], breadcrumbs: [], stats: null };

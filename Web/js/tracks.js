@@ -255,6 +255,7 @@ export class TracksView {
     const timed = Boolean(track.startTime);
     const when = !timed ? 'no time recorded' : track.localStartTime ? format.localDateTime(track.localStartTime) : format.date(track.startTime);
     const parts = [when, format.distance(track.distanceMeters), `${format.elevation(track.ascentMeters)} climb`];
+    if (track.source === 'simulation') parts.unshift('simulated');
     // Moving time, as the totals above add it up, and said so.
     if (timed) parts.push(`${format.duration(track.movingSeconds)} moving`);
     // Runners read pace: minutes per kilometre (or mile) while moving.

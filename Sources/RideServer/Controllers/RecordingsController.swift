@@ -71,7 +71,9 @@ struct RecordingsController<Context: UserRequestContext> {
         var name = body?.name?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         guard name.count <= 200 else { throw APIError.badRequest("invalid_value", "name is longer than 200 characters") }
         if name.isEmpty { name = Self.defaultName(activity: options.activity, at: startedAt, offsetMinutes: offsetMinutes) }
-        return NewRecordingInfo(name: name, options: options, routeTrackID: body?.routeTrackId, startedAt: startedAt)
+        var info = NewRecordingInfo(name: name, options: options, routeTrackID: body?.routeTrackId, startedAt: startedAt)
+        info.simulated = body?.simulated ?? false
+        return info
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> RecordingResponse {

@@ -102,6 +102,8 @@ public enum TrackSource: String, Sendable, Hashable, Codable, CaseIterable {
     case recording
     /// Posted by a phone app (OwnTracks, Overland …).
     case device
+    /// Recorded in the web app's demo mode (a simulated ride): not a real ride, left out of the totals.
+    case simulation
 }
 
 /// Whether a track is finished.
