@@ -18,7 +18,7 @@ source scripts/lib/install.sh
 #   zlib1g-dev      zlib, which reads gzip-compressed GPX (.gpx.gz, .fit.gz; SystemZlib target)
 #   pkg-config      how SwiftPM finds sqlite3
 # (libexpat1-dev is for the tests only: the release build of `bikeride` does not link expat.)
-install_system_packages libjs-leaflet libsqlite3-dev zlib1g-dev pkg-config
+install_system_packages libjs-leaflet libsqlite3-dev zlib1g-dev pkg-config tzdata
 
 # --- build --------------------------------------------------------------------------------------
 command -v swift >/dev/null || fail "swift is not installed: install the Swift toolchain for Linux first, then run this again"

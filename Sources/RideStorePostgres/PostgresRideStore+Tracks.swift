@@ -128,7 +128,8 @@ extension PostgresRideStore {
         try await transaction(readOnly: true) { [logger] connection in
             var totals: [TrackTotals] = []
             for start in starts {
-                // As on SQLite: the list's own columns summed, routes (plans) and tracks without times left out, in
+                // As on SQLite: the list's own columns summed, routes (plans), tracks without times and web recordings
+                // not saved yet left out (a phone app's track in progress counts), in
                 // the order of the list's index (oldest first), so that the sums come out the same to the last bit.
                 let rows = try await connection.query(
                     """
@@ -137,7 +138,8 @@ extension PostgresRideStore {
                         coalesce(sum(elapsed_seconds ORDER BY sort_key, id), 0), coalesce(sum(ascent_meters ORDER BY sort_key, id), 0)
                     FROM tracks
                     WHERE user_id = \(userID.rawValue) AND sort_key >= \(TrackRecord.sortKey(start: nil, createdAt: start))
-                        AND deleted_at IS NULL AND state = \(TrackState.complete.rawValue) AND kind <> \(TrackKind.route.rawValue)
+                        AND deleted_at IS NULL AND (state = \(TrackState.complete.rawValue) OR source = \(TrackSource.device.rawValue))
+                        AND kind <> \(TrackKind.route.rawValue) AND source <> \(TrackSource.simulation.rawValue)
                         AND start_time IS NOT NULL
                     """, logger: logger)
                 var total = TrackTotals(since: start, trackCount: 0, distanceMeters: 0, movingSeconds: 0, elapsedSeconds: 0, ascentMeters: 0)

@@ -46,7 +46,7 @@ extension Bikeride {
                 for split in stats.kilometerSplits {
                     let label = split.isPartial ? String(format: "%.2f km", split.distanceMeters / 1000) : "km \(split.index + 1)"
                     lines.append(
-                        "  \(label.padding(toLength: 9, withPad: " ", startingAt: 0)) \(Figures.duration(split.durationSeconds ?? 0))  \(split.elevationChangeMeters.map { String(format: "%+.0f m", $0) } ?? "")")
+                        "  \(label.padding(toLength: 9, withPad: " ", startingAt: 0)) \(Figures.duration(split.durationSeconds ?? 0))  \(split.climbMeters.map { String(format: "%.0f m up", $0) } ?? "")")
                 }
             }
             print(lines.joined(separator: "\n"))

@@ -110,6 +110,7 @@ enum StatsJSON {
             "distanceMeters": stats.distanceMeters,
             "ascentMeters": stats.ascentMeters,
             "descentMeters": stats.descentMeters,
+            "altitudeKind": stats.altitudeKind?.rawValue ?? NSNull(),
             "elapsedSeconds": stats.elapsedSeconds,
             "movingSeconds": stats.movingSeconds,
             "movingDistanceMeters": stats.movingDistanceMeters,

@@ -72,34 +72,7 @@ import Testing
     }
 }
 
-/// The ride's start in its own time zone (`LocalStartTime`): the file's offset, else its clock as written, else
-/// the mean solar time of the start's longitude.
-@Suite struct LocalStartTimeTests {
-    @Test func aWrittenOffsetIsKept() throws {
-        let local = LocalStartTime(start: try GPXTime(parsing: "2024-05-01T10:00:00+02:00"), longitude: -122)
-        #expect(local.time.rfc3339 == "2024-05-01T10:00:00+02:00" && local.source == .file)
-    }
-
-    @Test func aTimeWithoutZoneIsShownAsWritten() throws {
-        let local = LocalStartTime(start: try GPXTime(parsing: "2013-01-01T12:00:00"), longitude: 100)
-        #expect(local.time.rfc3339 == "2013-01-01T12:00:00" && local.source == .asWritten)
-    }
-
-    /// 15° of longitude is one hour of the sun: Zurich (8.54° E) is UTC+1, Cupertino (122.03° W) UTC−8, Tokyo
-    /// (139.7° E) UTC+9 — each the zone those places keep outside summer time.
-    @Test(arguments: [(8.54, "2024-01-15T09:00:00+01:00"), (-122.03, "2024-01-15T00:00:00-08:00"), (139.7, "2024-01-15T17:00:00+09:00"),
-                      (179.9, "2024-01-15T20:00:00+12:00"), (-179.9, "2024-01-14T20:00:00-12:00")])
-    func utcIsShownInTheSolarZoneOfTheStart(longitude: Double, expected: String) throws {
-        let local = LocalStartTime(start: try GPXTime(parsing: "2024-01-15T08:00:00Z"), longitude: longitude)
-        #expect(local.time.rfc3339 == expected && local.source == .longitude)
-        #expect(local.time.isSameInstant(as: try GPXTime(parsing: "2024-01-15T08:00:00Z")))
-    }
-
-    @Test func withoutAPositionUTCStays() throws {
-        let local = LocalStartTime(start: try GPXTime(parsing: "2024-01-15T08:00:00Z"), longitude: nil)
-        #expect(local.time.rfc3339 == "2024-01-15T08:00:00Z" && local.source == .utc)
-    }
-}
+// The ride's start in its own time zone (`LocalStartTime`): TimeZoneTests.
 
 /// This week (from Monday), this month, this year in a fixed offset, checked against Foundation's Gregorian
 /// calendar (an independent implementation) over four years of days and several offsets.

@@ -52,14 +52,7 @@ import RideKit
         #expect(result.descentMeters == 0)
     }
 
-    @Test func rollersUnderFiveMetresAreIgnored() {
-        // 3 m bumps every 200 m: below the 5 m hysteresis, so a flat ride.
-        let ride = SyntheticRide(
-            path: SyntheticRide.line(from: Self.grenoble, bearingDegrees: 10), lengthMeters: 5_000,
-            elevation: { 300 + 1.5 * (1 - cos(2 * .pi * $0 / 200)) }
-        )
-        #expect(stats(of: ride.points()).ascentMeters == 0)
-    }
+    // Rollers under 5 m: ignored on GPS altitude, counted on barometric altitude (TrackStatsAltitudeTests).
 
     @Test func trackWithoutElevationsHasNoClimbAndNoElevationRange() {
         let ride = SyntheticRide(path: SyntheticRide.line(from: Self.grenoble, bearingDegrees: 10), lengthMeters: 2_000)

@@ -77,4 +77,23 @@ import TestSupport
         let result = stats(of: slow)
         #expect(result.maxSpeedMetersPerSecond >= result.averageSpeedMetersPerSecond)
     }
+
+    @Test func aWalkRecordedAsARideHasItsFastestSpeedNotItsAverage() {
+        // A minute at 2 m/s, a minute at 0.7 m/s (under a ride's stopped speed), for 40 minutes. The average
+        // (distance over moving time) counts the slow minutes' distance over the fast minutes' time: 2.7 m/s,
+        // over anything walked. The maximum is what was walked fastest, 2 m/s, not that average.
+        let speeds: (Double) -> Double = { seconds in Int(seconds / 60) % 2 == 0 ? 2 : 0.7 }
+        var points: [TrackPoint] = []
+        var meters = 0.0
+        for second in 0...2_400 {
+            let position = Self.start.destination(distanceMeters: meters, bearingDegrees: 30)
+            points.append(TrackPoint(latitude: position.latitude, longitude: position.longitude, elevation: nil, time: gpxTime(1_700_000_000 + Double(second))))
+            meters += speeds(Double(second))
+        }
+        let result = stats(of: points, activity: .ride)
+        #expect(relativeError(result.maxSpeedMetersPerSecond, 2) < 0.05, "\(result.maxSpeedMetersPerSecond) m/s")
+        #expect(result.averageSpeedMetersPerSecond > 2.5)
+        let splitSpeeds = result.kilometerSplits.filter { !$0.isPartial }.compactMap { split in split.durationSeconds.map { split.distanceMeters / $0 } }
+        #expect(splitSpeeds.count >= 2)
+    }
 }

@@ -11,6 +11,19 @@ import Testing
 @Suite struct OfflineStartTests {
     static let clientID = "3f2b6c1e-8d4a-4f3e-9c2a-1b2c3d4e5f60"
 
+    /// A phone in Paris presses Start at 02:03 local time (01:03 UTC): the ride is named in the rider's time.
+    @Test func theAutomaticNameIsInTheRidersLocalTime() async throws {
+        let database = try TemporaryStore()
+        let (server, _) = try await database.server()
+        try await server.run { client in
+            let body = #"{"startedAt":"2024-11-27T02:03:00.250+01:00"}"#
+            let recording = try await client.put("/api/recordings/\(Self.clientID)", json: body).jsonObject()
+            #expect(recording["name"] as? String == "Ride 2024-11-27 02:03")
+            let other = try await client.put("/api/recordings/6f2b6c1e-8d4a-4f3e-9c2a-1b2c3d4e5f60", json: #"{"startedAt":"2024-11-27T01:03:00Z"}"#)
+            #expect(try other.jsonObject()["name"] as? String == "Ride 2024-11-27 01:03")
+        }
+    }
+
     @Test func aStartSentTwiceMakesOneRecording() async throws {
         let database = try TemporaryStore()
         let (server, library) = try await database.server()
@@ -37,6 +50,26 @@ import Testing
             #expect(try upper.jsonObject()["id"] as? String == id)
         }
         #expect(try await library.store.activeRecordings(userID: library.userID).count == 1)
+    }
+
+    /// Demo mode: a simulated ride is saved with source "simulation" and left out of the totals; a real one counts.
+    @Test func aSimulatedRideIsSavedAsOneAndLeftOutOfTheTotals() async throws {
+        let database = try TemporaryStore()
+        let (server, library) = try await database.server()
+        let sources = try await server.run { client in
+            var sources: [String] = []
+            for (clientID, body) in [(Self.clientID, #"{"simulated":true}"#), ("7f2b6c1e-8d4a-4f3e-9c2a-1b2c3d4e5f60", "{}")] {
+                let path = "/api/recordings/\(clientID)"
+                #expect(try await client.put(path, json: body).status == .created)
+                #expect(try await client.post("\(path)/fixes", json: fixesJSON(1...30)).status == .ok)
+                let trackID = try #require(try await client.post("\(path)/stop").jsonObject()["trackId"] as? String)
+                sources.append(try #require(try await client.get("/api/tracks/\(trackID)").jsonObject()["source"] as? String))
+            }
+            return sources
+        }
+        #expect(sources == ["simulation", "recording"])
+        let totals = try await library.store.trackTotals(since: [Date(timeIntervalSince1970: 0)], userID: library.userID)
+        #expect(totals.map(\.trackCount) == [1])
     }
 
     @Test func theClientIDNamesTheRecordingInEveryRequest() async throws {

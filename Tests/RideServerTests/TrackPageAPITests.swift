@@ -132,9 +132,10 @@ import TestSupport
             #expect(positions.count == speeds.count && abs((positions.last?[0] ?? 0) - 47.387986) < 0.0001)
 
             let track = try await client.get("/api/tracks/\(id)").jsonObject()
-            // Written in UTC at 8.54° E: shown in the mean solar zone, UTC+1.
-            #expect(track["localStartTime"] as? String == "2024-05-04T07:00:00+01:00")
-            #expect(track["timeZoneSource"] as? String == "longitude")
+            // Written in UTC in Zurich: shown in Central European Summer Time, UTC+2.
+            #expect(track["localStartTime"] as? String == "2024-05-04T08:00:00+02:00")
+            #expect(track["timeZoneSource"] as? String == "zone")
+            #expect(track["timeZone"] as? String == "Europe/Zurich")
             let splits = try #require(track["splits"] as? [String: Any])
             let kilometres = try #require(splits["kilometer"] as? [[String: Any]])
             #expect(kilometres.count == 2)

@@ -130,6 +130,21 @@ import RideKit
         }
     }
 
+    /// A phone app's ride today shows in "This week" while it goes on, with the figures its track has so far.
+    @Test(arguments: StoreKind.allCases) func aPhoneAppsTrackInProgressCountsInTheTotals(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let user = try await store.localUser()
+            let device = try await Self.device(store, user: user.id)
+            let live = try await store.ingest(Self.fixes(Array(0..<10)), deviceID: device.id, userID: user.id, gapSeconds: 1800)
+            let trackID = try #require(live.liveTrackID)
+            let track = try #require(try await store.trackSummary(id: trackID, userID: user.id))
+            #expect(track.state == .recording && track.distanceMeters > 900)
+            let totals = try await store.trackTotals(since: [Self.start.addingTimeInterval(-86_400)], userID: user.id)
+            #expect(totals.map(\.trackCount) == [1])
+            #expect(totals.first?.distanceMeters == track.distanceMeters)
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func aGapStartsANewTrackAndSavesTheFinishedOneWithItsFigures(_ kind: StoreKind) async throws {
         try await withStore(kind) { store in
             let user = try await store.localUser()

@@ -150,6 +150,18 @@ def test_a_ride_of_known_length_is_drawn_as_a_red_line_and_measured(context):
     shot(page, 'tracks-after-stop')
 
 
+def test_elapsed_time_starts_at_start_not_at_the_last_fix_before_it(context):
+    # The phone sits on the Record tab with a fix for several seconds, then the rider presses Start.
+    page = context.new_page()
+    open_record(page)
+    page.wait_for_timeout(6000)
+    start_ride(page)
+    page.wait_for_timeout(1500)
+    text = page.locator('#stat-time').inner_text()
+    minutes, seconds = text.split(':')[-2:]
+    assert int(minutes) == 0 and int(seconds) <= 3, text
+
+
 def test_panning_stops_follow_mode_and_the_button_brings_it_back(context):
     page = context.new_page()
     open_record(page)
@@ -317,7 +329,7 @@ def test_a_reload_mid_ride_resumes_it(context, server):
     shot(page, 'after-reload')
 
 
-def test_the_simulated_ride_records_without_a_gps(context):
+def test_the_simulated_ride_records_without_a_gps(context, server):
     page = context.new_page()
     page.goto('/#/record?simulate=36')
     page.wait_for_selector('body[data-ready="true"]')
@@ -326,6 +338,15 @@ def test_the_simulated_ride_records_without_a_gps(context):
     wait_until(page, "() => Number(document.getElementById('record-map').dataset.pathPoints || 0) >= 4", timeout=15000)
     assert distance_meters(page) > 20
     shot(page, 'simulated-ride')
+    # Saved as a simulation, and marked so in the list.
+    _poll_outbox_empty(page, 15000)
+    stop_and_save(page)
+    page.wait_for_url(re.compile(r'#/tracks/[\w-]+$'))
+    track = api_get(server, f"/api/tracks/{page.url.rsplit('/', 1)[1]}")
+    assert track['source'] == 'simulation', track
+    page.goto('/#/tracks')
+    row = page.get_by_role('list', name='Saved tracks').get_by_role('listitem').filter(has_text=track['name'])
+    expect(row.first).to_contain_text('simulated')
 
 
 def test_an_offline_reload_mid_ride_opens_from_the_cache_and_loses_nothing(context, server):
@@ -447,5 +468,29 @@ def test_a_recorded_ride_is_dated_in_the_riders_own_time_zone(browser, server):
         assert same, (track['localStartTime'], track['startTime'])
         local_hour = page.evaluate('(t) => new Date(Date.parse(t)).getHours()', track['startTime'])
         assert int(track['localStartTime'][11:13]) == local_hour
+        # The automatic name is in the rider's time too ("Ride 2026-11-27 02:03"), within a minute of the first fix.
+        from datetime import datetime
+        named = datetime.strptime(track['name'], 'Ride %Y-%m-%d %H:%M')
+        started = datetime.strptime(track['localStartTime'][:16], '%Y-%m-%dT%H:%M')
+        assert abs((started - named).total_seconds()) <= 120, (track['name'], track['localStartTime'])
     finally:
         context.close()
+
+
+def test_a_run_shows_its_pace_on_the_record_tab_and_its_page(context, server):
+    context.add_init_script("localStorage.setItem('bikeride.activity', 'run')")
+    page = context.new_page()
+    open_record(page)
+    start_ride(page)
+    expect(page.locator('#stat-speed-label')).to_have_text('Pace')
+    ride(context, page, l_shaped_path(120, 0, 6), pause_ms=500)
+    wait_until(page, "/\\d+:\\d\\d\\s*\\/km$/.test(document.getElementById('stat-speed').textContent.trim())", 8000)
+    shot(page, 'record-run-pace')
+    _poll_outbox_empty(page, 15000)
+    stop_and_save(page)
+    page.wait_for_url(re.compile(r'#/tracks/[\w-]+$'))
+    track = api_get(server, f"/api/tracks/{page.url.rsplit('/', 1)[1]}")
+    assert track['kind'] == 'run'
+    total = round(1000 / track['averageSpeedMetersPerSecond'])
+    pace = f'{total // 60}:{total % 60:02d} /km'
+    expect(page.locator('#track-stats')).to_contain_text(f'Average pace{pace}')

@@ -149,6 +149,36 @@ def test_the_provisional_module_against_known_geometry(context):
     assert out['stopped'] == {'ride': 1, 'run': 0.5, 'walk': 0.3}
 
 
+@pytest.mark.parametrize('viewport', ['desktop'])
+def test_the_shown_figures_never_step_backwards(context):
+    page = context.new_page()
+    page.goto('/#/settings')
+    page.wait_for_selector('body[data-ready="true"]')
+    out = page.evaluate("""async () => {
+      const m = await import('/js/provisional.js');
+      const t0 = Date.parse('2024-05-01T10:00:00Z');
+      const live = new m.Provisional({ activity: 'ride' });
+      const steady = new m.SteadyFigures();
+      // Offline: ten fixes 111 m apart, every 10 s, shown provisionally.
+      for (let i = 0; i < 10; i += 1) live.add({ sequence: i + 1, latitude: 45 + i * 0.001, longitude: 7, accuracy: 5, time: t0 + i * 10000 });
+      const offline = steady.show(live.figures(t0 + 92000, 'recording'));
+      // The connection comes back: the server's figures for all ten count less (its smoothing), and its clock
+      // ends at the last fix.
+      live.answered({ distanceMeters: 950, ascentMeters: 0, movingSeconds: 85, elapsedSeconds: 90, pointCount: 10,
+        startTime: '2024-05-01T10:00:00Z', lastFixTime: '2024-05-01T10:01:30Z' }, 10);
+      const raw = live.figures(t0 + 93000, 'recording');
+      const back = steady.show(raw);
+      // Auto-pause starts: the moving clock's run-on ends.
+      const paused = steady.show(live.figures(t0 + 94000, 'paused'));
+      return { offline, raw, back, paused };
+    }""")
+    offline, raw, back, paused = out['offline'], out['raw'], out['back'], out['paused']
+    assert raw['distanceMeters'] < offline['distanceMeters'], 'the case this guards: the server counts less'
+    assert back['distanceMeters'] == offline['distanceMeters']
+    assert back['movingSeconds'] >= offline['movingSeconds'] and back['elapsedSeconds'] >= offline['elapsedSeconds']
+    assert paused['movingSeconds'] >= back['movingSeconds'] and paused['distanceMeters'] == back['distanceMeters']
+
+
 # MARK: figures that keep moving offline
 
 def test_offline_the_figures_move_provisionally_and_the_server_replaces_them(context, server):

@@ -75,8 +75,8 @@ def test_charts_have_axes_with_units_and_tell_the_truth(context, server):
     expect(rows).to_have_count(3)
     expect(rows.first).to_contain_text('3:20')
     expect(rows.first).to_contain_text('18.0 km/h')
-    # The start where it was ridden: 06:00 UTC at 8.54° E is 07:00 in the zone of the sun there (UTC+1).
-    expect(page.locator('#track-when')).to_contain_text(re.compile(r'Started .*07:00'))
+    # The start where it was ridden: 06:00 UTC in Zurich in May is 08:00 Central European Summer Time.
+    expect(page.locator('#track-when')).to_contain_text(re.compile(r'Started .*08:00.*Europe/Zurich, UTC\+02:00'))
     # Pointing at the chart puts a marker on the map, at that place along the track.
     speed.scroll_into_view_if_needed()
     box = speed.bounding_box()
@@ -303,3 +303,40 @@ def test_a_strava_export_zip_imports_by_the_picker(context, tmp_path):
     expect(saved.filter(has_text=f'Evening run, {token}')).to_have_count(1)
     expect(saved.filter(has_text=f'Lunch ride {token}')).to_have_count(1)
     shot(page, 'import-zip')
+
+
+def _clock(seconds):
+    """As the app writes a duration: m:ss, or h:mm:ss."""
+    total = round(seconds)
+    h, m, s = total // 3600, total % 3600 // 60, total % 60
+    return f'{h}:{m:02d}:{s:02d}' if h else f'{m}:{s:02d}'
+
+
+def test_the_list_row_shows_moving_time_as_the_totals_do_and_a_run_its_pace(context, server):
+    # 5 minutes moving north at 5 m/s, 5 minutes standing, 5 minutes moving on: elapsed 15 min, moving 10.
+    name = f'Stop and go {uuid.uuid4().hex[:6]}'
+    points = []
+    lat = 47.37
+    for i in range(451):
+        if not 150 <= i < 300:
+            lat += 10 / 111_180
+        seconds = i * 2
+        points.append(f'<trkpt lat="{lat:.7f}" lon="8.54"><ele>410</ele><time>2019-05-04T05:{seconds // 60:02d}:{seconds % 60:02d}Z</time></trkpt>')
+    text = GPX_HEAD + f'<trk><name>{name}</name><trkseg>\n' + '\n'.join(points) + '\n</trkseg></trk></gpx>\n'
+    track_id = upload(server, text, f'{name}.gpx')['tracks'][0]['id']
+    request = urllib.request.Request(f'{server}/api/tracks/{track_id}', data=b'{"kind":"run"}', method='PATCH',
+                                     headers={'Content-Type': 'application/json'})
+    urllib.request.urlopen(request, timeout=10).read()
+    track = api_get(server, f'/api/tracks/{track_id}')
+    assert track['elapsedSeconds'] - track['movingSeconds'] > 200, track
+    page = context.new_page()
+    page.goto('/#/tracks')
+    page.wait_for_selector('body[data-ready="true"]')
+    page.get_by_label('Search tracks').fill(name)
+    row = page.get_by_role('list', name='Saved tracks').get_by_role('listitem').filter(has_text=name)
+    expect(row).to_contain_text(f"{_clock(track['movingSeconds'])} moving")
+    expect(row).not_to_contain_text(_clock(track['elapsedSeconds']))
+    pace = _clock(1000 * track['movingSeconds'] / track['distanceMeters'])
+    expect(row).to_contain_text(f'{pace} /km')
+    expect(page.get_by_role('list', name='Saved tracks').get_by_role('listitem')).to_have_count(1)
+    shot(page, 'tracks-row-moving-pace')

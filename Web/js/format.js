@@ -28,6 +28,13 @@ export function speed(metersPerSecond, system = units()) {
     : `${(metersPerSecond * 3.6).toFixed(1)} km/h`;
 }
 
+/** Pace for runners: minutes per kilometre or per mile, "5:12 /km"; '–' without a speed. */
+export function pace(metersPerSecond, system = units()) {
+  if (!(metersPerSecond > 0) || !Number.isFinite(metersPerSecond)) return '–';
+  const length = system === 'imperial' ? MILE : 1000;
+  return `${duration(length / metersPerSecond)} /${system === 'imperial' ? 'mi' : 'km'}`;
+}
+
 export function duration(seconds) {
   if (seconds == null || !Number.isFinite(seconds)) return '–';
   const total = Math.max(0, Math.round(seconds));  // to the nearest second, as the CLI (UnitSystem) writes it

@@ -205,6 +205,33 @@ export class Provisional {
 }
 
 /**
+ * What the Record tab shows: the figures, never less than they were shown (distance, climb, moving and elapsed
+ * time). When the connection comes back, the server's figures for the fixes it now has may count a little less
+ * than the provisional sum shown offline (it smooths and drops what it judges noise); when auto-pause starts, the
+ * moving clock's run-on between fixes ends. A figure that went back would read as lost riding: it holds instead,
+ * and moves on once the true figure passes it.
+ *
+ *     const steady = new SteadyFigures();
+ *     steady.show(live.figures(Date.now(), 'recording'));   // the same object, clamped
+ */
+export class SteadyFigures {
+  constructor() { this.floor = null; }
+
+  show(figures) {
+    if (!figures) return figures;
+    const shown = { ...figures };
+    for (const key of STEADY_KEYS) {
+      const floor = this.floor ? this.floor[key] : null;
+      if (Number.isFinite(floor) && Number.isFinite(shown[key])) shown[key] = Math.max(shown[key], floor);
+    }
+    this.floor = Object.fromEntries(STEADY_KEYS.map((key) => [key, shown[key]]));
+    return shown;
+  }
+}
+
+const STEADY_KEYS = ['distanceMeters', 'ascentMeters', 'movingSeconds', 'elapsedSeconds'];
+
+/**
  * Auto-pause: the rider has not moved for `stillSeconds` (less than the activity's stopped speed over that time)
  * → 'pause'; after an auto-pause, moved more than `resumeMeters` from where it paused (or a device speed well
  * above the stopped speed) → 'resume'. Fed with every fix, also while paused; a pause the rider made is never

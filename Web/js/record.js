@@ -9,7 +9,7 @@ import * as outbox from './outbox.js';
 import * as format from './format.js';
 import { openRideMap } from './map.js';
 import { activity as chosenActivity, autoPauseEnabled, breadcrumbsEnabled, wakeLockEnabled } from './settings.js';
-import { AutoPause, GAP_SECONDS, Provisional, isGap } from './provisional.js';
+import { AutoPause, GAP_SECONDS, Provisional, SteadyFigures, isGap } from './provisional.js';
 import { Navigation } from './navigation.js';
 import { bearing } from './announce.js';
 
@@ -376,7 +376,9 @@ export class RecordView {
     // Not asked yet: Start asks (the ride starts; without an answer it has no fix, and is not saved empty).
     if (this.watchId === null && !this.simulating && 'geolocation' in navigator) this.startWatching();
     const id = newRecordingId();
-    const startedAt = new Date().toISOString();
+    // With the phone's own offset: the server names the ride in the rider's local time from it.
+    const startMillis = Date.now();
+    const startedAt = format.timeWithOffset(startMillis);
     const activity = chosenActivity();
     this.recording = { id, state: 'recording', nextSequence: 1, startedAt, activity };
     this.live = new Provisional({ activity });
@@ -385,14 +387,23 @@ export class RecordView {
     $('record-notice').replaceChildren();
     this.discarded = null;
     // The route goes with the Start, in the outbox: chosen before Start, it works offline too.
-    await outbox.begin(this.recording, { activity, units: format.units(), breadcrumbs: breadcrumbsEnabled(), startedAt, ...this.navigation.startOptions() });
+    // A simulated ride is saved as one (source "simulation"), and left out of the totals.
+    const simulated = this.simulating ? { simulated: true } : {};
+    await outbox.begin(this.recording, {
+      activity, units: format.units(), breadcrumbs: breadcrumbsEnabled(), startedAt, ...simulated, ...this.navigation.startOptions(),
+    });
     this.map.clearRide();
     this.lastCamera = null;
     this.view = { id, path: [], breadcrumbs: [], stats: null };
     this.renderButtons();
     this.renderStats();
     this.holdScreen();
-    if (this.lastPosition) await this.queueFix(this.lastPosition);
+    // Where the rider stood at Start, taken at Start: a position kept from 45 s on the Record tab is not 45 s of ride
+    // (elapsed time counts from Start, not from the last fix before it).
+    if (this.lastPosition) {
+      const atStart = { coords: this.lastPosition.coords, timestamp: Math.max(this.lastPosition.timestamp, startMillis) };
+      await this.queueFix(atStart);
+    }
     // The gap rule counts from Start: a position kept from before it is not a gap in the ride.
     this.lastFixTime = Date.now();
     this.flushSoon(0);
@@ -832,12 +843,21 @@ export class RecordView {
   /** The figures: the server's, and beyond them the provisional ones (marked ≈) for fixes it has not answered. */
   renderStats() {
     const state = this.recording ? this.recording.state : 'idle';
-    const figures = this.recording ? this.live.figures(Date.now(), state) : null;
+    // Never backwards (SteadyFigures), per ride: a new Provisional is a new ride (or the same one reopened).
+    if (this.steadyFor !== this.live) {
+      this.steady = new SteadyFigures();
+      this.steadyFor = this.live;
+    }
+    const figures = this.recording ? this.steady.show(this.live.figures(Date.now(), state)) : null;
     const provisional = Boolean(figures && figures.provisional);
     const paused = state === 'paused';
     setFigure('stat-distance', figures ? format.distance(figures.distanceMeters) : '–', provisional);
     setFigure('stat-climb', figures ? format.elevation(figures.ascentMeters) : '–', provisional);
-    setFigure('stat-speed', paused ? '—' : (figures ? format.speed(figures.speedMetersPerSecond) : '–'), provisional && !paused);
+    // A run shows its pace (min/km or min/mi) where a ride shows its speed.
+    const running = (this.recording ? this.recording.activity : chosenActivity()) === 'run';
+    $('stat-speed-label').textContent = running ? 'Pace' : 'Speed';
+    const rate = (metersPerSecond) => (running ? format.pace(metersPerSecond) : format.speed(metersPerSecond));
+    setFigure('stat-speed', paused ? '—' : (figures ? rate(figures.speedMetersPerSecond) : '–'), provisional && !paused);
     setFigure('stat-time', figures ? format.duration(figures.elapsedSeconds) : '–', false);
     setFigure('stat-moving', figures ? format.duration(figures.movingSeconds) : '–', provisional);
     $('stat-distance').dataset.meters = figures ? String(figures.distanceMeters) : '';
@@ -939,3 +959,4 @@ function fixFrom(position) {
     time: format.timeWithOffset(position.timestamp),
   };
 }
+

@@ -169,7 +169,7 @@ export class TracksView {
       const detail = document.createElement('dd');
       const count = period.trackCount === 1 ? '1 track' : `${period.trackCount} tracks`;
       const parts = [format.elevation(period.ascentMeters) + ' climb', count];
-      if (period.movingSeconds > 0) parts.unshift(format.duration(period.movingSeconds));
+      if (period.movingSeconds > 0) parts.unshift(`${format.duration(period.movingSeconds)} moving`);
       detail.innerHTML = `<strong>${escapeHTML(format.distance(period.distanceMeters))}</strong>
         <span>${parts.map(escapeHTML).join(' · ')}</span>`;
       wrapper.append(term, detail);
@@ -228,6 +228,7 @@ export class TracksView {
         $('track-list').append(this.row({
           id: recent.trackId, name: recent.name, startedAt: recent.startedAt, startTime: recent.startedAt,
           distanceMeters: recent.stats.distanceMeters, ascentMeters: recent.stats.ascentMeters, elapsedSeconds: recent.stats.elapsedSeconds,
+          movingSeconds: recent.stats.movingSeconds,
           shape: recent.path.flatMap((path) => path.points),
         }));
       }
@@ -251,7 +252,11 @@ export class TracksView {
     const timed = Boolean(track.startTime);
     const when = !timed ? 'no time recorded' : track.localStartTime ? format.localDateTime(track.localStartTime) : format.date(track.startTime);
     const parts = [when, format.distance(track.distanceMeters), `${format.elevation(track.ascentMeters)} climb`];
-    if (timed) parts.push(format.duration(track.elapsedSeconds));
+    if (track.source === 'simulation') parts.unshift('simulated');
+    // Moving time, as the totals above add it up, and said so.
+    if (timed) parts.push(`${format.duration(track.movingSeconds)} moving`);
+    // Runners read pace: minutes per kilometre (or mile) while moving.
+    if (timed && track.kind === 'run' && track.movingSeconds > 0) parts.push(format.pace(track.distanceMeters / track.movingSeconds));
     link.innerHTML = `<strong>${escapeHTML(track.name || 'Track')}</strong><br>
       <span class="track-meta">${parts.map(escapeHTML).join(' · ')}</span>`;
     link.setAttribute('aria-label', `${track.name || 'Track'}, ${KIND_NAMES[track.kind] || 'track'}, ${parts.join(', ')}`);
@@ -383,7 +388,7 @@ export class TracksView {
       location.hash = simulateLink.getAttribute('href');
       location.reload();
     };
-    this.renderStats(track ? track.stats : null, Boolean(track && (track.startTime || (track.stats && track.stats.startTime))));
+    this.renderStats(track ? track.stats : null, Boolean(track && (track.startTime || (track.stats && track.stats.startTime))), track && track.kind);
     this.renderSplits(track && track.splits, Boolean(track && track.startTime));
     this.renderDevice(track);
     this.showTurns(track ? id : null);
@@ -464,8 +469,8 @@ export class TracksView {
       const seconds = timed ? split.durationSeconds : null;
       let rate = '–';
       if (seconds > 0) rate = pace ? format.duration(seconds * length / split.distanceMeters) : format.speed(split.distanceMeters / seconds);
-      const climb = split.elevationChangeMeters == null ? '–'
-        : `${split.elevationChangeMeters > 0 ? '+' : split.elevationChangeMeters < 0 ? '−' : ''}${format.elevation(Math.abs(split.elevationChangeMeters))}`;
+      // The climb over the split (it adds up to the track's climb), not the net change of height.
+      const climb = split.climbMeters == null ? '–' : format.elevation(split.climbMeters);
       for (const [index, text] of [label, seconds == null ? '–' : format.duration(seconds), rate, climb].entries()) {
         const cell = document.createElement(index === 0 ? 'th' : 'td');
         if (index === 0) cell.scope = 'row';
@@ -574,7 +579,7 @@ export class TracksView {
     });
   }
 
-  renderStats(stats, timed = true) {
+  renderStats(stats, timed = true, kind = 'ride') {
     const list = $('track-stats');
     list.replaceChildren();
     if (!stats) return;
@@ -589,6 +594,8 @@ export class TracksView {
       ['Climb', format.elevation(stats.ascentMeters)],
       ['Descent', format.elevation(stats.descentMeters)],
     ];
+    // Runners read pace: minutes per kilometre (or mile) while moving, beside the speeds.
+    if (kind === 'run') rows.splice(3, 0, ['Average pace', timed ? format.pace(stats.averageSpeedMetersPerSecond) : '–']);
     for (const [label, value] of rows) {
       const wrapper = document.createElement('div');
       const term = document.createElement('dt');
@@ -611,7 +618,7 @@ function fitParameters(element) {
 function zoneNote(track) {
   const local = track.localStartTime || '';
   const offset = local.endsWith('Z') ? '+00:00' : local.slice(-6);
-  if (track.timeZoneSource === 'longitude') return ` (UTC${offset}, the time zone guessed from where it started)`;
+  if (track.timeZoneSource === 'zone') return ` (${track.timeZone || 'local time'}, UTC${offset}, where it started)`;
   if (track.timeZoneSource === 'utc') return ' (UTC)';
   return '';
 }

@@ -3,11 +3,16 @@
 ///
 /// A leg counts only once the elevation has turned back from its extreme by the threshold, and then it
 /// counts in full, from the previous turning point to the extreme: a 40 m hill gives 40 m, not 35 m, while
-/// wiggles under 5 m give nothing. Fed with smoothed elevations (`PositionSmoother`).
+/// wiggles under 5 m give nothing. Fed with smoothed GPS elevations (`PositionSmoother`), or with barometric
+/// ones as recorded, with a 1 m threshold (`AltitudeKind`).
 struct ElevationHysteresis {
     /// 5 m: over what smoothing leaves of GPS altitude noise (±2 m scatter shrinks below 1 m; slow drift of
     /// a few metres remains), under any rise a rider would call a climb.
-    static let thresholdMeters = 5.0
+    static let gpsThresholdMeters = 5.0
+    /// 1 m: ten times the scatter of a barometric altimeter, under the rollers a bike computer counts.
+    static let barometricThresholdMeters = 1.0
+
+    let thresholdMeters: Double
 
     private(set) var ascentMeters = 0.0
     private(set) var descentMeters = 0.0
@@ -19,8 +24,16 @@ struct ElevationHysteresis {
     private var low = 0.0
     private var high = 0.0
 
+    init(thresholdMeters: Double = Self.gpsThresholdMeters) {
+        self.thresholdMeters = thresholdMeters
+    }
+
+    /// Climb so far, the leg still rising included: never decreases, so the climb of a stretch is the
+    /// difference of this at its ends.
+    var climbSoFarMeters: Double { ascentMeters + (direction == 1 ? extreme - turn : 0) }
+
     mutating func add(_ elevation: Double) {
-        let threshold = Self.thresholdMeters
+        let threshold = thresholdMeters
         guard started else {
             started = true
             low = elevation

@@ -10,6 +10,10 @@ struct StatsPoint {
     var time: Double?
     /// Taken standing still (`StationarityClassifier`): its scatter is not travel.
     var isStationary = false
+    /// Its altitude starts a new level (`AltitudeGate.Verdict.newLevel`): the jump to it is no climb.
+    var startsAltitudeLevel = false
+    /// Its place among the points added (valid positions only): what a chart's sample maps back to.
+    var index = 0
 
     init(latitude: Double, longitude: Double, elevationMeters: Double?, time: Double?) {
         latitudeRadians = latitude * (.pi / 180)

@@ -1,25 +1,32 @@
 /// Elevation and speed against distance, for the charts of a track page (DESIGN 2.3).
 ///
-///     let profile = TrackProfile(track: track, maximumSamples: 500)
+///     let profile = TrackProfile(track: track, activity: .ride, maximumSamples: 500)
 ///     // profile.distanceMeters[i]: the distance at the end of sample i; elevation and speed over it
 ///
-/// The track is cut into samples of equal distance (its length / `maximumSamples`, at least 1 m), and each
-/// sample gives the mean elevation of its points and its speed: distance over the time it took. The gap
-/// between segments (a pause) is neither distance nor time, as in `TrackStats`. A few hundred samples are
-/// what a chart a few hundred pixels wide can show, whatever the track's size.
+/// Drawn from the same filtered fixes as the figures (`TrackStatsAccumulator`'s steps: bad fixes and altitude
+/// spikes dropped, scatter smoothed, stops counted as standing): the last sample lies at the track's distance,
+/// and no speed exceeds the track's maximum speed. The track is cut into samples of equal distance (its length
+/// / `maximumSamples`, at least 1 m); each gives the mean elevation of its steps and the speed over at least
+/// `speedWindowSeconds` of recorded time ending there (what the maximum speed is measured over too). The gap
+/// between segments (a pause) is neither distance nor time. A few hundred samples are what a chart a few
+/// hundred pixels wide can show, whatever the track's size.
 public struct TrackProfile: Sendable, Hashable {
+    /// Speeds are measured over at least this much recorded time: a fix a few metres off over one second is
+    /// not a speed (the 407 km/h peak of a walk).
+    public static let speedWindowSeconds = 10.0
+
     /// Distance along the track at the end of each sample, metres, increasing.
     public var distanceMeters: [Double]
-    /// Mean elevation of each sample's points, metres; nil where none has one.
+    /// Mean elevation of each sample, metres; nil where none is known.
     public var elevationMeters: [Double?]
-    /// Speed over each sample, metres per second; nil where its points have no times.
+    /// Speed up to the end of each sample, metres per second; nil where the points have no times.
     public var speedMetersPerSecond: [Double?]
     /// Mean heart rate (beats per minute), cadence (revolutions per minute) and power (watts) of each sample's
     /// points; nil where none has one. All nil when the track has none: the page then shows no such chart.
     public var heartRate: [Double?]
     public var cadence: [Double?]
     public var powerWatts: [Double?]
-    /// Where each sample ends (its last point): what a chart's cursor shows on the map.
+    /// Where each sample ends: what a chart's cursor shows on the map.
     public var positions: [Coordinate]
 
     /// Whether any sample has a heart rate, a cadence, a power.
@@ -27,8 +34,9 @@ public struct TrackProfile: Sendable, Hashable {
     public var hasCadence: Bool { cadence.contains { $0 != nil } }
     public var hasPower: Bool { powerWatts.contains { $0 != nil } }
 
-    /// Samples of `track`, at most `maximumSamples` (the last one may be shorter).
-    public init(track: Track, maximumSamples: Int = 500) {
+    /// Samples of `track` measured as `activity` (its thresholds decide stops and bad fixes), at most
+    /// `maximumSamples` (the last one may be shorter).
+    public init(track: Track, activity: ActivityKind = .ride, maximumSamples: Int = 500) {
         distanceMeters = []
         elevationMeters = []
         speedMetersPerSecond = []
@@ -36,59 +44,56 @@ public struct TrackProfile: Sendable, Hashable {
         cadence = []
         powerWatts = []
         positions = []
-        let segments = track.segments.map { $0.points.filter { $0.coordinate.isValid } }.filter { !$0.isEmpty }
-        guard !segments.isEmpty else { return }
-        var total = 0.0
-        for points in segments {
-            for (a, b) in zip(points, points.dropFirst()) { total += a.coordinate.distanceMeters(to: b.coordinate) }
-        }
-        let sampleMeters = max(1, total / Double(max(1, maximumSamples)))
+        var accumulator = TrackStatsAccumulator(activity: activity, tracing: true)
+        accumulator.add(track)
+        let (stats, steps) = accumulator.finishWithTrace()
+        guard !steps.isEmpty else { return }
+        let points = track.segments.flatMap { $0.points.filter { $0.coordinate.isValid } }
+        let sampleMeters = max(1, stats.distanceMeters / Double(max(1, maximumSamples)))
+        let maximumSpeed = stats.maxSpeedMetersPerSecond
 
-        var along = 0.0
-        var bucketMeters = 0.0, bucketSeconds = 0.0, elevationSum = 0.0, elevationCount = 0, bucketHasPoints = false
-        var heartRateMean = Mean(), cadenceMean = Mean(), powerMean = Mean()
-        var lastPosition = segments[0][0].coordinate
-        func add(_ point: TrackPoint) {
-            bucketHasPoints = true
-            lastPosition = point.coordinate
-            if let elevation = point.elevation, elevation.isFinite {
-                elevationSum += elevation
-                elevationCount += 1
-            }
-            heartRateMean.add(point.heartRate)
-            cadenceMean.add(point.cadence)
-            powerMean.add(point.powerWatts)
-        }
-        func emit() {
-            distanceMeters.append(along)
-            elevationMeters.append(elevationCount > 0 ? elevationSum / Double(elevationCount) : nil)
-            speedMetersPerSecond.append(bucketSeconds > 0 ? bucketMeters / bucketSeconds : nil)
+        var elevationMean = Mean(), heartRateMean = Mean(), cadenceMean = Mean(), powerMean = Mean()
+        var nextPoint = 0
+        var windowStart = 0
+        var bucketHasSteps = false
+        func emit(at index: Int) {
+            let step = steps[index]
+            distanceMeters.append(step.distanceMeters)
+            elevationMeters.append(elevationMean.take())
             heartRate.append(heartRateMean.take())
             cadence.append(cadenceMean.take())
             powerWatts.append(powerMean.take())
-            positions.append(lastPosition)
-            bucketMeters = 0
-            bucketSeconds = 0
-            elevationSum = 0
-            elevationCount = 0
-            bucketHasPoints = false
+            positions.append(step.coordinate)
+            speedMetersPerSecond.append(speed(endingAt: index))
+            bucketHasSteps = false
         }
-        for points in segments {
-            add(points[0])
-            for (a, b) in zip(points, points.dropFirst()) {
-                let meters = a.coordinate.distanceMeters(to: b.coordinate)
-                along += meters
-                bucketMeters += meters
-                if let t0 = a.time, let t1 = b.time {
-                    let seconds = t1.timeIntervalSince1970 - t0.timeIntervalSince1970
-                    if seconds > 0 { bucketSeconds += seconds }
-                }
-                add(b)
-                // A micrometre of slack: sums of steps land a hair short of round boundaries.
-                if along >= Double(distanceMeters.count + 1) * sampleMeters - 1e-6 { emit() }
+        /// Speed over the steps back to `speedWindowSeconds` before this one (or the first step), no faster than
+        /// the track's maximum; nil without times, or when the figures report none (too few times).
+        func speed(endingAt index: Int) -> Double? {
+            let end = steps[index]
+            guard end.isTimed, maximumSpeed > 0 else { return nil }
+            while windowStart + 1 < index, end.clockSeconds - steps[windowStart + 1].clockSeconds >= Self.speedWindowSeconds {
+                windowStart += 1
             }
+            let start = steps[windowStart]
+            let seconds = end.clockSeconds - start.clockSeconds
+            guard seconds > 0 else { return nil }
+            let value = (end.distanceMeters - start.distanceMeters) / seconds
+            return min(value, maximumSpeed)
         }
-        if bucketHasPoints || distanceMeters.isEmpty { emit() }
+        for (index, step) in steps.enumerated() {
+            bucketHasSteps = true
+            elevationMean.add(step.elevationMeters)
+            while nextPoint <= step.pointIndex && nextPoint < points.count {
+                heartRateMean.add(points[nextPoint].heartRate)
+                cadenceMean.add(points[nextPoint].cadence)
+                powerMean.add(points[nextPoint].powerWatts)
+                nextPoint += 1
+            }
+            // A micrometre of slack: sums of steps land a hair short of round boundaries.
+            if step.distanceMeters >= Double(distanceMeters.count + 1) * sampleMeters - 1e-6 { emit(at: index) }
+        }
+        if bucketHasSteps || distanceMeters.isEmpty { emit(at: steps.count - 1) }
     }
 }
 

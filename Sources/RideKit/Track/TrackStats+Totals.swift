@@ -11,6 +11,9 @@ extension TrackStats {
         total.pointCount += next.pointCount
         total.segmentCount += next.segmentCount
         total.ignoredOutlierCount += next.ignoredOutlierCount
+        total.ignoredAltitudeCount += next.ignoredAltitudeCount
+        total.altitudeKind = altitudeKind ?? next.altitudeKind
+        total.altitudeNoiseMeters = altitudeNoiseMeters ?? next.altitudeNoiseMeters
         total.distanceMeters += next.distanceMeters
         total.ascentMeters += next.ascentMeters
         total.descentMeters += next.descentMeters

@@ -13,7 +13,8 @@ public struct TrackStats: Sendable, Hashable {
     public var ignoredOutlierCount: Int
     /// Distance travelled on WGS-84, metres: jitter at a standstill and the gaps between segments excluded.
     public var distanceMeters: Double
-    /// Elevation gained, metres, after smoothing and a 5 m hysteresis (0 without elevations).
+    /// Elevation gained, metres (0 without elevations): barometric altitudes as recorded with a 1 m
+    /// hysteresis, GPS altitudes smoothed with a 5 m one (`altitudeKind`); impossible jumps left out.
     public var ascentMeters: Double
     /// Elevation lost, metres, likewise.
     public var descentMeters: Double
@@ -45,7 +46,13 @@ public struct TrackStats: Sendable, Hashable {
     public var averageMovingPaceSecondsPerKilometer: Double? {
         movingSeconds > 0 && distanceMeters > 0 ? movingSeconds / (distanceMeters / 1000) : nil
     }
-    /// Lowest and highest smoothed elevation, metres; nil without elevations.
+    /// The kind of altitude the track's scatter shows, which chose how climb is counted; nil without elevations.
+    public var altitudeKind: AltitudeKind?
+    /// The scatter of the altitudes (σ, metres) that says their kind; nil with too few of them.
+    public var altitudeNoiseMeters: Double?
+    /// Altitudes dropped as impossible jumps (`AltitudeGate`).
+    public var ignoredAltitudeCount: Int = 0
+    /// Lowest and highest elevation (smoothed for GPS altitudes), metres; nil without elevations.
     public var minElevationMeters: Double?
     public var maxElevationMeters: Double?
     /// Time of the first and of the last point that has one, as written (offset and precision kept).
@@ -87,6 +94,7 @@ extension TrackStats: Codable {
         case elapsedSeconds, movingSeconds, movingDistanceMeters, stoppedSeconds, pausedSeconds, maxSpeedMetersPerSecond
         case averageSpeedMetersPerSecond, averageMovingPaceSecondsPerKilometer, minElevationMeters, maxElevationMeters
         case startTime, endTime, start, end, bounds, kilometerSplits, mileSplits
+        case altitudeKind, altitudeNoiseMeters, ignoredAltitudeCount
     }
 
     /// `GPXBounds` as JSON, with the key names of GPX and of `bikeride stats --json`.
@@ -124,6 +132,9 @@ extension TrackStats: Codable {
         )
         try container.encode(kilometerSplits, forKey: .kilometerSplits)
         try container.encode(mileSplits, forKey: .mileSplits)
+        try container.encodeIfPresent(altitudeKind, forKey: .altitudeKind)
+        try container.encodeIfPresent(altitudeNoiseMeters, forKey: .altitudeNoiseMeters)
+        try container.encode(ignoredAltitudeCount, forKey: .ignoredAltitudeCount)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -162,5 +173,9 @@ extension TrackStats: Codable {
         }
         kilometerSplits = try container.decode([Split].self, forKey: .kilometerSplits)
         mileSplits = try container.decode([Split].self, forKey: .mileSplits)
+        // Absent from stats stored before they existed.
+        altitudeKind = try container.decodeIfPresent(AltitudeKind.self, forKey: .altitudeKind)
+        altitudeNoiseMeters = try container.decodeIfPresent(Double.self, forKey: .altitudeNoiseMeters)
+        ignoredAltitudeCount = try container.decodeIfPresent(Int.self, forKey: .ignoredAltitudeCount) ?? 0
     }
 }

@@ -32,7 +32,13 @@
 ///   stopped time), and the second fix in a row beyond ends it: the step from the last anchor through the
 ///   stop's centre to that fix is then counted. Scatter of any size at a standstill thus adds nothing.
 /// - **Tracks** are measured apart and summed (`beginTrack`, `TrackStats.adding`).
-/// - **Climb.** Smoothed elevations through `ElevationHysteresis` (5 m), per segment.
+/// - **Altitude spikes.** An altitude that no rider can reach from the last believable one (over 10 m/s up or
+///   down, or steeper than 45° without times, plus 30 m of scatter) is dropped before anything uses it
+///   (`AltitudeGate`); a new level that holds for 8 fixes is taken as a fresh start, its jump no climb.
+/// - **Climb.** The altitudes' own scatter says their kind (`AltitudeNoise`): barometric altitudes (a few
+///   centimetres of scatter) count every rise of a metre, as recorded (`ElevationHysteresis`, 1 m); GPS
+///   altitudes are smoothed and count past a 5 m turn back. Both counts run side by side, per segment, and the
+///   end picks one: a bike computer's climb is kept whole, a phone's noise is not climbed.
 /// - **Max speed.** From the speeds the device recorded (`<speed>`, measured by Doppler, steadier than
 ///   positions) when at least half the points carry one; otherwise the fastest 10 s in a straight line
 ///   (`SpeedWindow`). Either way a speed must last (`RobustMaximum`: median of five successive values, of
@@ -120,15 +126,28 @@ public struct TrackStatsAccumulator: Sendable {
     private var minElevation = Double.infinity
     private var maxElevation = -Double.infinity
     private var lastElevation: Double?
+    /// GPS altitudes: smoothed, 5 m.
     private var hysteresis = ElevationHysteresis()
+    /// Barometric altitudes: as recorded (spikes gated), 1 m, with their own range.
+    private var barometricHysteresis = ElevationHysteresis(thresholdMeters: ElevationHysteresis.barometricThresholdMeters)
+    private var barometricMinElevation = Double.infinity
+    private var barometricMaxElevation = -Double.infinity
+    private var altitudeGate = AltitudeGate()
+    private var altitudeNoise = AltitudeNoise()
     private var speedWindow: SpeedWindow
     private var recordedSpeeds = RobustMaximum()
     private var recordedSpeedCount = 0
     private var kilometerSplits = SplitTracker(lengthMeters: Split.kilometerMeters)
     private var mileSplits = SplitTracker(lengthMeters: Split.mileMeters)
 
-    public init(activity: ActivityKind = .ride) {
+    /// Each step of distance as counted, when tracing (`TrackProfile`): nil otherwise, and then nothing is kept.
+    private var trace: [TrackTraceStep]?
+
+    /// `tracing`: keep each step of distance as counted (one per 5 m or more), for charts drawn from the same
+    /// filtered fixes as the figures (`finishWithTrace`). Memory then grows with the track.
+    public init(activity: ActivityKind = .ride, tracing: Bool = false) {
         self.activity = activity
+        if tracing { trace = [] }
         stoppedSpeed = activity.stoppedSpeedMetersPerSecond
         plausibleSpeed = activity.maxPlausibleSpeedMetersPerSecond
         speedWindow = SpeedWindow(plausibleSpeedMetersPerSecond: plausibleSpeed)
@@ -147,8 +166,10 @@ public struct TrackStatsAccumulator: Sendable {
         guard pointCount > 0 || segmentCount > 0 else { return }
         var tracks = earlierTracks
         tracks.append(makeStats())
+        let kept = trace
         self = TrackStatsAccumulator(activity: activity)
         earlierTracks = tracks
+        trace = kept
     }
 
     /// Starts a new segment (a `trkseg`, or Resume after Pause). Adding a point without one starts one.
@@ -182,10 +203,18 @@ public struct TrackStatsAccumulator: Sendable {
             if speed <= plausibleSpeed { recordedSpeeds.add(speed) }
         }
 
-        let point = StatsPoint(
+        var point = StatsPoint(
             latitude: latitude, longitude: longitude, elevationMeters: elevation.flatMap { $0.isFinite ? $0 : nil },
             time: time?.timeIntervalSince1970, scales: &scales
         )
+        point.index = pointCount - 1
+        if let elevation = point.elevationMeters {
+            switch altitudeGate.judge(elevation: elevation, time: point.time, point: point) {
+            case .accept: break
+            case .reject: point.elevationMeters = nil
+            case .newLevel: point.startsAltitudeLevel = true
+            }
+        }
         if let candidate = gateCandidate {
             if let last = gateLast, isBadFix(candidate, after: last, before: point) {
                 outlierCount += 1
@@ -211,6 +240,15 @@ public struct TrackStatsAccumulator: Sendable {
         return tracks.dropFirst().reduce(tracks[0]) { $0.adding($1) }
     }
 
+    /// `finish()` with the steps of distance it counted (empty unless made with `tracing`).
+    public func finishWithTrace() -> (stats: TrackStats, steps: [TrackTraceStep]) {
+        var copy = self
+        if copy.segmentOpen { copy.endSegment() }
+        var tracks = copy.earlierTracks
+        if copy.pointCount > 0 || copy.segmentCount > 0 || tracks.isEmpty { tracks.append(copy.makeStats()) }
+        return (tracks.dropFirst().reduce(tracks[0]) { $0.adding($1) }, copy.trace ?? [])
+    }
+
     // MARK: - Pipeline
 
     private func isBadFix(_ point: StatsPoint, after previous: StatsPoint, before next: StatsPoint) -> Bool {
@@ -227,6 +265,16 @@ public struct TrackStatsAccumulator: Sendable {
 
     private mutating func accept(_ point: StatsPoint) {
         gateLast = point
+        if let elevation = point.elevationMeters {
+            if point.startsAltitudeLevel {
+                barometricHysteresis.endSegment()
+                altitudeNoise.endSegment()
+            }
+            barometricHysteresis.add(elevation)
+            altitudeNoise.add(elevation)
+            barometricMinElevation = min(barometricMinElevation, elevation)
+            barometricMaxElevation = max(barometricMaxElevation, elevation)
+        }
         if let classified = classifier.push(point) { smoothAndConsume(classified) }
     }
 
@@ -240,6 +288,8 @@ public struct TrackStatsAccumulator: Sendable {
         while let smoothed = smoother.drain() { consume(smoothed) }
         finishMotion()
         hysteresis.endSegment()
+        barometricHysteresis.endSegment()
+        altitudeNoise.endSegment()
         if let clock = segmentClock { previousSegmentEndClock = clock }
         gateLast = nil
         gateCandidate = nil
@@ -258,6 +308,7 @@ public struct TrackStatsAccumulator: Sendable {
 
     private mutating func consume(_ point: StatsPoint) {
         if let elevation = point.elevationMeters {
+            if point.startsAltitudeLevel { hysteresis.endSegment() }
             minElevation = min(minElevation, elevation)
             maxElevation = max(maxElevation, elevation)
             hysteresis.add(elevation)
@@ -280,6 +331,7 @@ public struct TrackStatsAccumulator: Sendable {
         }
         lastPoint = point
         guard let anchor else {
+            if trace?.isEmpty == true { record(at: point) }
             setAnchor(point)
             return
         }
@@ -340,14 +392,24 @@ public struct TrackStatsAccumulator: Sendable {
     private mutating func advance(by meters: Double) {
         let from = distanceMeters
         distanceMeters += meters
+        if trace != nil, let lastPoint { record(at: lastPoint) }
+        let climb = SplitTracker.Climb(gps: hysteresis.climbSoFarMeters, barometric: barometricHysteresis.climbSoFarMeters)
         kilometerSplits.advance(
             fromMeters: from, stepMeters: meters, clock0: anchorClock, clock1: recordedSeconds,
-            elevation0: anchorElevation, elevation1: lastElevation
+            elevation0: anchorElevation, elevation1: lastElevation, climb: climb
         )
         mileSplits.advance(
             fromMeters: from, stepMeters: meters, clock0: anchorClock, clock1: recordedSeconds,
-            elevation0: anchorElevation, elevation1: lastElevation
+            elevation0: anchorElevation, elevation1: lastElevation, climb: climb
         )
+    }
+
+    private mutating func record(at point: StatsPoint) {
+        trace?.append(
+            TrackTraceStep(
+                distanceMeters: distanceMeters, clockSeconds: recordedSeconds, isTimed: segmentClock != nil, elevationMeters: lastElevation,
+                coordinate: point.coordinate, pointIndex: point.index
+            ))
     }
 
     /// Classifies the time since the last timed step as moving or stopped by the speed over it.
@@ -392,8 +454,13 @@ public struct TrackStatsAccumulator: Sendable {
         stats.segmentCount = segmentCount
         stats.ignoredOutlierCount = outlierCount
         stats.distanceMeters = distanceMeters
-        stats.ascentMeters = hysteresis.ascentMeters
-        stats.descentMeters = hysteresis.descentMeters
+        let altitude = altitudeNoise.kind
+        let hasElevation = minElevation <= maxElevation || barometricMinElevation <= barometricMaxElevation
+        if hasElevation { stats.altitudeKind = altitude }
+        stats.altitudeNoiseMeters = altitudeNoise.sigmaMeters
+        stats.ignoredAltitudeCount = altitudeGate.rejectedCount
+        stats.ascentMeters = altitude == .barometric ? barometricHysteresis.ascentMeters : hysteresis.ascentMeters
+        stats.descentMeters = altitude == .barometric ? barometricHysteresis.descentMeters : hysteresis.descentMeters
         let timed = hasTime && Double(timedPointCount) >= Self.minimumTimedFraction * Double(pointCount)
         if timed {
             stats.movingSeconds = movingSeconds
@@ -406,16 +473,22 @@ public struct TrackStatsAccumulator: Sendable {
         if recordedSpeedCount > 0 && Double(recordedSpeedCount) >= Self.recordedSpeedFraction * Double(pointCount) {
             stats.maxSpeedMetersPerSecond = recordedSpeeds.value
         }
-        // Nobody's top speed is under their average: over a minute of moving, the average of the plausible
-        // intervals is a floor (the maximum's windows can miss it: fixes minutes apart, recorded speeds few).
+        // Nobody's top speed is under their speed while moving: over a minute of moving, the speed of the
+        // plausible moving intervals is a floor (the maximum's windows can miss it: fixes minutes apart,
+        // recorded speeds few). Their distance only, not the whole distance: a walk recorded as a ride covers
+        // ground in intervals slower than a ride's stopped speed, which the average (distance over moving time)
+        // counts and which made the floor — the average — the maximum of a walk whose splits vary.
         // Intervals faster than the plausible speed (a fix kilometres on after a tunnel, a car drive recorded
         // as a ride) are left out of the floor as they are out of the maximum.
         let plausibleSeconds = stats.movingSeconds - implausibleSeconds
         if timed && plausibleSeconds > Self.averageFloorSeconds {
-            let floor = (stats.distanceMeters - implausibleMeters) / plausibleSeconds
+            let floor = (movingDistanceMeters - implausibleMeters) / plausibleSeconds
             stats.maxSpeedMetersPerSecond = max(stats.maxSpeedMetersPerSecond, floor)
         }
-        if minElevation <= maxElevation {
+        if altitude == .barometric && barometricMinElevation <= barometricMaxElevation {
+            stats.minElevationMeters = barometricMinElevation
+            stats.maxElevationMeters = barometricMaxElevation
+        } else if minElevation <= maxElevation {
             stats.minElevationMeters = minElevation
             stats.maxElevationMeters = maxElevation
         }
@@ -426,10 +499,15 @@ public struct TrackStatsAccumulator: Sendable {
         if pointCount > 0 {
             stats.bounds = GPXBounds(minLatitude: minLatitude, minLongitude: minLongitude, maxLatitude: maxLatitude, maxLongitude: maxLongitude)
         }
+        let climb = SplitTracker.Climb(gps: hysteresis.ascentMeters, barometric: barometricHysteresis.ascentMeters)
         stats.kilometerSplits = kilometerSplits.finished(
-            totalMeters: distanceMeters, clock: recordedSeconds, elevation: lastElevation, hasTime: timed
+            totalMeters: distanceMeters, clock: recordedSeconds, elevation: lastElevation, climb: climb, hasTime: timed,
+            altitude: altitude, hasElevation: hasElevation
         )
-        stats.mileSplits = mileSplits.finished(totalMeters: distanceMeters, clock: recordedSeconds, elevation: lastElevation, hasTime: timed)
+        stats.mileSplits = mileSplits.finished(
+            totalMeters: distanceMeters, clock: recordedSeconds, elevation: lastElevation, climb: climb, hasTime: timed,
+            altitude: altitude, hasElevation: hasElevation
+        )
         return stats
     }
 }

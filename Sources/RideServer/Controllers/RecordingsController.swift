@@ -58,17 +58,22 @@ struct RecordingsController<Context: UserRequestContext> {
         let now = Date()
         // A start sent late (queued offline) names the ride after when the rider pressed Start.
         var startedAt = now
+        // The rider's own offset, when the phone wrote one (2024-05-01T10:00:00+02:00): the name is in local time.
+        var offsetMinutes = 0
         if let text = body?.startedAt {
             guard let time = try? GPXTime(parsing: text) else {
                 throw APIError.badRequest("invalid_value", "startedAt must be an RFC 3339 time such as 2024-05-01T10:00:00Z")
             }
             // A phone whose clock runs ahead must not lose its ride: a start in the future is taken as now.
             startedAt = min(time.date, now)
+            if case .minutes(let minutes) = time.offset { offsetMinutes = minutes }
         }
         var name = body?.name?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         guard name.count <= 200 else { throw APIError.badRequest("invalid_value", "name is longer than 200 characters") }
-        if name.isEmpty { name = Self.defaultName(activity: options.activity, at: startedAt) }
-        return NewRecordingInfo(name: name, options: options, routeTrackID: body?.routeTrackId, startedAt: startedAt)
+        if name.isEmpty { name = Self.defaultName(activity: options.activity, at: startedAt, offsetMinutes: offsetMinutes) }
+        var info = NewRecordingInfo(name: name, options: options, routeTrackID: body?.routeTrackId, startedAt: startedAt)
+        info.simulated = body?.simulated ?? false
+        return info
     }
 
     @Sendable func get(_ request: Request, context: Context) async throws -> RecordingResponse {
@@ -116,9 +121,12 @@ struct RecordingsController<Context: UserRequestContext> {
         return RecordingResponse(info: info, recorder: recorder)
     }
 
-    /// "Ride 2024-05-01 10:00" in UTC: a name that sorts and says what it was.
-    static func defaultName(activity: ActivityKind, at date: Date) -> String {
-        let time = GPXTime(date: date).rfc3339  // 2024-05-01T10:00:00.123Z
+    /// "Ride 2024-05-01 10:00" in the rider's local time (the offset the phone gave with its start, else UTC):
+    /// a name that sorts and says what it was.
+    static func defaultName(activity: ActivityKind, at date: Date, offsetMinutes: Int = 0) -> String {
+        var local = GPXTime(date: date)
+        local.offset = .minutes(offsetMinutes)
+        let time = local.rfc3339  // 2024-05-01T12:00:00.123+02:00
         let day = time.prefix(10)
         let clock = time.dropFirst(11).prefix(5)
         return "\(activity.rawValue.capitalized) \(day) \(clock)"

@@ -263,7 +263,7 @@ struct TracksController<Context: UserRequestContext>: Sendable {
     /// `GET /api/tracks/{id}/profile`: elevation and speed against distance.
     func profile(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> ProfilePayload {
         let track = try await Self.track(library, try context.parameters.require("id"))
-        return ProfilePayload(TrackProfile(track: Track(segments: try track.lineSegments())))
+        return ProfilePayload(TrackProfile(track: Track(segments: try track.lineSegments()), activity: track.summary.kind.activity))
     }
 
     /// `GET /api/tracks/{id}/cues?units=metric|imperial`: the turns of the track as a route (its `rte`s when it

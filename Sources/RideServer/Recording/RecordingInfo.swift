@@ -14,6 +14,8 @@ public struct NewRecordingInfo: Sendable, Hashable {
     public var startedAt: Date
     /// The client's own id for the recording (a ride started offline), if it gave one.
     public var clientID: String?
+    /// A simulated ride (demo mode): saved with source `simulation`, left out of the totals.
+    public var simulated = false
 
     public init(name: String, options: Recorder.Options, routeTrackID: String? = nil, startedAt: Date, clientID: String? = nil) {
         self.name = name

@@ -14,9 +14,11 @@ struct StartRecordingRequest: Decodable {
     var routeTrackId: String?
     /// When the rider pressed Start (RFC 3339), for a start sent late; it names the ride.
     var startedAt: String?
+    /// A simulated ride (demo mode): saved as such and left out of the totals.
+    var simulated: Bool?
 
     private enum CodingKeys: String, CodingKey {
-        case name, activity, units, breadcrumbs, routeTrackId, startedAt
+        case name, activity, units, breadcrumbs, routeTrackId, startedAt, simulated
     }
 
     init(from decoder: any Decoder) throws {
@@ -25,6 +27,7 @@ struct StartRecordingRequest: Decodable {
         breadcrumbs = try container.decodeIfPresent(Bool.self, forKey: .breadcrumbs)
         routeTrackId = try container.decodeIfPresent(String.self, forKey: .routeTrackId)
         startedAt = try container.decodeIfPresent(String.self, forKey: .startedAt)
+        simulated = try container.decodeIfPresent(Bool.self, forKey: .simulated)
         activity = try Self.choice(container, .activity)
         units = try Self.choice(container, .units)
     }
@@ -218,7 +221,7 @@ struct RecordingResponse: ResponseEncodable {
             PathPayload(PathExtension(segmentIndex: index, from: nil, coordinates: segment.points.map(\.coordinate)))
         }
         breadcrumbs = recorder.breadcrumbs.map(BreadcrumbPayload.init)
-        if recorder.state == .stopped { profile = ProfilePayload(TrackProfile(track: recorder.track)) }
+        if recorder.state == .stopped { profile = ProfilePayload(TrackProfile(track: recorder.track, activity: options.activity)) }
     }
 }
 

@@ -22,7 +22,7 @@ extension RecordingService {
     /// nothing and returns that recording.
     static func createRecording(_ recording: NewRecordingInfo, in library: TrackLibrary) async throws -> (RecordingInfo, RecordingVersion) {
         let request = NewRecording(
-            name: recording.name, kind: TrackKind(activity: recording.options.activity), source: .recording,
+            name: recording.name, kind: TrackKind(activity: recording.options.activity), source: recording.simulated ? .simulation : .recording,
             routeTrackID: recording.routeTrackID.flatMap { TrackID($0) }, options: recording.options, clientID: recording.clientID,
             startedAt: recording.startedAt)
         let stored = try await library.store.startRecording(request, userID: library.userID)

@@ -11,13 +11,13 @@ import RideKit
 /// Times are RFC 3339 text: `startTime` and `endTime` as the file wrote them (offset and digits kept),
 /// `startedAt` the moment the list sorts by (the first time, else when it was saved) in UTC, and the save,
 /// change and delete times in UTC with milliseconds. `localStartTime` is the start where it was ridden
-/// (`LocalStartTime`: the file's offset, else the time as written, else the mean solar time of the start's
-/// longitude, which `timeZoneSource` says); a track without times has no `startTime` and no `localStartTime`. Positions are `[latitude, longitude]` pairs, the order
+/// (`LocalStartTime`: the file's offset, else the time as written, else the offset of the IANA time zone at the
+/// start, named by `timeZone`; `timeZoneSource` says which: `file`, `asWritten`, `zone`, `utc`); a track without times has no `startTime` and no `localStartTime`. Positions are `[latitude, longitude]` pairs, the order
 /// Leaflet takes. Keys without a value are left out.
 extension TrackSummary: Codable {
     public enum CodingKeys: String, CodingKey {
         case id, name, kind, source, state
-        case startedAt, startTime, endTime, localStartTime, timeZoneSource, createdAt, updatedAt, deletedAt
+        case startedAt, startTime, endTime, localStartTime, timeZoneSource, timeZone, createdAt, updatedAt, deletedAt
         case distanceMeters, ascentMeters, descentMeters, movingSeconds, elapsedSeconds
         case averageSpeedMetersPerSecond, maxSpeedMetersPerSecond
         case pointCount, segmentCount, waypointCount, routeCount
@@ -41,6 +41,7 @@ extension TrackSummary: Codable {
         if let local = localStart {
             try container.encode(local.time.rfc3339, forKey: .localStartTime)
             try container.encode(local.source, forKey: .timeZoneSource)
+            try container.encodeIfPresent(local.zone, forKey: .timeZone)
         }
         try container.encode(Self.text(createdAt), forKey: .createdAt)
         try container.encode(Self.text(updatedAt), forKey: .updatedAt)

@@ -73,12 +73,13 @@ public struct TrackSummary: Sendable, Hashable, Identifiable {
         self.deletedAt = deletedAt
     }
 
-    /// The start where it was ridden (`LocalStartTime`, from the start's longitude when the file wrote UTC);
+    /// The start where it was ridden (`LocalStartTime`, in the time zone at the start when the file wrote UTC);
     /// nil without times.
     public var localStart: LocalStartTime? {
         guard let startTime else { return nil }
+        let latitude = preview.first?.latitude ?? bounds.map { ($0.minLatitude + $0.maxLatitude) / 2 }
         let longitude = preview.first?.longitude ?? bounds.map { ($0.minLongitude + $0.maxLongitude) / 2 }
-        return LocalStartTime(start: startTime, longitude: longitude)
+        return LocalStartTime(start: startTime, latitude: latitude, longitude: longitude)
     }
 
     /// When the activity happened: its first time, else when it was saved. The list is sorted by it.
@@ -101,6 +102,8 @@ public enum TrackSource: String, Sendable, Hashable, Codable, CaseIterable {
     case recording
     /// Posted by a phone app (OwnTracks, Overland …).
     case device
+    /// Recorded in the web app's demo mode (a simulated ride): not a real ride, left out of the totals.
+    case simulation
 }
 
 /// Whether a track is finished.

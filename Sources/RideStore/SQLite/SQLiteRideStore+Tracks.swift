@@ -117,16 +117,21 @@ extension SQLiteRideStore {
         try await read { db in
             try starts.map { start in
                 // The list's own columns, summed: the totals are the figures the rows show. Routes are plans, not
-                // rides; a track without times has no day it was ridden (its import day is not it); tracks
-                // still being recorded count once they are saved.
+                // rides; a track without times has no day it was ridden (its import day is not it); a recording in
+                // the web app counts once it is saved (it may yet be discarded), a phone app's track in progress at
+                // once, with the figures it has so far (a ride today shows in "This week"); a simulated ride never.
                 guard let row = try Row.fetchOne(
                     db,
                     sql: """
                         SELECT COUNT(*), TOTAL(distanceMeters), TOTAL(movingSeconds), TOTAL(elapsedSeconds), TOTAL(ascentMeters)
                         FROM track INDEXED BY track_list
-                        WHERE userId = ? AND sortKey >= ? AND deletedAt IS NULL AND state = ? AND kind != ? AND startTime IS NOT NULL
+                        WHERE userId = ? AND sortKey >= ? AND deletedAt IS NULL AND (state = ? OR source = ?) AND kind != ?
+                            AND startTime IS NOT NULL AND source != ?
                         """,
-                    arguments: [userID, TrackRecord.sortKey(start: nil, createdAt: start), TrackState.complete, TrackKind.route])
+                    arguments: [
+                        userID, TrackRecord.sortKey(start: nil, createdAt: start), TrackState.complete, TrackSource.device, TrackKind.route,
+                        TrackSource.simulation,
+                    ])
                 else {
                     return TrackTotals(since: start, trackCount: 0, distanceMeters: 0, movingSeconds: 0, elapsedSeconds: 0, ascentMeters: 0)
                 }
