@@ -29,6 +29,7 @@ extension Bikeride {
         var year: String?
 
         @OptionGroup var library: LibraryOptions
+        @OptionGroup var owner: UserOptions
 
         func validate() throws {
             guard (0...HeatmapRequest.maximumZoom).contains(zoom) else { throw ValidationError("--zoom takes 0 to \(HeatmapRequest.maximumZoom)") }
@@ -42,7 +43,7 @@ extension Bikeride {
 
         func run() async throws {
             let filter = try HeatmapFilter(kind: kind, year: year)
-            let library = try await library.open()
+            let library = try await owner.scoped(library.open())
             // The tiles that can hold anything: those over (or under) the zoom-14 tiles the tracks pass through.
             let visited = try await library.store.explorerTiles(filter: filter, userID: library.userID).tiles
             var candidates = Set<TileXY>()

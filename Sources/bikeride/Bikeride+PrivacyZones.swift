@@ -16,21 +16,6 @@ extension Bikeride {
     }
 }
 
-/// The user a privacy command acts for: `--user NAME`, else the local user.
-struct PrivacyOwnerOptions: ParsableArguments {
-    @Option(help: "The user the zones belong to (default: the local user).")
-    var user: String?
-
-    func userID(_ library: TrackLibrary) async throws -> UserID {
-        guard let user else { return library.userID }
-        guard let found = try await library.store.user(named: user) else {
-            printError("bikeride privacy-zones: no user named \(user) (bikeride users list)")
-            throw ExitCode.failure
-        }
-        return found.id
-    }
-}
-
 extension Bikeride.PrivacyZones {
     struct AddZone: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a zone: its centre and radius.")
@@ -45,7 +30,7 @@ extension Bikeride.PrivacyZones {
         @Option(help: "A name for yourself (\"Home\").")
         var name: String?
 
-        @OptionGroup var owner: PrivacyOwnerOptions
+        @OptionGroup var owner: UserOptions
         @OptionGroup var library: LibraryOptions
 
         func validate() throws {
@@ -66,7 +51,7 @@ extension Bikeride.PrivacyZones {
 
         @Flag(help: "Print JSON: {\"zones\": [{\"id\", \"latitude\", \"longitude\", \"radiusMeters\", \"name\"}], \"hideEndsMeters\"}.")
         var json = false
-        @OptionGroup var owner: PrivacyOwnerOptions
+        @OptionGroup var owner: UserOptions
         @OptionGroup var library: LibraryOptions
 
         func run() async throws {
@@ -94,7 +79,7 @@ extension Bikeride.PrivacyZones {
 
         @Argument(help: "The zone's id (bikeride privacy-zones list).")
         var id: String
-        @OptionGroup var owner: PrivacyOwnerOptions
+        @OptionGroup var owner: UserOptions
         @OptionGroup var library: LibraryOptions
 
         func run() async throws {
@@ -112,7 +97,7 @@ extension Bikeride.PrivacyZones {
 
         @Argument(help: "Metres, 0 to 1600.")
         var meters: Double
-        @OptionGroup var owner: PrivacyOwnerOptions
+        @OptionGroup var owner: UserOptions
         @OptionGroup var library: LibraryOptions
 
         func validate() throws {
