@@ -60,6 +60,8 @@ public struct TrackStats: Sendable, Hashable {
     public var kilometerSplits: [Split]
     /// Splits of one mile, the last one possibly partial.
     public var mileSplits: [Split]
+    /// The track's best efforts, when they were measured (`TrackStatsAccumulator(measuringEfforts: true)`).
+    public var efforts: BestEfforts?
 
     /// Stats of an empty track; the store fills the fields it keeps.
     public init(activity: ActivityKind = .ride) {
@@ -86,7 +88,7 @@ extension TrackStats: Codable {
         case activity, pointCount, segmentCount, ignoredOutlierCount, distanceMeters, ascentMeters, descentMeters
         case elapsedSeconds, movingSeconds, movingDistanceMeters, stoppedSeconds, pausedSeconds, maxSpeedMetersPerSecond
         case averageSpeedMetersPerSecond, averageMovingPaceSecondsPerKilometer, minElevationMeters, maxElevationMeters
-        case startTime, endTime, start, end, bounds, kilometerSplits, mileSplits
+        case startTime, endTime, start, end, bounds, kilometerSplits, mileSplits, efforts
     }
 
     /// `GPXBounds` as JSON, with the key names of GPX and of `bikeride stats --json`.
@@ -124,6 +126,7 @@ extension TrackStats: Codable {
         )
         try container.encode(kilometerSplits, forKey: .kilometerSplits)
         try container.encode(mileSplits, forKey: .mileSplits)
+        try container.encodeIfPresent(efforts?.efforts, forKey: .efforts)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -162,5 +165,6 @@ extension TrackStats: Codable {
         }
         kilometerSplits = try container.decode([Split].self, forKey: .kilometerSplits)
         mileSplits = try container.decode([Split].self, forKey: .mileSplits)
+        efforts = try container.decodeIfPresent([BestEffort].self, forKey: .efforts).map(BestEfforts.init)
     }
 }

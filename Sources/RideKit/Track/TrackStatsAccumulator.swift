@@ -127,8 +127,14 @@ public struct TrackStatsAccumulator: Sendable {
     private var kilometerSplits = SplitTracker(lengthMeters: Split.kilometerMeters)
     private var mileSplits = SplitTracker(lengthMeters: Split.mileMeters)
 
-    public init(activity: ActivityKind = .ride) {
+    /// Whether best efforts are measured (`TrackStats.efforts`): off by default, as they keep a series in memory
+    /// and a recording's live figures, finished at every batch, do not show them.
+    public let measuresEfforts: Bool
+    private var effortSeries = EffortSeries()
+
+    public init(activity: ActivityKind = .ride, measuringEfforts: Bool = false) {
         self.activity = activity
+        measuresEfforts = measuringEfforts
         stoppedSpeed = activity.stoppedSpeedMetersPerSecond
         plausibleSpeed = activity.maxPlausibleSpeedMetersPerSecond
         speedWindow = SpeedWindow(plausibleSpeedMetersPerSecond: plausibleSpeed)
@@ -147,7 +153,7 @@ public struct TrackStatsAccumulator: Sendable {
         guard pointCount > 0 || segmentCount > 0 else { return }
         var tracks = earlierTracks
         tracks.append(makeStats())
-        self = TrackStatsAccumulator(activity: activity)
+        self = TrackStatsAccumulator(activity: activity, measuringEfforts: measuresEfforts)
         earlierTracks = tracks
     }
 
@@ -156,6 +162,10 @@ public struct TrackStatsAccumulator: Sendable {
         if segmentOpen { endSegment() }
         segmentOpen = true
         segmentCount += 1
+        if measuresEfforts {
+            effortSeries.power.beginSegment()
+            effortSeries.heartRate.beginSegment()
+        }
     }
 
     /// Adds the next point of the current segment. Points with a non-finite or out-of-range position are
@@ -199,6 +209,14 @@ public struct TrackStatsAccumulator: Sendable {
     /// Adds a track point.
     public mutating func add(_ point: TrackPoint) {
         add(latitude: point.latitude, longitude: point.longitude, elevation: point.elevation, time: point.time, speed: point.speedMetersPerSecond)
+        if measuresEfforts, let time = point.time?.timeIntervalSince1970 {
+            if effortSeries.power.origin == nil {
+                effortSeries.power.origin = time
+                effortSeries.heartRate.origin = time
+            }
+            if let power = point.powerWatts { effortSeries.power.add(power, time: time) }
+            if let heartRate = point.heartRate { effortSeries.heartRate.add(heartRate, time: time) }
+        }
     }
 
     /// The stats of everything added so far. Does not change the accumulator: it finishes a copy, so a
@@ -276,6 +294,7 @@ public struct TrackStatsAccumulator: Sendable {
                 lastStepClock = time
                 pendingMeters = 0
                 speedWindow.add(point, clock: recordedSeconds)
+                if measuresEfforts { effortSeries.beginTimedStretch(alongMeters: distanceMeters) }
             }
         }
         lastPoint = point
@@ -365,6 +384,7 @@ public struct TrackStatsAccumulator: Sendable {
             } else {
                 stoppedSeconds += seconds
             }
+            if measuresEfforts { effortSeries.addInterval(alongMeters: distanceMeters, movingSeconds: movingSeconds) }
         }
         lastStepClock = now
         pendingMeters = 0
@@ -430,6 +450,7 @@ public struct TrackStatsAccumulator: Sendable {
             totalMeters: distanceMeters, clock: recordedSeconds, elevation: lastElevation, hasTime: timed
         )
         stats.mileSplits = mileSplits.finished(totalMeters: distanceMeters, clock: recordedSeconds, elevation: lastElevation, hasTime: timed)
+        if measuresEfforts { stats.efforts = effortSeries.efforts(activity: activity, stats: stats, timed: timed) }
         return stats
     }
 }
