@@ -299,6 +299,33 @@ extension PostgresRideStore {
                 """,
                 "CREATE INDEX login_failures_key ON login_failures (key, failed_at)",
             ]),
+        // Best efforts per track (derived from its figures whenever its row is written) and weekly goals, as
+        // SQLite's "v9 best efforts and weekly goals".
+        Migration(
+            name: "v6 best efforts and weekly goals",
+            statements: [
+                """
+                CREATE TABLE track_efforts (
+                    track_id TEXT NOT NULL REFERENCES tracks (id) ON DELETE CASCADE,
+                    key TEXT NOT NULL,
+                    value DOUBLE PRECISION NOT NULL,
+                    score DOUBLE PRECISION NOT NULL,
+                    start_offset DOUBLE PRECISION,
+                    end_offset DOUBLE PRECISION,
+                    PRIMARY KEY (track_id, key)
+                )
+                """,
+                "CREATE INDEX track_efforts_best ON track_efforts (key, score)",
+                """
+                CREATE TABLE user_goals (
+                    user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL,
+                    measure TEXT NOT NULL,
+                    target DOUBLE PRECISION NOT NULL,
+                    PRIMARY KEY (user_id, kind)
+                )
+                """,
+            ]),
     ]
 
     /// The table of applied migrations.
@@ -387,7 +414,8 @@ extension PostgresRideStore {
     /// The tables of the schema (tests: "nothing left behind").
     static let tableNames: Set<String> = [
         "users", "devices", "track_imports", "tracks", "segments", "point_blocks", "recordings", "sessions", "device_fixes", "share_links",
-        "places", "notes", "labels", "place_labels", "photos", "photo_bytes", "document_files", "login_failures", migrationsTable,
+        "places", "notes", "labels", "place_labels", "photos", "photo_bytes", "document_files", "login_failures", "track_efforts", "user_goals",
+        migrationsTable,
     ]
 
     /// Rows in one of the schema's tables.

@@ -358,6 +358,7 @@ extension PostgresRideStore {
                 \(Int64(t.routeCount)), \(t.minLatitude), \(t.minLongitude), \(t.maxLatitude), \(t.maxLongitude), \(t.preview),
                 \(t.stats), \(t.gpxVersion), \(t.gpxCreator), \(t.gpxHeader), \(t.documentName), \(t.deletedAt.map(milliseconds)))
             """, logger: logger)
+        try await writeEfforts(trackID: t.id, stats: t.stats, connection, logger: logger)
     }
 
     static func updateTrackRecord(_ t: TrackRecord, _ connection: PostgresConnection, logger: Logger) async throws {
@@ -378,6 +379,7 @@ extension PostgresRideStore {
                 deleted_at = \(t.deletedAt.map(milliseconds))
             WHERE id = \(t.id.rawValue)
             """, logger: logger)
+        try await writeEfforts(trackID: t.id, stats: t.stats, connection, logger: logger)
     }
 
     // MARK: Points

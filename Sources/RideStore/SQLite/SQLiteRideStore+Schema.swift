@@ -173,6 +173,7 @@ extension SQLiteRideStore {
         SQLiteRideStore.registerPlaceRestoreAndPhotoFilesMigration(&migrator)
         SQLiteRideStore.registerAccountsMigration(&migrator)
         SQLiteRideStore.registerDeviceTrackFiguresMigration(&migrator)
+        SQLiteRideStore.registerAcrossRidesMigration(&migrator)
         return migrator
     }()
 }
