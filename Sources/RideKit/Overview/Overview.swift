@@ -221,6 +221,9 @@ extension Overview {
         return String(format: "%04d-%02d-%02d", Int(y), Int(m), Int(d))
     }
 
+    /// The Gregorian year of a day since 1970.
+    public static func year(ofDay day: Int64) -> Int { Int(CalendarPeriod.civil(fromDays: day).year) }
+
     /// Days since 1970 of a `Date`'s day in a zone `utcOffsetMinutes` east of UTC.
     public static func day(of secondsSince1970: Double, utcOffsetMinutes: Int) -> Int64 {
         CalendarPeriod.floorDivide(Int64(secondsSince1970.rounded(.down)) + Int64(utcOffsetMinutes) * 60, 86_400)

@@ -102,6 +102,8 @@ struct TrackDetailPayload: ResponseEncodable {
     /// Splits per kilometre and per mile (`Split`: index, distanceMeters, durationSeconds, elevationChangeMeters,
     /// isPartial), as computed on import: the page shows those of the rider's units.
     var splits: SplitsPayload
+    /// The track's best efforts, each with its rank when it was ridden ("PR", "2nd best").
+    var efforts: [EffortPayload]
 
     struct SplitsPayload: Encodable {
         var kilometer: [Split]
@@ -109,11 +111,12 @@ struct TrackDetailPayload: ResponseEncodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case stats, segments, simplifiedForZoom, waypoints, splits
+        case stats, segments, simplifiedForZoom, waypoints, splits, efforts
     }
 
-    init(_ track: StoredTrack, simplifiedForZoom zoom: Int? = nil) throws {
+    init(_ track: StoredTrack, simplifiedForZoom zoom: Int? = nil, efforts: [RankedEffort] = []) throws {
         summary = track.summary
+        self.efforts = efforts.map(EffortPayload.init)
         stats = StatsPayload(track.stats)
         let latitude = track.middleLatitude
         segments = try track.lineSegments().map { segment in
@@ -134,6 +137,7 @@ struct TrackDetailPayload: ResponseEncodable {
         try container.encodeIfPresent(simplifiedForZoom, forKey: .simplifiedForZoom)
         try container.encode(waypoints, forKey: .waypoints)
         try container.encode(splits, forKey: .splits)
+        try container.encode(efforts, forKey: .efforts)
     }
 }
 
