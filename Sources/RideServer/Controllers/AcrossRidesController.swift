@@ -57,20 +57,7 @@ struct AcrossRidesController<Context: UserRequestContext>: Sendable {
             year = value
         }
         let kind = try Self.kind(request, fallback: nil)
-        let rows = try await library.store.overviewTracks(userID: library.userID)
-        var activities: [Overview.Activity] = []
-        activities.reserveCapacity(rows.count)
-        for row in rows where kind == nil || row.kind == kind {
-            guard let start = try? GPXTime(parsing: row.startTime) else { continue }
-            activities.append(
-                Overview.Activity(
-                    id: row.id.rawValue, kind: row.kind, start: start, longitude: row.longitude, distanceMeters: row.distanceMeters,
-                    movingSeconds: row.movingSeconds, ascentMeters: row.ascentMeters))
-        }
-        let goals = try await library.store.weeklyGoals(userID: library.userID).filter { kind == nil || $0.kind == kind }
-        let overview = Overview(
-            year: year, activities: activities, goals: goals.map { Overview.Goal(kind: $0.kind, measure: $0.measure.rawValue, target: $0.target) },
-            today: today)
+        let overview = try await library.overview(year: year, kind: kind, today: today)
         return OverviewPayload(kind: kind, overview: overview)
     }
 
