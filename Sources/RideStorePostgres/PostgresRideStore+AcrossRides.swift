@@ -23,27 +23,37 @@ extension PostgresRideStore {
 
     public func personalRecords(kind: TrackKind, userID: UserID) async throws -> [PersonalRecord] {
         try await transaction(readOnly: true) { [logger] connection in
-            let rows = try await connection.query(
-                """
-                SELECT key, rank, value, start_offset, end_offset, track_id, name, start_time FROM (
-                    SELECT e.key, e.value, e.start_offset, e.end_offset, t.id AS track_id, t.name, t.start_time,
-                        ROW_NUMBER() OVER (PARTITION BY e.key ORDER BY e.score DESC, t.sort_key, t.id) AS rank
-                    FROM tracks t JOIN track_efforts e ON e.track_id = t.id
-                    WHERE t.user_id = \(userID.rawValue) AND t.kind = \(kind.rawValue) AND t.deleted_at IS NULL
-                        AND t.state = \(TrackState.complete.rawValue)
-                ) best WHERE rank <= 2
-                """, logger: logger)
-            var records: [PersonalRecord] = []
-            for try await (key, rank, value, start, end, trackID, name, startTime) in rows.decode(
-                (String, Int64, Double, Double?, Double?, String, String, String?).self)
-            {
-                if let record = EffortRules.record(
-                    key: key, rank: Int(rank), value: value, start: start, end: end, trackID: trackID, name: name, startTime: startTime)
+            // As on SQLite: per key down the (key, score) index, the second best score, then every effort at least
+            // that good, ties broken by `EffortRules.best`.
+            var candidates: [EffortRules.Candidate] = []
+            for key in EffortKey.allCases {
+                let scores = try await connection.query(
+                    """
+                    SELECT e.score FROM track_efforts e JOIN tracks t ON t.id = e.track_id
+                    WHERE e.key = \(key.rawValue) AND t.user_id = \(userID.rawValue) AND t.kind = \(kind.rawValue)
+                        AND t.deleted_at IS NULL AND t.state = \(TrackState.complete.rawValue)
+                    ORDER BY e.score DESC LIMIT 2
+                    """, logger: logger)
+                var floor: Double?
+                for try await score in scores.decode(Double.self) { floor = score }
+                guard let floor else { continue }
+                let rows = try await connection.query(
+                    """
+                    SELECT e.key, e.value, e.score, e.start_offset, e.end_offset, t.id, t.name, t.start_time, t.sort_key
+                    FROM track_efforts e JOIN tracks t ON t.id = e.track_id
+                    WHERE e.key = \(key.rawValue) AND t.user_id = \(userID.rawValue) AND t.kind = \(kind.rawValue)
+                        AND t.deleted_at IS NULL AND t.state = \(TrackState.complete.rawValue) AND e.score >= \(floor)
+                    """, logger: logger)
+                for try await (key, value, score, start, end, trackID, name, startTime, sortKey) in rows.decode(
+                    (String, Double, Double, Double?, Double?, String, String, String?, Int64).self)
                 {
-                    records.append(record)
+                    candidates.append(
+                        EffortRules.Candidate(
+                            key: key, value: value, score: score, start: start, end: end, trackID: trackID, name: name, startTime: startTime,
+                            sortKey: sortKey))
                 }
             }
-            return EffortRules.sorted(records)
+            return EffortRules.best(candidates)
         }
     }
 
@@ -53,10 +63,12 @@ extension PostgresRideStore {
             let rows = try await connection.query(
                 """
                 SELECT e.key, e.value, e.start_offset, e.end_offset, 1 + (
-                    SELECT count(*) FROM track_efforts o JOIN tracks u ON u.id = o.track_id
-                    WHERE o.key = e.key AND o.score >= e.score AND u.id <> t.id AND u.user_id = t.user_id AND u.kind = t.kind
-                        AND u.deleted_at IS NULL AND u.state = \(TrackState.complete.rawValue) AND u.sort_key <= t.sort_key
-                        AND (o.score > e.score OR u.sort_key < t.sort_key OR u.id < t.id)
+                    SELECT count(*) FROM (
+                        SELECT 1 FROM track_efforts o JOIN tracks u ON u.id = o.track_id
+                        WHERE o.key = e.key AND o.score >= e.score AND u.id <> t.id AND u.user_id = t.user_id AND u.kind = t.kind
+                            AND u.deleted_at IS NULL AND u.state = \(TrackState.complete.rawValue) AND u.sort_key <= t.sort_key
+                            AND (o.score > e.score OR u.sort_key < t.sort_key OR u.id < t.id)
+                        LIMIT 2) better
                 ) FROM tracks t JOIN track_efforts e ON e.track_id = t.id
                 WHERE t.id = \(trackID.rawValue) AND t.user_id = \(userID.rawValue)
                 """, logger: logger)

@@ -4,6 +4,7 @@ import { api } from './api.js';
 import { DevicesView } from './devices.js';
 import { LiveView } from './live.js';
 import { loadLeaflet } from './map.js';
+import { OverviewView } from './overview.js';
 import { PlacesView } from './places.js';
 import { RecordView } from './record.js';
 import { handleSkipLinks, oneTabStopPerRow } from './rowkeys.js';
@@ -39,13 +40,14 @@ async function main() {
   const settings = new SettingsView(() => record.settingsChanged());
   const live = new LiveView(config);
   const devices = new DevicesView();
+  const overview = new OverviewView();
   const views = {
     record: document.getElementById('record-view'), tracks: document.getElementById('tracks-view'),
     track: document.getElementById('track-view'), settings: document.getElementById('settings-view'),
     places: document.getElementById('places-view'), place: document.getElementById('place-view'),
-    live: document.getElementById('live-view'),
+    live: document.getElementById('live-view'), overview: document.getElementById('overview-view'),
   };
-  const titles = { record: 'Record', tracks: 'Tracks', track: 'Track', settings: 'Settings', places: 'Places', place: 'Place', live: 'Live' };
+  const titles = { record: 'Record', tracks: 'Tracks', track: 'Track', settings: 'Settings', places: 'Places', place: 'Place', live: 'Live', overview: 'Overview' };
   let recordMounted = null;
 
   async function route() {
@@ -69,6 +71,8 @@ async function main() {
     } else if (name === 'settings') {
       settings.show();
       await devices.show();
+    } else if (name === 'overview') {
+      await overview.show();
     } else if (name === 'live') {
       await live.show();
     } else if (name === 'places') {

@@ -37,6 +37,44 @@ package enum EffortRules {
         return PersonalRecord(key: key, rank: rank, value: value, start: start, end: end, trackID: id, trackName: name, startTime: startTime)
     }
 
+    /// An effort that may be a record, as a store read it.
+    package struct Candidate: Sendable {
+        package var key: String, value: Double, score: Double, start: Double?, end: Double?
+        package var trackID: String, name: String, startTime: String?, sortKey: Int64
+
+        package init(
+            key: String, value: Double, score: Double, start: Double?, end: Double?, trackID: String, name: String, startTime: String?, sortKey: Int64
+        ) {
+            self.key = key
+            self.value = value
+            self.score = score
+            self.start = start
+            self.end = end
+            self.trackID = trackID
+            self.name = name
+            self.startTime = startTime
+            self.sortKey = sortKey
+        }
+    }
+
+    /// The best two of each key among `candidates` (each key's efforts at least as good as its second best): higher
+    /// score first, on a tie the track that started first (it set the record), then the smaller id.
+    package static func best(_ candidates: [Candidate]) -> [PersonalRecord] {
+        var records: [PersonalRecord] = []
+        for (_, group) in Dictionary(grouping: candidates, by: \.key) {
+            let ranked = group.sorted { ($0.score, -$0.sortKey) > ($1.score, -$1.sortKey) || (($0.score, $0.sortKey) == ($1.score, $1.sortKey) && $0.trackID < $1.trackID) }
+            for (index, candidate) in ranked.prefix(2).enumerated() {
+                if let record = record(
+                    key: candidate.key, rank: index + 1, value: candidate.value, start: candidate.start, end: candidate.end, trackID: candidate.trackID,
+                    name: candidate.name, startTime: candidate.startTime)
+                {
+                    records.append(record)
+                }
+            }
+        }
+        return sorted(records)
+    }
+
     /// In `EffortKey` order, then rank.
     package static func sorted(_ records: [PersonalRecord]) -> [PersonalRecord] {
         let order = Dictionary(uniqueKeysWithValues: EffortKey.allCases.enumerated().map { ($1, $0) })

@@ -44,35 +44,50 @@ extension SQLiteRideStore {
 
     public func personalRecords(kind: TrackKind, userID: UserID) async throws -> [PersonalRecord] {
         try await read { db in
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT key, rank, value, startOffset, endOffset, trackId, name, startTime FROM (
-                        SELECT e.key, e.value, e.startOffset, e.endOffset, t.id AS trackId, t.name, t.startTime,
-                            ROW_NUMBER() OVER (PARTITION BY e.key ORDER BY e.score DESC, t.sortKey, t.id) AS rank
-                        FROM track t JOIN trackEffort e ON e.trackId = t.id
-                        WHERE t.userId = ? AND t.kind = ? AND t.deletedAt IS NULL AND t.state = ?
-                    ) WHERE rank <= 2
-                    """, arguments: [userID, kind, TrackState.complete])
-            return EffortRules.sorted(
-                rows.compactMap { row in
-                    EffortRules.record(
-                        key: row[0], rank: row[1], value: row[2], start: row[3], end: row[4], trackID: row[5], name: row[6], startTime: row[7])
-                })
+            // Per key, down the (key, score) index: the second best score, then every effort at least that good (two,
+            // or more on a tie, which `EffortRules.best` breaks by start). A few rows read per key, whatever the library.
+            let live = "t.userId = ? AND t.kind = ? AND t.deletedAt IS NULL AND t.state = ?"
+            var candidates: [EffortRules.Candidate] = []
+            for key in EffortKey.allCases {
+                let arguments: StatementArguments = [key.rawValue, userID, kind, TrackState.complete]
+                let scores = try Double.fetchAll(
+                    db,
+                    sql: """
+                        SELECT e.score FROM trackEffort e JOIN track t ON t.id = e.trackId
+                        WHERE e.key = ? AND \(live) ORDER BY e.score DESC LIMIT 2
+                        """, arguments: arguments)
+                guard let floor = scores.last else { continue }
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT e.key, e.value, e.score, e.startOffset, e.endOffset, t.id, t.name, t.startTime, t.sortKey
+                        FROM trackEffort e JOIN track t ON t.id = e.trackId
+                        WHERE e.key = ? AND \(live) AND e.score >= ?
+                        """, arguments: arguments + [floor])
+                candidates += rows.map { row in
+                    EffortRules.Candidate(
+                        key: row[0], value: row[1], score: row[2], start: row[3], end: row[4], trackID: row[5], name: row[6], startTime: row[7],
+                        sortKey: row[8])
+                }
+            }
+            return EffortRules.best(candidates)
         }
     }
 
     public func rankedEfforts(trackID: TrackID, userID: UserID) async throws -> [RankedEffort] {
         try await read { db in
-            // Better: a higher score, or the same score on a track that started earlier (it was first).
+            // Better: a higher score, or the same score on a track that started earlier (it was first). Counted up
+            // to two: the page marks a PR and a second best, and "third or worse" costs no more than that.
             let rows = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT e.key, e.value, e.startOffset, e.endOffset, 1 + (
-                        SELECT COUNT(*) FROM trackEffort o JOIN track u ON u.id = o.trackId
-                        WHERE o.key = e.key AND o.score >= e.score AND u.id != t.id AND u.userId = t.userId AND u.kind = t.kind
-                            AND u.deletedAt IS NULL AND u.state = ? AND u.sortKey <= t.sortKey
-                            AND (o.score > e.score OR u.sortKey < t.sortKey OR u.id < t.id)
+                        SELECT COUNT(*) FROM (
+                            SELECT 1 FROM trackEffort o JOIN track u ON u.id = o.trackId
+                            WHERE o.key = e.key AND o.score >= e.score AND u.id != t.id AND u.userId = t.userId AND u.kind = t.kind
+                                AND u.deletedAt IS NULL AND u.state = ? AND u.sortKey <= t.sortKey
+                                AND (o.score > e.score OR u.sortKey < t.sortKey OR u.id < t.id)
+                            LIMIT 2)
                     ) FROM track t JOIN trackEffort e ON e.trackId = t.id
                     WHERE t.id = ? AND t.userId = ?
                     """, arguments: [TrackState.complete, trackID, userID])
