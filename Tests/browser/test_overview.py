@@ -84,4 +84,5 @@ def test_the_year_tab_shows_totals_calendar_comparison_goal_and_records(context,
     efforts = page.locator('#track-efforts')
     expect(efforts).to_be_visible()
     expect(efforts.locator('li', has_text='1 km').locator('.badge')).to_have_text('PR')
+    page.locator('#track-efforts-section').scroll_into_view_if_needed()
     shot(page, f'track-efforts-{context.viewport_name}')
