@@ -25,33 +25,31 @@ extension PostgresRideStore {
         try await transaction(readOnly: true) { [logger] connection in
             // As on SQLite: per key down the (key, score) index, the second best score, then every effort at least
             // that good, ties broken by `EffortRules.best`.
+            // One statement for every key (one round trip): per key, the floor is the second best score (or the
+            // best, alone), read down the (key, score) index; then the efforts at least that good.
+            let live = "deleted_at IS NULL AND state = '\(TrackState.complete.rawValue)'"
+            let rows = try await connection.query(
+                """
+                SELECT e.key, e.value, e.score, e.start_offset, e.end_offset, t.id, t.name, t.start_time, t.sort_key
+                FROM unnest(\(EffortKey.allCases.map(\.rawValue))::text[]) AS k(key)
+                CROSS JOIN LATERAL (
+                    SELECT min(best.score) AS floor FROM (
+                        SELECT e2.score FROM track_efforts e2 JOIN tracks t2 ON t2.id = e2.track_id
+                        WHERE e2.key = k.key AND t2.user_id = \(userID.rawValue) AND t2.kind = \(kind.rawValue) AND t2.\(unescaped: live)
+                        ORDER BY e2.score DESC LIMIT 2) best
+                ) f
+                JOIN track_efforts e ON e.key = k.key AND e.score >= f.floor
+                JOIN tracks t ON t.id = e.track_id
+                WHERE t.user_id = \(userID.rawValue) AND t.kind = \(kind.rawValue) AND t.\(unescaped: live)
+                """, logger: logger)
             var candidates: [EffortRules.Candidate] = []
-            for key in EffortKey.allCases {
-                let scores = try await connection.query(
-                    """
-                    SELECT e.score FROM track_efforts e JOIN tracks t ON t.id = e.track_id
-                    WHERE e.key = \(key.rawValue) AND t.user_id = \(userID.rawValue) AND t.kind = \(kind.rawValue)
-                        AND t.deleted_at IS NULL AND t.state = \(TrackState.complete.rawValue)
-                    ORDER BY e.score DESC LIMIT 2
-                    """, logger: logger)
-                var floor: Double?
-                for try await score in scores.decode(Double.self) { floor = score }
-                guard let floor else { continue }
-                let rows = try await connection.query(
-                    """
-                    SELECT e.key, e.value, e.score, e.start_offset, e.end_offset, t.id, t.name, t.start_time, t.sort_key
-                    FROM track_efforts e JOIN tracks t ON t.id = e.track_id
-                    WHERE e.key = \(key.rawValue) AND t.user_id = \(userID.rawValue) AND t.kind = \(kind.rawValue)
-                        AND t.deleted_at IS NULL AND t.state = \(TrackState.complete.rawValue) AND e.score >= \(floor)
-                    """, logger: logger)
-                for try await (key, value, score, start, end, trackID, name, startTime, sortKey) in rows.decode(
-                    (String, Double, Double, Double?, Double?, String, String, String?, Int64).self)
-                {
-                    candidates.append(
-                        EffortRules.Candidate(
-                            key: key, value: value, score: score, start: start, end: end, trackID: trackID, name: name, startTime: startTime,
-                            sortKey: sortKey))
-                }
+            for try await (key, value, score, start, end, trackID, name, startTime, sortKey) in rows.decode(
+                (String, Double, Double, Double?, Double?, String, String, String?, Int64).self)
+            {
+                candidates.append(
+                    EffortRules.Candidate(
+                        key: key, value: value, score: score, start: start, end: end, trackID: trackID, name: name, startTime: startTime,
+                        sortKey: sortKey))
             }
             return EffortRules.best(candidates)
         }
