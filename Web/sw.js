@@ -7,7 +7,7 @@ const SHELL = [
   '/', '/index.html', '/css/app.css', '/manifest.webmanifest', '/icons/icon.svg', '/icons/icon-192.png', '/icons/icon-512.png',
   '/js/app.js', '/js/api.js', '/js/format.js', '/js/map.js', '/js/outbox.js', '/js/record.js', '/js/settings.js',
   '/js/tracks.js', '/js/charts.js', '/js/navigation.js', '/js/announce.js', '/js/places.js', '/js/swipe.js', '/js/provisional.js', '/js/rowkeys.js',
-  '/js/live.js', '/js/devices.js', '/js/heatmap.js', '/js/privacy.js', '/js/login.js', '/login.html',
+  '/js/live.js', '/js/devices.js', '/js/heatmap.js', '/js/privacy.js', '/js/login.js', '/js/overview.js', '/login.html',
   '/vendor/leaflet/leaflet.js', '/vendor/leaflet/leaflet.css',
 ];
 

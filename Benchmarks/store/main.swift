@@ -6,6 +6,8 @@
 //   ridestore-bench list DB COUNT      save COUNT small tracks, then list pages of 50 (first, deep, search)
 //   ridestore-bench seed FILE STORE    import FILE into STORE (a SQLite file, or postgres://… of a migrated
 //                                      database) as `bikeride import` does, without the documents folder's copies
+//   ridestore-bench across COUNT STORE  save COUNT tracks (4 years, best efforts measured), then time the records,
+//                                      a track's ranks and the overview (issue 22); STORE a SQLite path or postgres://…
 //
 // Each prints one line of JSON.
 import Foundation
@@ -150,6 +152,68 @@ do {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         await postgres?.close()
         json(["tracks": outcome.tracks.count, "points": outcome.pointCount, "seconds": seconds])
+
+    case "across":
+        guard arguments.count == 4, let count = Int(arguments[2]), count > 0 else { fail("usage: ridestore-bench across COUNT STORE") }
+        let target = arguments[3]
+        let store: any RideStore
+        var postgres: PostgresRideStore?
+        if target.hasPrefix("postgres://") || target.hasPrefix("postgresql://") {
+            guard let url = try PostgresDatabaseURL.configured(option: target, passwordFile: nil) else { fail("not a database URL: \(target)") }
+            let opened = try await PostgresRideStore.open(.init(url: url, maximumConnections: 2))
+            postgres = opened
+            store = opened
+        } else {
+            store = try freshStore(target)
+        }
+        let user = try await store.localUser()
+        // COUNT tracks over four years (2022–2025), 100 to 1,000 points 100 m and 8–14 s apart (10–100 km): every
+        // fastest distance up to 100 km occurs, about a dozen efforts a track; 80 % rides, 15 % runs, 5 % walks.
+        var generator = SystemRandomNumberGenerator()
+        var saved = 0, points = 0
+        let seedStart = DispatchTime.now().uptimeNanoseconds
+        while saved < count {
+            var batch: [NewTrack] = []
+            for index in saved..<min(count, saved + 100) {
+                let kind: TrackKind = index % 20 < 16 ? .ride : (index % 20 < 19 ? .run : .walk)
+                var clock = Double(1_640_995_200 + Int64(index) * (4 * 365 * 86_400) / Int64(count)) + 7 * 3600
+                let origin = Coordinate(latitude: 46 + Double(index % 50) / 100, longitude: 7 + Double(index % 37) / 100)
+                let n = Int.random(in: 100...1000, using: &generator)
+                var trackPoints: [TrackPoint] = []
+                trackPoints.reserveCapacity(n)
+                for step in 0..<n {
+                    let position = origin.destination(distanceMeters: Double(step) * 100, bearingDegrees: 30)
+                    trackPoints.append(
+                        TrackPoint(latitude: position.latitude, longitude: position.longitude, elevation: 400 + Double(step % 50), time: GPXTime(secondsSince1970: Int64(clock))))
+                    clock += Double.random(in: kind == .ride ? 8...14 : 25...40, using: &generator)
+                }
+                points += n
+                let document = GPXDocument(tracks: [Track(name: "\(kind.rawValue) \(index)", segments: [TrackSegment(points: trackPoints)])])
+                let stats = document.tracks[0].stats(activity: kind.activity, measuringEfforts: true)
+                batch.append(NewTrack(name: "\(kind.rawValue) \(index)", kind: kind, content: TrackContent(document: document), stats: stats))
+            }
+            _ = try await store.saveImport(
+                TrackImport(source: ImportSource(fileName: nil, format: .gpx, contentHash: "bench-\(saved)", byteCount: 0), tracks: batch),
+                userID: user.id)
+            saved += batch.count
+        }
+        let seedSeconds = Double(DispatchTime.now().uptimeNanoseconds - seedStart) / 1e9
+        let library = TrackLibrary(store: store, userID: user.id)
+        var recordCount = 0
+        let records = try await measure(runs: 21) { recordCount = try await store.personalRecords(kind: .ride, userID: user.id).count }
+        let newest = try await store.tracks(TrackQuery(limit: 1), userID: user.id).tracks[0].id
+        var rankCount = 0
+        let ranks = try await measure(runs: 21) { rankCount = try await store.rankedEfforts(trackID: newest, userID: user.id).count }
+        var days = 0
+        let overview = try await measure(runs: 21) {
+            days = try await library.overview(year: 2024, kind: nil, today: 19_900).calendar.count
+        }
+        await postgres?.close()
+        json([
+            "tracks": count, "points": points, "seedSeconds": seedSeconds, "records": recordCount, "recordsMedianMilliseconds": records.median,
+            "trackRanks": rankCount, "trackRanksMedianMilliseconds": ranks.median, "overviewDays": days,
+            "overviewMedianMilliseconds": overview.median,
+        ])
 
     default:
         fail("unknown command \(arguments[1])")

@@ -331,6 +331,33 @@ extension PostgresRideStore {
         Migration(
             name: "v10 share tokens stored hashed",
             statements: ["UPDATE share_links SET token = encode(sha256(convert_to(token, 'UTF8')), 'hex')"]),
+        // Best efforts per track (derived from its figures whenever its row is written) and weekly goals, as
+        // SQLite's "v9 best efforts and weekly goals".
+        Migration(
+            name: "v6 best efforts and weekly goals",
+            statements: [
+                """
+                CREATE TABLE track_efforts (
+                    track_id TEXT NOT NULL REFERENCES tracks (id) ON DELETE CASCADE,
+                    key TEXT NOT NULL,
+                    value DOUBLE PRECISION NOT NULL,
+                    score DOUBLE PRECISION NOT NULL,
+                    start_offset DOUBLE PRECISION,
+                    end_offset DOUBLE PRECISION,
+                    PRIMARY KEY (track_id, key)
+                )
+                """,
+                "CREATE INDEX track_efforts_best ON track_efforts (key, score)",
+                """
+                CREATE TABLE user_goals (
+                    user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL,
+                    measure TEXT NOT NULL,
+                    target DOUBLE PRECISION NOT NULL,
+                    PRIMARY KEY (user_id, kind)
+                )
+                """,
+            ]),
     ]
 
     /// The table of applied migrations.
@@ -420,7 +447,7 @@ extension PostgresRideStore {
     static let tableNames: Set<String> = [
         "users", "devices", "track_imports", "tracks", "segments", "point_blocks", "recordings", "sessions", "device_fixes", "share_links",
         "places", "notes", "labels", "place_labels", "photos", "photo_bytes", "document_files", "login_failures", "heatmap_states", "heatmap_tracks",
-        "heatmap_pieces", "heatmap_rasters", "privacy_zones", "privacy_settings", migrationsTable,
+        "heatmap_pieces", "heatmap_rasters", "privacy_zones", "privacy_settings", "track_efforts", "user_goals", migrationsTable,
     ]
 
     /// Rows in one of the schema's tables.

@@ -382,6 +382,7 @@ extension PostgresRideStore {
                 \(t.stats), \(t.gpxVersion), \(t.gpxCreator), \(t.gpxHeader), \(t.documentName), \(t.deletedAt.map(milliseconds)),
                 \(t.device))
             """, logger: logger)
+        try await writeEfforts(trackID: t.id, stats: t.stats, connection, logger: logger)
     }
 
     static func updateTrackRecord(_ t: TrackRecord, _ connection: PostgresConnection, logger: Logger) async throws {
@@ -402,6 +403,7 @@ extension PostgresRideStore {
                 deleted_at = \(t.deletedAt.map(milliseconds)), device = \(t.device)
             WHERE id = \(t.id.rawValue)
             """, logger: logger)
+        try await writeEfforts(trackID: t.id, stats: t.stats, connection, logger: logger)
     }
 
     // MARK: Points

@@ -56,7 +56,7 @@ import TestSupport
 
         // Figures are those RideKit computes, stored with the track.
         if original.tracks.count == 1, let summary = outcome.tracks.first {
-            let stats = original.tracks[0].stats(activity: summary.kind.activity)
+            let stats = original.tracks[0].stats(activity: summary.kind.activity, measuringEfforts: true)
             #expect(summary.distanceMeters == stats.distanceMeters)
             #expect(summary.ascentMeters == stats.ascentMeters)
             #expect(summary.startTime == stats.startTime)

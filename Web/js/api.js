@@ -79,6 +79,12 @@ export const api = {
   explorer: (filter) => call('GET', '/api/explorer' + query(Object.fromEntries(Object.entries(filter || {}).filter(([, v]) => v)))),
   /** This week, month and year; `offset` is the rider's zone in minutes east of UTC. */
   trackTotals: (offset) => call('GET', '/api/tracks/totals' + query({ offset })),
+  /** A year at a glance (totals, calendar, this year against last, goals, Eddington); `offset` as above. */
+  overview: (year, offset, kind) => call('GET', '/api/overview' + query(kind ? { year, offset, kind } : { year, offset })),
+  /** The best and second best of each effort over the tracks of a kind. */
+  records: (kind) => call('GET', '/api/records' + query({ kind })),
+  /** Sets (or, with target null, removes) the weekly goal of a kind. */
+  setGoal: (kind, measure, target) => call('PUT', '/api/settings/goal', { kind, measure, target }),
   simulation: (speedKmh, trackId = null) => call('GET', `/api/simulation?speedKmh=${speedKmh}${trackId ? `&trackId=${encodeURIComponent(trackId)}` : ''}`),
   places: (params) => call('GET', '/api/places' + query(params)),
   place: (id) => call('GET', `/api/places/${encodeURIComponent(id)}`),

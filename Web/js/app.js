@@ -5,6 +5,7 @@ import { DevicesView } from './devices.js';
 import { HeatmapView } from './heatmap.js';
 import { LiveView } from './live.js';
 import { loadLeaflet } from './map.js';
+import { OverviewView } from './overview.js';
 import { PlacesView } from './places.js';
 import { PrivacyView, setUpTrackShare } from './privacy.js';
 import { RecordView } from './record.js';
@@ -44,13 +45,18 @@ async function main() {
   const heatmap = new HeatmapView(config);
   const privacy = new PrivacyView(config);
   setUpTrackShare(() => tracks.trackId);
+  const overview = new OverviewView();
   const views = {
     record: document.getElementById('record-view'), tracks: document.getElementById('tracks-view'),
     track: document.getElementById('track-view'), settings: document.getElementById('settings-view'),
     places: document.getElementById('places-view'), place: document.getElementById('place-view'),
     live: document.getElementById('live-view'), heatmap: document.getElementById('heatmap-view'),
+    overview: document.getElementById('overview-view'),
   };
-  const titles = { record: 'Record', tracks: 'Tracks', track: 'Track', settings: 'Settings', places: 'Places', place: 'Place', live: 'Live', heatmap: 'Heatmap' };
+  const titles = {
+    record: 'Record', tracks: 'Tracks', track: 'Track', settings: 'Settings', places: 'Places', place: 'Place', live: 'Live',
+    heatmap: 'Heatmap', overview: 'Overview',
+  };
   let recordMounted = null;
 
   async function route() {
@@ -75,6 +81,8 @@ async function main() {
       settings.show();
       await devices.show();
       await privacy.show();
+    } else if (name === 'overview') {
+      await overview.show();
     } else if (name === 'live') {
       await live.show();
     } else if (name === 'heatmap') {

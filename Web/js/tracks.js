@@ -9,6 +9,7 @@ import { makeSwipeable } from './swipe.js';  // a row pulled left deletes its tr
 import { drawTrackMap, escapeHTML, loadLeaflet, setTrackLines } from './map.js';
 import { arrow } from './announce.js';
 import { renderChart } from './charts.js';
+import { badge, effortValue, EFFORT_NAMES } from './overview.js';
 
 const $ = (id) => document.getElementById(id);
 const PAGE_SIZE = 20;
@@ -391,6 +392,7 @@ export class TracksView {
     this.renderStats(track ? track.stats : null, Boolean(track && (track.startTime || (track.stats && track.stats.startTime))), track && track.kind);
     this.renderSplits(track && track.splits, Boolean(track && track.startTime));
     this.renderDevice(track);
+    this.renderEfforts(track && track.efforts);
     this.showTurns(track ? id : null);
     await mapLibrary;
     if (this.trackMap) { this.trackMap.remove(); this.trackMap = null; this.cursorMarker = null; }
@@ -577,6 +579,24 @@ export class TracksView {
       });
       body.append(row);
     });
+  }
+
+  /** The track's best efforts, those that were records when ridden marked "PR" or "2nd best". */
+  renderEfforts(efforts) {
+    const section = $('track-efforts-section');
+    const list = $('track-efforts');
+    list.replaceChildren();
+    section.hidden = !efforts || !efforts.length;
+    if (!efforts) return;
+    // The records first, then the rest.
+    const ordered = [...efforts].sort((a, b) => (a.label ? 0 : 1) - (b.label ? 0 : 1));
+    for (const effort of ordered) {
+      const item = document.createElement('li');
+      item.textContent = `${EFFORT_NAMES[effort.key] || effort.key}: ${effortValue(effort)}`;
+      const mark = badge(effort.label);
+      if (mark) item.append(mark);
+      list.append(item);
+    }
   }
 
   renderStats(stats, timed = true, kind = 'ride') {

@@ -1,7 +1,7 @@
 extension Track {
     /// Stats of this track's segments (see `TrackStatsAccumulator` for what each figure means).
-    public func stats(activity: ActivityKind = .ride) -> TrackStats {
-        var accumulator = TrackStatsAccumulator(activity: activity)
+    public func stats(activity: ActivityKind = .ride, measuringEfforts: Bool = false) -> TrackStats {
+        var accumulator = TrackStatsAccumulator(activity: activity, measuringEfforts: measuringEfforts)
         accumulator.add(self)
         return accumulator.finish()
     }

@@ -38,6 +38,8 @@ extension TrackStats {
         }
         total.kilometerSplits = Self.concatenated(kilometerSplits, next.kilometerSplits)
         total.mileSplits = Self.concatenated(mileSplits, next.mileSplits)
+        // A file's best efforts are the best of its tracks' (an effort never spans two tracks).
+        if let other = next.efforts { total.efforts = efforts.map { $0.merged(with: other) } ?? other }
         return total
     }
 

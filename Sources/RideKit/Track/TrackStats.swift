@@ -67,6 +67,8 @@ public struct TrackStats: Sendable, Hashable {
     public var kilometerSplits: [Split]
     /// Splits of one mile, the last one possibly partial.
     public var mileSplits: [Split]
+    /// The track's best efforts, when they were measured (`TrackStatsAccumulator(measuringEfforts: true)`).
+    public var efforts: BestEfforts?
 
     /// Stats of an empty track; the store fills the fields it keeps.
     public init(activity: ActivityKind = .ride) {
@@ -93,7 +95,7 @@ extension TrackStats: Codable {
         case activity, pointCount, segmentCount, ignoredOutlierCount, distanceMeters, ascentMeters, descentMeters
         case elapsedSeconds, movingSeconds, movingDistanceMeters, stoppedSeconds, pausedSeconds, maxSpeedMetersPerSecond
         case averageSpeedMetersPerSecond, averageMovingPaceSecondsPerKilometer, minElevationMeters, maxElevationMeters
-        case startTime, endTime, start, end, bounds, kilometerSplits, mileSplits
+        case startTime, endTime, start, end, bounds, kilometerSplits, mileSplits, efforts
         case altitudeKind, altitudeNoiseMeters, ignoredAltitudeCount
     }
 
@@ -135,6 +137,7 @@ extension TrackStats: Codable {
         try container.encodeIfPresent(altitudeKind, forKey: .altitudeKind)
         try container.encodeIfPresent(altitudeNoiseMeters, forKey: .altitudeNoiseMeters)
         try container.encode(ignoredAltitudeCount, forKey: .ignoredAltitudeCount)
+        try container.encodeIfPresent(efforts?.efforts, forKey: .efforts)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -177,5 +180,6 @@ extension TrackStats: Codable {
         altitudeKind = try container.decodeIfPresent(AltitudeKind.self, forKey: .altitudeKind)
         altitudeNoiseMeters = try container.decodeIfPresent(Double.self, forKey: .altitudeNoiseMeters)
         ignoredAltitudeCount = try container.decodeIfPresent(Int.self, forKey: .ignoredAltitudeCount) ?? 0
+        efforts = try container.decodeIfPresent([BestEffort].self, forKey: .efforts).map(BestEfforts.init)
     }
 }

@@ -142,12 +142,18 @@ public struct TrackStatsAccumulator: Sendable {
 
     /// Each step of distance as counted, when tracing (`TrackProfile`): nil otherwise, and then nothing is kept.
     private var trace: [TrackTraceStep]?
+    /// Whether best efforts are measured (`TrackStats.efforts`): off by default, as they keep a series in memory
+    /// and a recording's live figures, finished at every batch, do not show them.
+    public let measuresEfforts: Bool
+    private var effortSeries = EffortSeries()
 
     /// `tracing`: keep each step of distance as counted (one per 5 m or more), for charts drawn from the same
-    /// filtered fixes as the figures (`finishWithTrace`). Memory then grows with the track.
-    public init(activity: ActivityKind = .ride, tracing: Bool = false) {
+    /// filtered fixes as the figures (`finishWithTrace`). Memory then grows with the track. `measuringEfforts`:
+    /// the best efforts too (`TrackStats.efforts`).
+    public init(activity: ActivityKind = .ride, tracing: Bool = false, measuringEfforts: Bool = false) {
         self.activity = activity
         if tracing { trace = [] }
+        measuresEfforts = measuringEfforts
         stoppedSpeed = activity.stoppedSpeedMetersPerSecond
         plausibleSpeed = activity.maxPlausibleSpeedMetersPerSecond
         speedWindow = SpeedWindow(plausibleSpeedMetersPerSecond: plausibleSpeed)
@@ -167,7 +173,7 @@ public struct TrackStatsAccumulator: Sendable {
         var tracks = earlierTracks
         tracks.append(makeStats())
         let kept = trace
-        self = TrackStatsAccumulator(activity: activity)
+        self = TrackStatsAccumulator(activity: activity, measuringEfforts: measuresEfforts)
         earlierTracks = tracks
         trace = kept
     }
@@ -177,6 +183,10 @@ public struct TrackStatsAccumulator: Sendable {
         if segmentOpen { endSegment() }
         segmentOpen = true
         segmentCount += 1
+        if measuresEfforts {
+            effortSeries.power.beginSegment()
+            effortSeries.heartRate.beginSegment()
+        }
     }
 
     /// Adds the next point of the current segment. Points with a non-finite or out-of-range position are
@@ -228,6 +238,14 @@ public struct TrackStatsAccumulator: Sendable {
     /// Adds a track point.
     public mutating func add(_ point: TrackPoint) {
         add(latitude: point.latitude, longitude: point.longitude, elevation: point.elevation, time: point.time, speed: point.speedMetersPerSecond)
+        if measuresEfforts, let time = point.time?.timeIntervalSince1970 {
+            if effortSeries.power.origin == nil {
+                effortSeries.power.origin = time
+                effortSeries.heartRate.origin = time
+            }
+            if let power = point.powerWatts { effortSeries.power.add(power, time: time) }
+            if let heartRate = point.heartRate { effortSeries.heartRate.add(heartRate, time: time) }
+        }
     }
 
     /// The stats of everything added so far. Does not change the accumulator: it finishes a copy, so a
@@ -327,6 +345,7 @@ public struct TrackStatsAccumulator: Sendable {
                 lastStepClock = time
                 pendingMeters = 0
                 speedWindow.add(point, clock: recordedSeconds)
+                if measuresEfforts { effortSeries.beginTimedStretch(alongMeters: distanceMeters) }
             }
         }
         lastPoint = point
@@ -427,6 +446,7 @@ public struct TrackStatsAccumulator: Sendable {
             } else {
                 stoppedSeconds += seconds
             }
+            if measuresEfforts { effortSeries.addInterval(alongMeters: distanceMeters, movingSeconds: movingSeconds) }
         }
         lastStepClock = now
         pendingMeters = 0
@@ -508,6 +528,7 @@ public struct TrackStatsAccumulator: Sendable {
             totalMeters: distanceMeters, clock: recordedSeconds, elevation: lastElevation, climb: climb, hasTime: timed,
             altitude: altitude, hasElevation: hasElevation
         )
+        if measuresEfforts { stats.efforts = effortSeries.efforts(activity: activity, stats: stats, timed: timed) }
         return stats
     }
 }

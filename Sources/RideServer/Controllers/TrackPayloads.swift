@@ -107,6 +107,8 @@ struct TrackDetailPayload: ResponseEncodable {
     /// and empty for a track that came from no device file.
     var device: DeviceFigures?
     var laps: [DeviceFigures]
+    /// The track's best efforts, each with its rank when it was ridden ("PR", "2nd best").
+    var efforts: [EffortPayload]
 
     struct SplitsPayload: Encodable {
         var kilometer: [Split]
@@ -114,11 +116,12 @@ struct TrackDetailPayload: ResponseEncodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case stats, segments, simplifiedForZoom, waypoints, splits, device, laps
+        case stats, segments, simplifiedForZoom, waypoints, splits, device, laps, efforts
     }
 
-    init(_ track: StoredTrack, simplifiedForZoom zoom: Int? = nil) throws {
+    init(_ track: StoredTrack, simplifiedForZoom zoom: Int? = nil, efforts: [RankedEffort] = []) throws {
         summary = track.summary
+        self.efforts = efforts.map(EffortPayload.init)
         stats = StatsPayload(track.stats)
         let latitude = track.middleLatitude
         segments = try track.lineSegments().map { segment in
@@ -143,6 +146,7 @@ struct TrackDetailPayload: ResponseEncodable {
         try container.encode(splits, forKey: .splits)
         try container.encodeIfPresent(device, forKey: .device)
         try container.encode(laps, forKey: .laps)
+        try container.encode(efforts, forKey: .efforts)
     }
 }
 

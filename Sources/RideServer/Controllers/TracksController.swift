@@ -168,7 +168,8 @@ struct TracksController<Context: UserRequestContext>: Sendable {
         let track = try await Self.track(library, idText)
         guard let fileExtension else {
             let zoom = try Self.detailZoom(request, track: track)
-            return try TrackDetailPayload(track, simplifiedForZoom: zoom).response(from: request, context: context)
+            let efforts = try await library.store.rankedEfforts(trackID: track.summary.id, userID: library.userID)
+            return try TrackDetailPayload(track, simplifiedForZoom: zoom, efforts: efforts).response(from: request, context: context)
         }
         guard let format = TrackFileFormat(rawValue: fileExtension.lowercased()), format != .tcx else {
             throw APIError.notFound("no download of type .\(fileExtension); there are .gpx, .gpx436, .geojson and .fit (a course)")

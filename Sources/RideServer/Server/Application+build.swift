@@ -118,6 +118,7 @@ public func buildRouter(
     HeatmapController<RideRequestContext>(library: library).addRoutes(to: router)
     PlacesController<RideRequestContext>(library: library).addRoutes(to: router)
     LabelsController<RideRequestContext>(library: library).addRoutes(to: router.group("api/labels"))
+    AcrossRidesController<RideRequestContext>(library: library).addRoutes(to: router)
     SharesController<RideRequestContext>(library: library).addRoutes(to: router)
     PhotosController<RideRequestContext>(library: library).addRoutes(to: router)
     GeocodeController<RideRequestContext>(geocoder: configuration.geocoder.map { Geocoder(configuration: $0) }).addRoutes(to: router)

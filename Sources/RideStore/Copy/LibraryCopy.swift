@@ -319,6 +319,10 @@ package struct CopyTable: Sendable {
                 ("userId", .text), ("path", .text), ("trackId", .text), ("byteCount", .integer), ("modifiedNanoseconds", .integer),
                 ("contentHash", .text), ("syncedAt", .integer),
             ]),
+        CopyTable(
+            "track_efforts", from: "trackEffort", key: 2,
+            [("trackId", .text), ("key", .text), ("value", .real), ("score", .real), ("startOffset", .real), ("endOffset", .real)]),
+        CopyTable("user_goals", from: "userGoal", key: 2, [("userId", .text), ("kind", .text), ("measure", .text), ("target", .real)]),
     ]
 }
 

@@ -17,7 +17,11 @@ package enum TrackFigures {
     /// caller has them, as a stopped recording's are the recorder's; else computed from the points), the counts,
     /// the list's little map, and the headers when they were read (`emptyContent(readingHeaders: true)`).
     package static func apply(_ content: TrackContent, stats: TrackStats? = nil, headersRead: Bool, to record: inout TrackRecord) throws {
-        try record.apply(try stats ?? TrackLibrary.stats(of: content, kind: record.kind))
+        var figures = try stats ?? TrackLibrary.stats(of: content, kind: record.kind)
+        // A recording's figures are the recorder's, which does not keep the series best efforts need (its live
+        // figures are finished at every batch): they are measured here, once, from the points.
+        if figures.efforts == nil { figures.efforts = try TrackLibrary.stats(of: content, kind: record.kind).efforts }
+        try record.apply(figures)
         record.segmentCount = content.segmentCount
         record.pointCount = content.trackPointCount
         record.preview = PreviewCodec.encode(PreviewCodec.preview(of: content))

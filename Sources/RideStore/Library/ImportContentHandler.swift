@@ -59,7 +59,7 @@ struct ImportContentHandler: GPXContentHandler, Sendable {
 
     mutating func route(_ route: Route) {
         routes.append(PackedRoute(route))
-        var accumulator = TrackStatsAccumulator(activity: activity)
+        var accumulator = TrackStatsAccumulator(activity: activity, measuringEfforts: true)
         accumulator.beginSegment()
         for point in route.points { accumulator.add(point) }
         routeStats.append(accumulator.finish())

@@ -52,7 +52,7 @@ final class ImportWorker: @unchecked Sendable {
         case .beginTrack:
             tracks.append(TrackResult())
             if !oneTrack || accumulators.isEmpty {
-                accumulators.append(TrackStatsAccumulator(activity: activity))
+                accumulators.append(TrackStatsAccumulator(activity: activity, measuringEfforts: true))
                 previews.append(PreviewSampler())
             }
         case .beginSegment:

@@ -100,7 +100,7 @@ public struct TrackLibrary: Sendable {
 
     /// Figures of a track's content with a kind's thresholds: its `trk`s, else its routes.
     static func stats(of content: TrackContent, kind: TrackKind) throws -> TrackStats {
-        var accumulator = TrackStatsAccumulator(activity: kind.activity)
+        var accumulator = TrackStatsAccumulator(activity: kind.activity, measuringEfforts: true)
         if content.tracks.isEmpty {
             for route in content.routes {
                 accumulator.beginSegment()

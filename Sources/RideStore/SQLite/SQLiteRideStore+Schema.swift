@@ -181,6 +181,7 @@ extension SQLiteRideStore {
         SQLiteRideStore.registerHeatmapMigration(&migrator)
         SQLiteRideStore.registerPrivacyMigration(&migrator)
         SQLiteRideStore.registerShareTokenHashMigration(&migrator)
+        SQLiteRideStore.registerAcrossRidesMigration(&migrator)
         return migrator
     }()
 }

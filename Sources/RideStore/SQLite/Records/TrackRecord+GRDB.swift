@@ -25,6 +25,13 @@ extension TrackRecord: StoreRecord {
         static let updatedAt = Column("updatedAt")
         static let stats = Column("stats")
     }
+
+    /// Every write of a track's row writes its best efforts too (`EffortRules`): whatever path changed its figures
+    /// (an import, an edit, a recording stopped, a device's track grown), the records follow.
+    package func aroundSave(_ db: Database, save: () throws -> PersistenceSuccess) throws {
+        _ = try save()
+        try SQLiteRideStore.writeEfforts(db, trackID: id, stats: stats)
+    }
 }
 
 extension TrackSummaryRow: FetchableRecord, TableRecord {

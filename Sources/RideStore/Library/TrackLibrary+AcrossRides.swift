@@ -1,0 +1,24 @@
+import Foundation
+import RideKit
+
+extension TrackLibrary {
+    /// The overview of `year` (RideKit's `Overview`) from the store's rows of the user's tracks, `kind` only when
+    /// given, goals measured over the ISO week holding `today` (days since 1970 of the rider's local day). The
+    /// server and the command line answer with it alike.
+    public func overview(year: Int, kind: TrackKind?, today: Int64) async throws -> Overview {
+        let rows = try await store.overviewTracks(userID: userID)
+        var activities: [Overview.Activity] = []
+        activities.reserveCapacity(rows.count)
+        for row in rows where kind == nil || row.kind == kind {
+            guard let start = try? GPXTime(parsing: row.startTime) else { continue }
+            activities.append(
+                Overview.Activity(
+                    id: row.id.rawValue, kind: row.kind, start: start, latitude: row.latitude, longitude: row.longitude, distanceMeters: row.distanceMeters,
+                    movingSeconds: row.movingSeconds, ascentMeters: row.ascentMeters))
+        }
+        let goals = try await store.weeklyGoals(userID: userID).filter { kind == nil || $0.kind == kind }
+        return Overview(
+            year: year, activities: activities, goals: goals.map { Overview.Goal(kind: $0.kind, measure: $0.measure.rawValue, target: $0.target) },
+            today: today)
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import PostgresNIO
+import RideKit
+import RideStore
+
+// Best efforts, records, weekly goals and the overview's rows on PostgreSQL: the rules of `EffortRules` and
+// `GoalRules` (RideStore's Core/), this store's SQL, the same queries as SQLite's.
+extension PostgresRideStore {
+    /// Replaces a track's effort rows by those of its stored figures: called wherever the track's row is written.
+    static func writeEfforts(trackID: TrackID, stats: Data, _ connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("DELETE FROM track_efforts WHERE track_id = \(trackID.rawValue)", logger: logger)
+        let rows = EffortRules.rows(fromStats: stats)
+        guard !rows.isEmpty else { return }
+        // At most a couple of dozen rows a track.
+        for row in rows {
+            try await connection.query(
+                """
+                INSERT INTO track_efforts (track_id, key, value, score, start_offset, end_offset)
+                VALUES (\(trackID.rawValue), \(row.key), \(row.value), \(row.score), \(row.start), \(row.end))
+                """, logger: logger)
+        }
+    }
+
+    public func personalRecords(kind: TrackKind, userID: UserID) async throws -> [PersonalRecord] {
+        try await transaction(readOnly: true) { [logger] connection in
+            // As on SQLite: per key down the (key, score) index, the second best score, then every effort at least
+            // that good, ties broken by `EffortRules.best`.
+            // One statement for every key (one round trip): per key, the floor is the second best score (or the
+            // best, alone), read down the (key, score) index; then the efforts at least that good.
+            let live = "deleted_at IS NULL AND state = '\(TrackState.complete.rawValue)'"
+            let rows = try await connection.query(
+                """
+                SELECT e.key, e.value, e.score, e.start_offset, e.end_offset, t.id, t.name, t.start_time, t.sort_key
+                FROM unnest(\(EffortKey.allCases.map(\.rawValue))::text[]) AS k(key)
+                CROSS JOIN LATERAL (
+                    SELECT min(best.score) AS floor FROM (
+                        SELECT e2.score FROM track_efforts e2 JOIN tracks t2 ON t2.id = e2.track_id
+                        WHERE e2.key = k.key AND t2.user_id = \(userID.rawValue) AND t2.kind = \(kind.rawValue) AND t2.\(unescaped: live)
+                        ORDER BY e2.score DESC LIMIT 2) best
+                ) f
+                JOIN track_efforts e ON e.key = k.key AND e.score >= f.floor
+                JOIN tracks t ON t.id = e.track_id
+                WHERE t.user_id = \(userID.rawValue) AND t.kind = \(kind.rawValue) AND t.\(unescaped: live)
+                """, logger: logger)
+            var candidates: [EffortRules.Candidate] = []
+            for try await (key, value, score, start, end, trackID, name, startTime, sortKey) in rows.decode(
+                (String, Double, Double, Double?, Double?, String, String, String?, Int64).self)
+            {
+                candidates.append(
+                    EffortRules.Candidate(
+                        key: key, value: value, score: score, start: start, end: end, trackID: trackID, name: name, startTime: startTime,
+                        sortKey: sortKey))
+            }
+            return EffortRules.best(candidates)
+        }
+    }
+
+    public func rankedEfforts(trackID: TrackID, userID: UserID) async throws -> [RankedEffort] {
+        try await transaction(readOnly: true) { [logger] connection in
+            // As on SQLite: better is a higher score, or the same score on a track that started earlier.
+            let rows = try await connection.query(
+                """
+                SELECT e.key, e.value, e.start_offset, e.end_offset, 1 + (
+                    SELECT count(*) FROM (
+                        SELECT 1 FROM track_efforts o JOIN tracks u ON u.id = o.track_id
+                        WHERE o.key = e.key AND o.score >= e.score AND u.id <> t.id AND u.user_id = t.user_id AND u.kind = t.kind
+                            AND u.deleted_at IS NULL AND u.state = \(TrackState.complete.rawValue) AND u.sort_key <= t.sort_key
+                            AND (o.score > e.score OR u.sort_key < t.sort_key OR u.id < t.id)
+                        LIMIT 2) better
+                ) FROM tracks t JOIN track_efforts e ON e.track_id = t.id
+                WHERE t.id = \(trackID.rawValue) AND t.user_id = \(userID.rawValue)
+                """, logger: logger)
+            var ranked: [RankedEffort] = []
+            for try await (key, value, start, end, rank) in rows.decode((String, Double, Double?, Double?, Int64).self) {
+                if let effort = EffortRules.ranked(key: key, value: value, start: start, end: end, rank: Int(rank)) { ranked.append(effort) }
+            }
+            let order = Dictionary(uniqueKeysWithValues: EffortKey.allCases.enumerated().map { ($1, $0) })
+            return ranked.sorted { order[$0.effort.key]! < order[$1.effort.key]! }
+        }
+    }
+
+    public func overviewTracks(userID: UserID) async throws -> [OverviewTrack] {
+        try await transaction(readOnly: true) { [logger] connection in
+            let rows = try await connection.query(
+                """
+                SELECT id, kind, start_time, min_longitude, max_longitude, distance_meters, moving_seconds, ascent_meters,
+                    (min_latitude + max_latitude) / 2
+                FROM tracks
+                WHERE user_id = \(userID.rawValue) AND deleted_at IS NULL AND state = \(TrackState.complete.rawValue)
+                    AND kind <> \(TrackKind.route.rawValue) AND start_time IS NOT NULL
+                ORDER BY sort_key, id
+                """, logger: logger)
+            var tracks: [OverviewTrack] = []
+            for try await (id, kind, startTime, west, east, distance, moving, ascent, latitude) in rows.decode(
+                (String, String, String, Double?, Double?, Double, Double, Double, Double?).self)
+            {
+                guard let id = ShortID(id), let kind = TrackKind(rawValue: kind) else { continue }
+                tracks.append(
+                    OverviewTrack(
+                        id: id, kind: kind, startTime: startTime, latitude: latitude, longitude: west.flatMap { w in east.map { (w + $0) / 2 } },
+                        distanceMeters: distance, movingSeconds: moving, ascentMeters: ascent))
+            }
+            return tracks
+        }
+    }
+
+    public func weeklyGoals(userID: UserID) async throws -> [WeeklyGoal] {
+        try await transaction(readOnly: true) { [logger] connection in
+            let rows = try await connection.query(
+                "SELECT kind, measure, target FROM user_goals WHERE user_id = \(userID.rawValue) ORDER BY kind", logger: logger)
+            var goals: [WeeklyGoal] = []
+            for try await (kind, measure, target) in rows.decode((String, String, Double).self) {
+                guard let kind = TrackKind(rawValue: kind), let measure = WeeklyGoal.Measure(rawValue: measure) else { continue }
+                goals.append(WeeklyGoal(kind: kind, measure: measure, target: target))
+            }
+            return goals
+        }
+    }
+
+    public func setWeeklyGoal(_ goal: WeeklyGoal?, kind: TrackKind, userID: UserID) async throws {
+        if let goal {
+            guard goal.kind == kind else { throw RideStoreError.invalid(field: "kind", reason: "the goal is for another kind") }
+            try GoalRules.validate(goal)
+        }
+        try await transaction { [logger] connection in
+            try await Self.requireUser(connection, userID, logger: logger)
+            if let goal {
+                try await connection.query(
+                    """
+                    INSERT INTO user_goals (user_id, kind, measure, target)
+                    VALUES (\(userID.rawValue), \(kind.rawValue), \(goal.measure.rawValue), \(goal.target))
+                    ON CONFLICT (user_id, kind) DO UPDATE SET measure = excluded.measure, target = excluded.target
+                    """, logger: logger)
+            } else {
+                try await connection.query(
+                    "DELETE FROM user_goals WHERE user_id = \(userID.rawValue) AND kind = \(kind.rawValue)", logger: logger)
+            }
+        }
+    }
+}

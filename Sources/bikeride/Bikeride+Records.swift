@@ -1,0 +1,124 @@
+import ArgumentParser
+import Foundation
+import RideKit
+import RideStore
+
+extension Bikeride {
+    /// `bikeride records [--kind ride|run|walk] [--json]`
+    struct Records: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the best efforts over all tracks of a kind, with the track each comes from.",
+            discussion: """
+                The fastest times over 1, 5, 10, 20, 40, 50 and 100 km (rides and walks) or 400 m, 1 km, 1 mile, 5 km, \
+                10 km, half marathon and marathon (runs), on moving time; the longest distance, most climb, longest moving \
+                time and top speed; the best mean power and heart rate over 5 s to 60 min. With --json: the answer of \
+                GET /api/records, {"kind", "records": [{key, rank, value, trackId, trackName, startTime, ...}]}, \
+                the best and second best of each.
+                """)
+
+        @Option(help: "ride, run or walk (default ride).")
+        var kind: String = "ride"
+
+        @Flag(help: "Print JSON instead of a table.")
+        var json = false
+
+        @OptionGroup var library: LibraryOptions
+
+        func validate() throws {
+            guard let kind = TrackKind(rawValue: kind), kind != .route else { throw ValidationError("--kind takes ride, run or walk") }
+        }
+
+        func run() async throws {
+            let library = try await library.open()
+            let kind = TrackKind(rawValue: kind)!
+            let records = try await library.store.personalRecords(kind: kind, userID: library.userID)
+            if json {
+                struct Output: Encodable {
+                    var kind: TrackKind
+                    var records: [PersonalRecord]
+                }
+                print(try encodeJSON(Output(kind: kind, records: records)))
+                return
+            }
+            guard !records.isEmpty else {
+                printError("no \(kind.rawValue) with best efforts yet")
+                return
+            }
+            var rows = [["EFFORT", "BEST", "VALUE", "TRACK", "NAME", "DATE"]]
+            for record in records {
+                rows.append([
+                    record.key.rawValue, record.rank == 1 ? "PR" : "2nd", Self.format(record.value, record.key.measure), record.trackID.rawValue,
+                    record.trackName, String((record.startTime ?? "").prefix(10)),
+                ])
+            }
+            print(renderTable(rows, rightAligned: [2]))
+        }
+
+        static func format(_ value: Double, _ measure: EffortKey.Measure) -> String {
+            switch measure {
+            case .time, .duration: return Figures.duration(value)
+            case .distance: return UnitSystem.metric.formatDistance(meters: value)
+            case .climb: return UnitSystem.metric.formatElevation(meters: value)
+            case .speed: return String(format: "%.1f km/h", value * 3.6)
+            case .power: return String(format: "%.0f W", value)
+            case .heartRate: return String(format: "%.0f bpm", value)
+            }
+        }
+    }
+
+    /// `bikeride overview [--year Y] [--kind K] [--json]`
+    struct Overview: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show a year at a glance: totals, months, the year against the last, goals and the Eddington number.",
+            discussion: "With --json: the answer of GET /api/overview (totals per week, month and year, the calendar, ...).")
+
+        @Option(help: "The year (default: this year, in UTC).")
+        var year: Int?
+
+        @Option(help: "Only this kind: ride, run or walk.")
+        var kind: String?
+
+        @Flag(help: "Print JSON instead of a summary.")
+        var json = false
+
+        @OptionGroup var library: LibraryOptions
+
+        func validate() throws {
+            if let year, !(1900...2200).contains(year) { throw ValidationError("--year takes a year from 1900 to 2200") }
+            if let kind, TrackKind(rawValue: kind) == nil || kind == "route" { throw ValidationError("--kind takes ride, run or walk") }
+        }
+
+        func run() async throws {
+            let library = try await library.open()
+            let today = RideKit.Overview.day(of: Date().timeIntervalSince1970, utcOffsetMinutes: 0)
+            let overview = try await library.overview(
+                year: year ?? RideKit.Overview.year(ofDay: today), kind: kind.flatMap(TrackKind.init(rawValue:)), today: today)
+            if json {
+                print(try encodeJSON(overview))
+                return
+            }
+            let units = UnitSystem.metric
+            var rows = [["PERIOD", "KIND", "COUNT", "DISTANCE", "MOVING", "CLIMB"]]
+            for period in [overview.totals] + overview.months {
+                for totals in period.kinds {
+                    rows.append([
+                        period.label, totals.kind.rawValue, "\(totals.count)", units.formatDistance(meters: totals.distanceMeters),
+                        Figures.duration(totals.movingSeconds), units.formatElevation(meters: totals.ascentMeters),
+                    ])
+                }
+            }
+            print(renderTable(rows, rightAligned: [2, 3, 4, 5]))
+            print("")
+            let thisYear = overview.thisYearByWeek.last ?? 0, lastYear = overview.lastYearByWeek.last ?? 0
+            print("this year \(units.formatDistance(meters: thisYear)), last year \(units.formatDistance(meters: lastYear)) (by ISO week)")
+            for goal in overview.goals {
+                let done = goal.measure == "time" ? Figures.duration(goal.done) : units.formatDistance(meters: goal.done)
+                let target = goal.measure == "time" ? Figures.duration(goal.target) : units.formatDistance(meters: goal.target)
+                print("goal \(goal.kind.rawValue) this week (from \(goal.weekStart)): \(done) of \(target) (\(Int((goal.fraction * 100).rounded())) %)")
+            }
+            print(
+                "Eddington number: \(overview.eddingtonKilometers.number) km (\(overview.eddingtonKilometers.daysToNext) more days for the next), "
+                    + "\(overview.eddingtonMiles.number) mi")
+        }
+    }
+}
