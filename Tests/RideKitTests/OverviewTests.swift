@@ -100,13 +100,13 @@ import RideKit
         #expect(overview.eddingtonMiles.number == Self.bruteEddington(byDay.values.map { $0 / 1609.344 }))
     }
 
-    @Test func aYearOf53WeeksAndAUTCRideOnTheLocalDayOfItsLongitude() throws {
+    @Test func aYearOf53WeeksAndAUTCRideOnTheLocalDayOfItsTimeZone() throws {
         // 2026 has 53 ISO weeks (it starts on a Thursday).
         let ride = Overview.Activity(
-            id: "a", kind: .ride, start: try GPXTime(parsing: "2026-12-31T23:30:00Z"), longitude: 8.5, distanceMeters: 1000, movingSeconds: 100,
-            ascentMeters: 0)
+            id: "a", kind: .ride, start: try GPXTime(parsing: "2026-12-31T23:30:00Z"), latitude: 47.37, longitude: 8.54, distanceMeters: 1000,
+            movingSeconds: 100, ascentMeters: 0)
         let overview = Overview(year: 2027, activities: [ride], goals: [], today: 0)
-        // At 8.5° E the local time is 00:30 on 1 January 2027.
+        // In Zurich (Europe/Zurich, UTC+01:00 in winter) the local time is 00:30 on 1 January 2027.
         #expect(overview.calendar.map(\.date) == ["2027-01-01"])
         #expect(Overview(year: 2026, activities: [], goals: [], today: 0).weeks.count == 53)
         #expect(overview.lastYearByWeek.count == 53)

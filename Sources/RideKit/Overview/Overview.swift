@@ -3,8 +3,8 @@ import Foundation
 /// A year of activities at a glance: totals per week, month and year per kind, a calendar of the days ridden, the
 /// year against the one before by ISO week, weekly goals with this week's progress, and the Eddington number.
 ///
-/// Days are the local days of the activities (`LocalStartTime`: the file's own offset, else the mean solar time of
-/// the start); weeks are ISO 8601 weeks (Monday first; week 1 holds the year's first Thursday), computed by day
+/// Days are the local days of the activities (`LocalStartTime`: the file's own offset, else the time zone at the
+/// start); weeks are ISO 8601 weeks (Monday first; week 1 holds the year's first Thursday), computed by day
 /// arithmetic (`CalendarPeriod`), so that every platform gives the same answer.
 public struct Overview: Sendable, Hashable, Codable {
     /// One activity as the overview needs it.
@@ -12,7 +12,7 @@ public struct Overview: Sendable, Hashable, Codable {
         public var id: String
         public var kind: TrackKind
         public var start: GPXTime
-        /// For an activity written in UTC: its local day from the mean solar time here.
+        /// For an activity written in UTC: its local day from the time zone here (`TimeZoneGrid`).
         public var latitude: Double?
         public var longitude: Double?
         public var distanceMeters: Double
