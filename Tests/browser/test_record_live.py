@@ -573,7 +573,7 @@ def test_night_theme_from_the_system_and_from_settings(context):
     assert night['background'] < 0.05 and night['ratio'] >= 7, night
     page.emulate_media(color_scheme='light')
     page.get_by_role('link', name='Settings').click()
-    page.get_by_label('Night').check()
+    page.get_by_role('radio', name='Night', exact=True).check()
     assert page.evaluate("document.documentElement.dataset.theme") == 'night'
     shot(page, 'live-settings-night')
     page.get_by_role('link', name='Record').click()
@@ -587,7 +587,7 @@ def test_night_theme_from_the_system_and_from_settings(context):
     page.wait_for_selector('body[data-ready="true"]')
     assert page.evaluate("document.documentElement.dataset.theme") == 'night', 'kept on the device'
     page.get_by_role('link', name='Settings').click()
-    page.get_by_label('Day').check()
+    page.get_by_role('radio', name='Day', exact=True).check()
     assert contrast(page, '#settings-heading', 'body')['background'] > 0.8
 
 

@@ -67,13 +67,16 @@ export class HeatmapView {
     this.heatmap.setUrl(heatmapURL(filter));
     const map = $('heatmap-map');
     map.dataset.heatmapUrl = heatmapURL(filter);
+    // Filters changed quickly: only the answer to the latest request is drawn (an earlier one may arrive last).
+    const request = (this.requests = (this.requests || 0) + 1);
     let answer;
     try {
       answer = await api.explorer(filter);
     } catch (error) {
-      $('heatmap-summary').textContent = `Explorer tiles could not be loaded: ${error.message}`;
+      if (request === this.requests) $('heatmap-summary').textContent = `Explorer tiles could not be loaded: ${error.message}`;
       return;
     }
+    if (request !== this.requests) return;
     this.drawExplorer(answer);
     const square = answer.maxSquare ? `${answer.maxSquare.size} × ${answer.maxSquare.size}` : 'none';
     $('heatmap-summary').textContent =
