@@ -59,8 +59,10 @@ def test_a_large_upload_does_not_grow_the_servers_memory_with_its_size(served, t
 
     grown_mb = (after - before) / 1024
     print(f'peak resident memory grew by {grown_mb:.1f} MiB for a {size_mb:.1f} MiB upload')
-    # Holding the body (let alone a copy of it) would take the whole file size at least.
-    assert grown_mb < size_mb / 3, f'grew by {grown_mb:.1f} MiB for a {size_mb:.1f} MiB upload'
+    # Holding the body (let alone a copy of it) would take the whole file size at least. What does grow with the
+    # track is derived from it: its packed points (~10 B a point) and, since the best efforts, their series of
+    # cumulative distance and time (~40 B a point, 7 MiB here): under half the file, far from holding it.
+    assert grown_mb < size_mb / 2, f'grew by {grown_mb:.1f} MiB for a {size_mb:.1f} MiB upload'
     assert not list((data / '.uploads').glob('*')), 'the upload\'s file was not removed'
 
 

@@ -69,7 +69,7 @@ package enum HeatmapIndexRules {
         var segments: [[Coordinate]] = []
         for track in content.tracks {
             for segment in track.segments {
-                segments.append(try segment.points.points().map { Coordinate(latitude: $0.latitude, longitude: $0.longitude) })
+                segments.append(try segment.points.coordinates())
             }
         }
         return HeatmapLine(segments: segments)

@@ -92,6 +92,21 @@ public struct PackedPoints: Sendable, Hashable {
         return result
     }
 
+    /// The positions alone, in order, one block unpacked at a time: what a line needs, without holding every
+    /// point's whole record (a `TrackPoint` is ten times a `Coordinate`).
+    public func coordinates() throws(PointBlockError) -> [Coordinate] {
+        var result: [Coordinate] = []
+        result.reserveCapacity(count)
+        var block: [TrackPoint] = []
+        for packed in blocks {
+            block.removeAll(keepingCapacity: true)
+            try PointBlockDecoder.decode(packed.data, into: &block)
+            for point in block { result.append(Coordinate(latitude: point.latitude, longitude: point.longitude)) }
+        }
+        for point in pending { result.append(Coordinate(latitude: point.latitude, longitude: point.longitude)) }
+        return result
+    }
+
     /// From this many blocks on, unpacking is spread over the cores.
     static let parallelBlockCount = 16
 
