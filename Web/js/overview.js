@@ -63,10 +63,15 @@ export class OverviewView {
     const message = $('overview-message');
     message.textContent = '';
     const offset = -new Date().getTimezoneOffset();
+    // The kind and the year changed quickly: only the answer to the latest request is drawn (an earlier one may
+    // arrive last and would show another year's figures).
+    const request = (this.requests = (this.requests || 0) + 1);
     try {
       const [overview, records] = await Promise.all([api.overview(this.year, offset, this.kind), api.records(this.kind)]);
+      if (request !== this.requests) return;
       this.render(overview, records);
     } catch (error) {
+      if (request !== this.requests) return;
       message.textContent = error instanceof ApiError ? error.message : 'The overview cannot be loaded: no connection to the server.';
     }
     $('overview-view').dataset.loaded = 'true';
