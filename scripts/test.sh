@@ -56,7 +56,15 @@ swift build --build-tests
 start_test_postgres
 
 step "swift test"
-swift test
+# Should the test process crash, its backtrace shows the crashed thread only (CI prints the end of the output),
+# and a summary of the failures follows it last.
+export SWIFT_BACKTRACE="enable=yes,threads=crashed,registers=none,images=none"
+swift_log="$(mktemp)"
+if ! swift test 2>&1 | tee "$swift_log"; then
+    python3 scripts/lib/swift_test_summary.py "$swift_log"
+    exit 1
+fi
+rm -f "$swift_log"
 
 # Faults on PostgreSQL with real `bikeride serve` processes: an instance killed mid-batch, PostgreSQL restarted
 # mid-ride, the network to it cut (Tests/faults). They restart the throwaway cluster, so they run after the rest.

@@ -33,10 +33,9 @@ final class RawConnection: @unchecked Sendable {
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard result == 0 else {
-            close(descriptor)
-            throw POSIXError(.ECONNREFUSED)
-        }
+        // No close here: the object is whole, so `deinit` runs when the initializer throws and closes it once.
+        // (A second close could close a descriptor another thread has just been given.)
+        guard result == 0 else { throw POSIXError(.ECONNREFUSED) }
     }
 
     deinit { close(descriptor) }
