@@ -283,6 +283,25 @@ import ZIPFoundation
         }
     }
 
+    @Test func aListNamingOneEntryOverAndOverReadsNoMoreThanTheCap() async throws {
+        let ride = try GPXWriter.write(GeneratedRide.document(points: 200, name: "Loop"))
+        let tracks = Array(repeating: Self.track("tracks/loop.gpx", name: "Loop"), count: 50)
+        let url = try Self.archive([("tracks/loop.gpx", ride)], tracks: tracks)
+        defer { try? FileManager.default.removeItem(at: url) }
+        var limits = ArchiveLimits()
+        // The lists (tracks.json, and a few bytes of the others), and the ride three times.
+        limits.maximumTotalBytes = try TrackLibrary.exportJSON(tracks).count + 1024 + 3 * ride.count
+        try await withLibrary(.sqlite) { (library: TrackLibrary) async throws in
+            let report = try await library.importArchive(at: url, limits: limits)
+            #expect(report.imported == 1)
+            #expect(report.imported + report.alreadyImported <= 3)
+            #expect(report.failures.count >= 47)
+            #expect(report.failures.allSatisfy { $0.contains("inflates to more than") })
+            let count = try await library.store.trackCount(userID: library.userID)
+            #expect(count == 1)
+        }
+    }
+
     @Test func anExportOfANewerFormatIsRefusedWhole() async throws {
         let url = try Self.archive([], tracks: [], version: 99)
         defer { try? FileManager.default.removeItem(at: url) }

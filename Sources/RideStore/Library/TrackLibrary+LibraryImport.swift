@@ -58,13 +58,17 @@ extension TrackLibrary {
             guard let expected = listed[name] else {
                 throw RideStoreError.invalidFile(path: name, reason: "is not listed in manifest.json")
             }
+            // Checked before reading too: a list naming one entry a million times reads no more than the cap.
+            guard inflated <= limits.maximumTotalBytes else {
+                throw RideStoreError.invalidFile(path: name, reason: "the archive inflates to more than \(limits.maximumTotalBytes.formatted()) bytes; the rest was not imported")
+            }
             guard let entry = archive[name], entry.type == .file else {
                 throw RideStoreError.invalidFile(path: name, reason: "is missing from the archive")
             }
             let bytes = try Self.read(entry, of: archive, limits: limits, maximumBytes: maximumBytes)
             inflated += bytes.count
             guard inflated <= limits.maximumTotalBytes else {
-                throw RideStoreError.invalidFile(path: name, reason: "the archive inflates to more than \(limits.maximumTotalBytes >> 30) GiB")
+                throw RideStoreError.invalidFile(path: name, reason: "the archive inflates to more than \(limits.maximumTotalBytes.formatted()) bytes; the rest was not imported")
             }
             guard bytes.count == expected.bytes, ContentHash.of(bytes) == expected.sha256 else {
                 throw RideStoreError.invalidFile(path: name, reason: "its SHA-256 is not the one manifest.json lists: the archive is damaged")
@@ -96,6 +100,11 @@ extension TrackLibrary {
         // places.gpx is for other GPX tools (places.json has more): checked, not used.
         if listed["places.gpx"] != nil {
             do { _ = try entryBytes("places.gpx", maximumBytes: limits.maximumIndexBytes) } catch { fail("places.gpx", error) }
+        }
+
+        guard tracks.count + places.count + labels.count <= limits.maximumEntries else {
+            throw RideStoreError.invalidFile(
+                path: path, reason: "the export lists more than \(limits.maximumEntries.formatted()) tracks, places and labels; nothing was imported")
         }
 
         // Labels, by name.
