@@ -302,6 +302,27 @@ import ZIPFoundation
         }
     }
 
+    /// The importer's reader (ZIPFoundation) reads the ZIP64 records an export writes past 4 GiB or 65,535 entries
+    /// (forced here by lowering the thresholds).
+    @Test func zip64ArchivesAreReadByTheImportersReader() throws {
+        var zip = ZipWriter()
+        zip.zip64Threshold = 64
+        zip.zip64EntryThreshold = 2
+        let contents = (0..<4).map { index in Array(String(repeating: "entry \(index) ", count: 50 * (index + 1)).utf8) }
+        var bytes: [UInt8] = []
+        for (index, content) in contents.enumerated() { bytes += zip.entry(named: "e\(index).txt", bytes: content, modified: Date()) }
+        bytes += zip.finish()
+        let archive = try Archive(data: Data(bytes), accessMode: .read)
+        var read: [String: Data] = [:]
+        for entry in archive {
+            var data = Data()
+            _ = try archive.extract(entry) { data.append($0) }
+            read[entry.path] = data
+        }
+        #expect(read.count == 4)
+        for (index, content) in contents.enumerated() { #expect(read["e\(index).txt"] == Data(content)) }
+    }
+
     @Test func anExportOfANewerFormatIsRefusedWhole() async throws {
         let url = try Self.archive([], tracks: [], version: 99)
         defer { try? FileManager.default.removeItem(at: url) }
