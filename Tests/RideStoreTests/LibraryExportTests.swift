@@ -195,6 +195,22 @@ import ZIPFoundation
         }
     }
 
+    @Test(arguments: StoreKind.allCases) func anExportImportedIntoItsOwnLibraryAddsNothing(_ kind: StoreKind) async throws {
+        let zip = FileManager.default.temporaryDirectory.appending(path: "bikeride-own-\(UUID().uuidString).zip")
+        defer { try? FileManager.default.removeItem(at: zip) }
+        try await withStore(kind) { store in
+            let user = try await Self.fill(store)
+            let library = TrackLibrary(store: store, userID: user)
+            let before = try await store.tracks(TrackQuery(limit: 1000), userID: user).tracks
+            _ = try await Self.export(library, to: zip)
+            let report = try await library.importArchive(at: zip)
+            let restored = try #require(report.libraryImport)
+            #expect(restored.addedNothing, "\(restored)")
+            #expect(restored.tracksAlreadyThere == before.count)
+            #expect(try await store.tracks(TrackQuery(limit: 1000), userID: user).tracks.map(\.id) == before.map(\.id))
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func anotherUsersLibraryStaysOutOfTheExport(_ kind: StoreKind) async throws {
         try await withStore(kind) { store in
             let user = try await store.localUser().id
@@ -236,7 +252,7 @@ import ZIPFoundation
     }
 
     static func track(_ file: String, name: String = "Ride") -> ExportedTrack {
-        ExportedTrack(id: "AAAAAAAA", file: file, name: name, kind: .ride, source: .file, createdAt: "2026-01-01T00:00:00Z", pointCount: 0, device: nil)
+        ExportedTrack(id: "AAAAAAAA", file: file, name: name, kind: .ride, source: .file, createdAt: "2026-01-01T00:00:00Z", startTime: nil, pointCount: 0, device: nil)
     }
 
     @Test func aDamagedEntryFailsAloneAndTheRestIsImported() async throws {

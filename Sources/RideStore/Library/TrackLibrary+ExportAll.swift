@@ -40,7 +40,8 @@ extension TrackLibrary {
                 exportedTracks.append(
                     ExportedTrack(
                         id: summary.id.rawValue, file: file, name: summary.name, kind: summary.kind, source: summary.source,
-                        createdAt: GPXTime(date: summary.createdAt).rfc3339, pointCount: summary.pointCount, device: track.device))
+                        createdAt: GPXTime(date: summary.createdAt).rfc3339, startTime: summary.startTime?.rfc3339, pointCount: summary.pointCount,
+                        device: track.device))
                 counts.tracks += 1
                 counts.points += summary.pointCount
             }

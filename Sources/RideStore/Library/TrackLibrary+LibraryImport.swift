@@ -150,10 +150,26 @@ extension TrackLibrary {
             fail("settings.json", error)
         }
 
-        // Tracks, one transaction each, found again by their content.
+        // Tracks, one transaction each, found again by their content, or by their name, start and number of points (the
+        // export imported into the library it came from, whose files had other bytes).
+        var haveTracks = Set<TrackKey>()
+        var cursor: String?
+        repeat {
+            let page = try await store.tracks(TrackQuery(limit: 500, cursor: cursor), userID: userID)
+            for summary in page.tracks {
+                haveTracks.insert(TrackKey(name: summary.name, startTime: summary.startTime?.rfc3339, pointCount: summary.pointCount))
+            }
+            cursor = page.nextCursor
+        } while cursor != nil
         report.filesTotal = tracks.count
         progress?(ArchiveProgress(filesDone: 0, filesTotal: tracks.count))
         for (done, track) in tracks.enumerated() {
+            if !options.allowsDuplicates, haveTracks.contains(TrackKey(name: track.name, startTime: track.startTime, pointCount: track.pointCount)) {
+                report.alreadyImported += 1
+                result.tracksAlreadyThere += 1
+                progress?(ArchiveProgress(filesDone: done + 1, filesTotal: tracks.count))
+                continue
+            }
             do {
                 let bytes = try entryBytes(track.file, maximumBytes: limits.maximumEntryBytes)
                 var trackOptions = ImportOptions(oneTrackPerFile: true, kind: track.kind, allowsDuplicates: options.allowsDuplicates)
@@ -222,6 +238,13 @@ extension TrackLibrary {
         report.libraryImport = result
         return report
     }
+}
+
+/// A track as an import recognises it besides its content.
+private struct TrackKey: Hashable {
+    var name: String
+    var startTime: String?
+    var pointCount: Int
 }
 
 /// A place as an import recognises it: its name and exact position.

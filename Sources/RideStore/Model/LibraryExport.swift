@@ -74,6 +74,8 @@ public struct ExportedTrack: Sendable, Hashable, Codable {
     public var kind: TrackKind
     public var source: TrackSource
     public var createdAt: String
+    /// Its first time as written (RFC 3339, its offset kept); nil without times.
+    public var startTime: String?
     public var pointCount: Int
     /// The bike computer's own totals and laps, when the track came from its FIT or TCX file (the file itself is not
     /// kept by bikeride; its points are in the GPX).
