@@ -15,7 +15,9 @@ extension Bikeride {
                 imported before (same content) is skipped unless --force. On a terminal a progress bar shows files, \
                 points and rate; otherwise one line per file. A zip archive (a Strava bulk export, or any zip of track \
                 files) imports every track file it holds, one transaction each; a Strava export's activities.csv names \
-                them and sets their kind and description. The same archive again adds nothing and says so.
+                them and sets their kind and description. A bikeride export (export-all, GET /api/export) gives back its \
+                tracks, places with notes and photos, labels and settings, each entry checked against its manifest's \
+                SHA-256. The same archive again adds nothing and says so.
                 """
         )
 
@@ -57,6 +59,13 @@ extension Bikeride {
                     if terminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
                     for track in archive.tracks {
                         print("\(track.id)  \(track.name)  \(UnitSystem.metric.formatDistance(meters: track.distanceMeters))  \(track.pointCount) points  (\(path))")
+                    }
+                    if let restored = archive.libraryImport {
+                        // A bikeride export: what its manifest lists, and that every entry used matched its SHA-256.
+                        let counts = restored.manifest.counts
+                        print(
+                            "\(path): a bikeride export of \(counts.tracks) tracks (\(counts.points) points), \(counts.places) places (\(counts.notes) notes, \(counts.photos) photos), \(counts.labels) labels")
+                        for entry in restored.manifest.entries { print("\(entry.sha256)  \(entry.path)") }
                     }
                     for failure in archive.failures { printError("bikeride: \(path): \(failure)") }
                     printError("\(path): \(archive.message)")

@@ -13,7 +13,7 @@ struct Bikeride: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Serve.self, Stats.self, Convert.self, Import.self, Export.self, List.self, Show.self, Rename.self, Delete.self,
-            Places.self, Sync.self, Cues.self, Simulate.self, Migrate.self, Users.self, Devices.self, Copy.self, Heatmap.self,
+            Places.self, Sync.self, Cues.self, Simulate.self, Migrate.self, Users.self, Devices.self, Copy.self, Heatmap.self, ExportAll.self,
             PrivacyZones.self, Records.self, Overview.self,
         ]
     )

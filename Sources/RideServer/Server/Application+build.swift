@@ -144,6 +144,7 @@ public func buildRouter(
     LiveShareController<RideRequestContext>(library: library).addRoutes(to: router)
     RideShareController<RideRequestContext>(library: library).addRoutes(to: router)
     PrivacyController<RideRequestContext>(library: library).addRoutes(to: router)
+    ExportController<RideRequestContext>(library: library).addRoutes(to: router)
     if let tiles {
         TilesController<RideRequestContext>(tiles: tiles, metrics: metrics).addRoutes(to: router.group("tiles"))
     }

@@ -19,6 +19,10 @@ public struct ImportOptions: Sendable, Hashable {
     /// Strava export's `activities.csv`); with `oneTrackPerFile`.
     public var trackName: String?
     public var trackDescription: String?
+    /// Where the track came from and what its device measured, when an export says so (a bikeride export's
+    /// `tracks.json`); with `oneTrackPerFile`.
+    var trackSource: TrackSource?
+    var deviceMeasurements: DeviceMeasurements?
     /// Points one track may have (the library's `StorageLimits`, set by `TrackLibrary.limited(_:)`).
     var maximumTrackPoints: Int?
 

@@ -15,9 +15,14 @@ public struct ArchiveImportReport: Sendable, Hashable {
     public var failures: [String] = []
     /// Entries left out on purpose (not track files, symlinks, folders): how many.
     public var skippedEntries = 0
+    /// What was imported of a bikeride export (`GET /api/export`, `bikeride export-all`): nil for other archives.
+    public var libraryImport: LibraryImportReport?
 
     /// "312 imported, 2,041 already imported, 2 failed".
     public var message: String {
+        if let libraryImport {
+            return libraryImport.message + (failures.isEmpty ? "" : "; \(failures.count.formatted()) failed")
+        }
         var parts: [String] = []
         if imported > 0 || (alreadyImported == 0 && failures.isEmpty) { parts.append("\(imported.formatted()) imported") }
         if alreadyImported > 0 { parts.append("\(alreadyImported.formatted()) already imported") }
@@ -63,6 +68,9 @@ extension TrackLibrary {
             archive = try Archive(url: url, accessMode: .read)
         } catch {
             throw RideStoreError.invalidFile(path: url.path, reason: "not a zip archive, or a damaged one")
+        }
+        if let manifest = try Self.libraryExportManifest(in: archive, path: url.path, limits: limits) {
+            return try await importLibraryExport(archive, path: url.path, manifest: manifest, options: options, limits: limits, progress: progress)
         }
         var report = ArchiveImportReport()
         var entries: [Entry] = []

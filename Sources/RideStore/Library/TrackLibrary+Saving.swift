@@ -102,6 +102,8 @@ extension TrackLibrary {
         // A device's file is one activity (or one course): its totals and laps go with its first track, which
         // holds the activity's line (or, without positions, is the activity).
         if let device = handler.device.flatMap(DeviceMeasurements.init), !tracks.isEmpty { tracks[0].device = device }
+        if let source = options.trackSource { for index in tracks.indices { tracks[index].source = source } }
+        if let device = options.deviceMeasurements, !tracks.isEmpty { tracks[0].device = device }
 
         var places: [NewPlace] = []
         if options.waypointsAsPlaces {
