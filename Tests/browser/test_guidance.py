@@ -196,6 +196,15 @@ def test_offline_the_banner_moves_to_the_next_cue_and_off_route_is_said(context,
     _poll_outbox_empty(page, 30000)
     expect(banner).to_have_attribute('data-provisional', 'false')
     expect(banner).to_contain_text(re.compile(r'Turn right in'))
+
+    # On to the end of the route (offline again): "Arrived", shown and said.
+    context.set_offline(True)
+    ride(context, page, [p for d in range(250, 301, 10) for p in at(300, d)] + [p for d in range(310, 601, 15) for p in at(d, 300)]
+         + [p for d in range(285, 99, -15) for p in at(600, d)], pause_ms=200)
+    expect(banner).to_contain_text('Arrived')
+    wait_until(page, "window.__spoken.includes('Arrived')")
+    shot(page, 'guidance-arrived')
+    context.set_offline(False)
     page.close()
 
 
@@ -259,3 +268,29 @@ def test_a_landscape_phone_keeps_the_rider_in_view_heading_up(browser, server):
     assert_rider_visible(page, 'landscape heading-up west')
     shot(page, 'rider-visible-heading-up')
     context.close()
+
+
+def test_the_route_picker_searches_and_lists_routes_first(context, server):
+    tag = f'Picker{context.viewport_name}'
+    # The track is newer than the route, yet the route comes first: routes are what a rider picks most.
+    route_id = upload(server, f'{tag} planned loop', Z_LEGS)
+    post(server, f'/api/tracks/{route_id}', {'kind': 'route'}, method='PATCH')
+    upload(server, f'{tag} morning ride', [(200, 0)])
+    upload(server, f'Other{context.viewport_name} evening ride', [(200, 0)])
+    page = context.new_page()
+    open_record(page)
+    page.get_by_role('button', name='Route: none').click()
+    picker = page.get_by_role('group', name='Choose a route')
+    picker.get_by_role('searchbox', name='Search routes and tracks').fill(tag)
+    options = picker.locator('#route-options li')
+    expect(options).to_have_count(5)
+    texts = [t.strip() for t in options.all_inner_texts()]
+    assert texts == ['No route', 'Routes', f'{tag} planned loop', 'Tracks', f'{tag} morning ride'], texts
+    shot(page, 'route-picker-search')
+    picker.get_by_role('searchbox', name='Search routes and tracks').fill('no such route xyz')
+    expect(picker).to_contain_text('Nothing matches')
+    picker.get_by_role('searchbox', name='Search routes and tracks').fill(tag)
+    picker.get_by_role('button', name=f'{tag} planned loop').click()
+    # Drawn on the map at once, before any ride.
+    expect(page.locator('#record-map .leaflet-overlay-pane path.route-path')).to_have_count(1)
+    page.close()
