@@ -369,18 +369,26 @@ export class ProvisionalGuidance {
       this.serverState = navigation.state;
       this.serverNavigation = navigation;
     }
+    this.stale = true;   // the device's part starts again from the server's state
     if (lastSequence === null || lastSequence === undefined) return;
     this.pending = this.pending.filter((fix) => fix.sequence > lastSequence);
   }
 
-  /** What to show now: the server's answer when nothing is pending, else the device's (`provisional: true`). */
+  /**
+   * What to show now: the server's answer when nothing is pending, else the device's (`provisional: true`).
+   * Between two answers each fix is followed once (an hour offline is not followed again at every fix).
+   */
   navigation() {
     // The server stores (and so follows) only fixes as accurate as 100 m: the same ones here.
     const counted = this.pending.filter((fix) => !(Number.isFinite(fix.accuracy) && fix.accuracy > this.maxAccuracyMeters));
     if (!counted.length && this.serverNavigation) return { ...this.serverNavigation, provisional: false };
-    this.guide.reset(this.serverState);
-    let navigation = this.guide.navigation();
-    for (const fix of counted) navigation = this.guide.update(fix);
-    return { ...navigation, provisional: counted.length > 0 };
+    if (this.stale || this.followed === undefined || this.followed > counted.length) {
+      this.guide.reset(this.serverState);
+      this.followed = 0;
+      this.stale = false;
+      this.last = this.guide.navigation();
+    }
+    for (; this.followed < counted.length; this.followed += 1) this.last = this.guide.update(counted[this.followed]);
+    return { ...this.last, provisional: counted.length > 0 };
   }
 }
