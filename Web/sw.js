@@ -1,12 +1,12 @@
 // The service worker: keeps the app shell (and Leaflet, and offline tiles seen) so that the app opens and
 // records with no network; the fix queue itself is in IndexedDB (js/outbox.js). The API is never cached.
 
-const SHELL_CACHE = 'bikeride-shell-v2';
+const SHELL_CACHE = 'bikeride-shell-v3';
 const TILE_CACHE = 'bikeride-tiles-v1';
 const SHELL = [
   '/', '/index.html', '/css/app.css', '/manifest.webmanifest', '/icons/icon.svg', '/icons/icon-192.png', '/icons/icon-512.png',
-  '/js/app.js', '/js/api.js', '/js/format.js', '/js/map.js', '/js/outbox.js', '/js/record.js', '/js/settings.js',
-  '/js/tracks.js', '/js/charts.js', '/js/navigation.js', '/js/announce.js', '/js/places.js', '/js/swipe.js', '/js/provisional.js', '/js/rowkeys.js',
+  '/js/app.js', '/js/api.js', '/js/format.js', '/js/map.js', '/js/outbox.js', '/js/record.js', '/js/ride.js', '/js/sync.js', '/js/settings.js',
+  '/js/tracks.js', '/js/charts.js', '/js/navigation.js', '/js/announce.js', '/js/places.js', '/js/swipe.js', '/js/provisional.js', '/js/guidance.js', '/js/rowkeys.js',
   '/js/live.js', '/js/devices.js', '/js/heatmap.js', '/js/privacy.js', '/js/login.js', '/js/overview.js', '/login.html',
   '/vendor/leaflet/leaflet.js', '/vendor/leaflet/leaflet.css',
 ];

@@ -332,4 +332,43 @@ extension TestClientProtocol {
             #expect(try await client.get("/api/tracks/nope/cues").status == .notFound)
         }
     }
+
+    /// `?line=1`: the line as the follower walks it (every point of a route exported as `rte`, the distance along
+    /// it from the legs' known lengths), its thresholds, and the cues as without it; each answer's `state` is where
+    /// the follower is, for the web app to go on from offline.
+    @Test func theLineToFollowOnTheDevice() async throws {
+        let route = PlannedRoute.threeCorners
+        try await TestServer().run { client in
+            let routeID = try await client.uploadRoute(route.gpx(asRoute: true))
+            let plain = try await client.get("/api/tracks/\(routeID)/cues").jsonObject()
+            #expect(plain["guide"] == nil)
+            let response = try await client.get("/api/tracks/\(routeID)/cues?line=1")
+            #expect(response.status == .ok)
+            let sheet = try response.jsonObject()
+            let guide = try #require(sheet["guide"] as? [String: Any])
+            let line = try #require(guide["line"] as? [[Double]])
+            try #require(line.count == route.vertices.count)
+            var along = 0.0
+            for (index, point) in line.enumerated() {
+                #expect(Coordinate(latitude: point[0], longitude: point[1]).distanceMeters(to: route.vertices[index]) < 0.01)
+                #expect(abs(point[2] - along) < 0.01, "along at point \(index)")
+                if index < route.legs.count { along += route.legs[index].length }
+            }
+            #expect(abs((guide["lengthMeters"] as? Double ?? 0) - route.lengthMeters) < 0.01)
+            #expect(guide["offRouteMeters"] as? Double == RouteFollower.Configuration().offRouteMeters)
+            #expect(guide["rejoinFraction"] as? Double == RouteFollower.Configuration().rejoinFraction)
+            #expect((sheet["cues"] as? [[String: Any]])?.count == (plain["cues"] as? [[String: Any]])?.count)
+            #expect(try await client.get("/api/tracks/\(routeID)/cues?line=maybe").status == .badRequest)
+
+            let id = try await client.startRecording(#"{"routeTrackId":"\#(routeID)"}"#)
+            let navigation = try #require(try await client.send(1, route.position(at: 120), to: id))
+            let state = try #require(navigation["state"] as? [String: Any])
+            #expect(state["hasJoined"] as? Bool == true)
+            #expect(state["offRoute"] as? Bool == false)
+            #expect(abs((state["progressMeters"] as? Double ?? 0) - 120) < 1)
+            // The fix's own time (fixJSON: 1,700,000,001 s), in milliseconds.
+            #expect(state["lastFixTime"] as? Double == 1_700_000_001_000)
+            #expect(abs((state["lastFixLatitude"] as? Double ?? 0) - route.position(at: 120).latitude) < 1e-9)
+        }
+    }
 }

@@ -68,6 +68,8 @@ export const api = {
   /** Chooses (an id), changes or drops (null) the route of the ride in progress. */
   changeRoute: (id, routeTrackId) => call('PATCH', `/api/recordings/${encodeURIComponent(id)}`, { routeTrackId }),
   cues: (id, units) => call('GET', `/api/tracks/${encodeURIComponent(id)}/cues` + query({ units })),
+  /** The cue sheet with the route's line and the follower's thresholds: what guidance needs offline (guidance.js). */
+  routeGuide: (id, units) => call('GET', `/api/tracks/${encodeURIComponent(id)}/cues` + query({ units, line: 1 })),
   command: (id, command) => call('POST', `/api/recordings/${encodeURIComponent(id)}/${command}`),
   tracks: (params) => call('GET', '/api/tracks' + query(params)),
   track: (id, params) => call('GET', `/api/tracks/${encodeURIComponent(id)}` + query(params)),

@@ -250,23 +250,41 @@ export class RideMap {
   /**
    * Heading-up turns the map element itself with a CSS transform. There is no Leaflet rotation plugin packaged
    * in Debian (the server serves Debian's libjs-leaflet, and nothing else), and Leaflet cannot rotate by
-   * itself; a CSS rotation needs nothing more. The element is enlarged to a square as wide as the view's
-   * diagonal, centred on it, so that no corner shows blank at any angle, and the rider is kept at its centre.
+   * itself; a CSS rotation needs nothing more. The rider is kept at the element's centre, which is what it turns
+   * about; that centre is put at the centre of the part of the view the floating panel leaves visible (not the
+   * view's centre, which on a phone is under the panel), and the element is enlarged to a square reaching the
+   * view's farthest corner from there, so that no corner shows blank at any angle.
    */
   setHeadingUp(on) {
     this.headingUp = on;
     const style = this.element.style;
+    const centre = this.map.getCenter();
     if (on) {
       const parent = this.element.parentElement;
       const width = parent.clientWidth, height = parent.clientHeight;
-      const side = Math.ceil(Math.hypot(width, height));
-      Object.assign(style, { inset: 'auto', left: `${(width - side) / 2}px`, top: `${(height - side) / 2}px`, width: `${side}px`, height: `${side}px` });
+      const { right, bottom } = obstructedEdges(parent, this.obstruction);
+      const x = (width - right) / 2, y = (height - bottom) / 2;
+      const half = Math.ceil(Math.max(Math.hypot(x, y), Math.hypot(width - x, y), Math.hypot(x, height - y), Math.hypot(width - x, height - y)));
+      Object.assign(style, { inset: 'auto', left: `${x - half}px`, top: `${y - half}px`, width: `${2 * half}px`, height: `${2 * half}px` });
       style.transform = `rotate(${-(this.heading || 0)}deg)`;
+      // The panel grows and shrinks (Start, the finish step): the rider's place follows it.
+      if (!this.panelObserver && this.obstruction && 'ResizeObserver' in window) {
+        let size = null;
+        this.panelObserver = new ResizeObserver(() => {
+          const rect = this.obstruction.getBoundingClientRect();
+          const now = `${Math.round(rect.width)}x${Math.round(rect.height)}`;
+          if (now !== size && size !== null && this.headingUp) this.setHeadingUp(true);
+          size = now;
+        });
+        this.panelObserver.observe(this.obstruction);
+      }
     } else {
       for (const name of ['inset', 'left', 'top', 'width', 'height', 'transform']) style.removeProperty(name);
     }
     this.element.dataset.headingUp = String(on);
     this.map.invalidateSize({ pan: false });
+    // The same place stays at the (moved) centre: the rider, when following.
+    this.moveProgrammatically(() => this.map.setView(centre, this.map.getZoom(), { animate: false }));
     // Leaflet's own dragging moves the turned map in screen directions, which on a turned map are the wrong
     // ones: while heading-up a drag is turned back into the map's frame here instead.
     if (on) {

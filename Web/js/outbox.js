@@ -202,3 +202,19 @@ export async function loadView() {
   const value = await result(transaction.objectStore('meta').get('view'));
   return value ? value.view : null;
 }
+
+/** The route followed (`{id, units, sheet}`: guidance.js's cue sheet with its line), kept for guidance offline. */
+export async function saveRouteGuide(guide) {
+  const db = await open();
+  const transaction = db.transaction('meta', 'readwrite');
+  if (guide) transaction.objectStore('meta').put({ name: 'routeGuide', guide });
+  else transaction.objectStore('meta').delete('routeGuide');
+  await done(transaction);
+}
+
+export async function loadRouteGuide() {
+  const db = await open();
+  const transaction = db.transaction('meta', 'readonly');
+  const value = await result(transaction.objectStore('meta').get('routeGuide'));
+  return value ? value.guide : null;
+}

@@ -1,56 +1,35 @@
-// The Record tab: location permission, the blue dot, following, Start/Pause/Resume/Stop, and the fix queue.
-//
-// Positions from the browser go into the device's outbox (IndexedDB) with sequence numbers, and the outbox is
-// sent to the server in order, in batches; the server answers each batch with what to draw (the line, the
-// breadcrumbs, the camera region, the figures). Offline the ride goes on and the outbox waits.
+// The Record tab's view: location permission, the blue dot, following and heading-up, the figures, the buttons,
+// the screen lock, and drawing the server's answers. The ride's state machine is ride.js, the outbox sync
+// sync.js (RecordView extends Ride extends OutboxSync: one object, a file per concern); route guidance is
+// navigation.js with guidance.js, the provisional figures provisional.js.
 
-import { api, ApiError, NetworkError } from './api.js';
 import * as outbox from './outbox.js';
 import * as format from './format.js';
+import { api } from './api.js';
 import { openRideMap } from './map.js';
 import { activity as chosenActivity, autoPauseEnabled, breadcrumbsEnabled, wakeLockEnabled } from './settings.js';
-import { AutoPause, GAP_SECONDS, Provisional, SteadyFigures, isGap } from './provisional.js';
+import { SteadyFigures } from './provisional.js';
 import { Navigation } from './navigation.js';
 import { bearing } from './announce.js';
-
-const BATCH_LIMIT = 500;           // fixes per request: a few minutes of riding after a gap, well under the server's limit
-const RETRY_MIN_MS = 1000;
-const RETRY_MAX_MS = 30000;
+import { NO_FIX_MESSAGE, Ride, localFix, recordingKey } from './ride.js';
 
 const $ = (id) => document.getElementById(id);
-const NO_FIX_MESSAGE = 'No position was recorded (location blocked, or no GPS signal yet), so there is nothing to save.';
-const OFFLINE_SAVE_MESSAGE = 'Stopped. The ride will be saved when you are back online; you can start a new one.';
 const HIDDEN_WARNING_SECONDS = 5;  // back from the background after longer than this: say positions may have stopped
 
-/** Seconds without a fix after which the line breaks (a setting for tests: `bikeride.gapSeconds`). */
-function gapSeconds() {
-  const value = Number(localStorage.getItem('bikeride.gapSeconds'));
-  return value > 0 ? value : GAP_SECONDS;
-}
-
-export class RecordView {
+export class RecordView extends Ride {
   constructor(config) {
+    super();
     this.config = config;
     this.radiusMeters = config.cameraRadiusMeters || 300;
     this.map = null;
     this.following = true;
-    this.recording = null;        // {id, state, nextSequence, startedAt} as kept in the outbox's meta
     this.lastPosition = null;
     this.stats = null;
     this.statsReceivedAt = 0;
-    this.flushing = false;
-    this.retryDelay = RETRY_MIN_MS;
-    this.retryTimer = null;
     this.watchId = null;
     this.lastCamera = null;
-    this.isolating = 0;          // fixes still to send one by one after a refused batch
     this.headingUp = false;
     this.previousPosition = null;
-    this.live = new Provisional();     // the server's figures plus the fixes it has not answered (provisional.js)
-    this.autoPause = new AutoPause();
-    this.lastFixTime = null;           // time of the last fix queued, for the gap rule
-    this.finishing = false;            // the Save / Discard / Resume step is open
-    this.offline = false;              // the last attempt to reach the server failed
     this.locationDenied = false;
     this.wakeLock = null;
     this.hiddenAt = null;
@@ -71,8 +50,13 @@ export class RecordView {
       recordingId: () => (this.recording ? this.recording.id : null),
       speed: () => this.currentSpeed(),
       setStatus: (text) => this.setStatus(text),
+      position: () => (this.lastPosition ? { latitude: this.lastPosition.coords.latitude, longitude: this.lastPosition.coords.longitude } : null),
+      // Where the top of the screen points: north, or the heading when the map turns with the rider.
+      screenHeading: () => (this.headingUp && Number.isFinite(this.heading) ? this.heading : 0),
     });
     this.navigation.drawRoute();
+    // The route's line and cues, so that guidance goes on offline (before the ride in progress is restored).
+    await this.navigation.loadGuide();
     for (const input of document.querySelectorAll('input[name="map-type"]')) {
       input.addEventListener('change', () => {
         if (!input.checked) return;
@@ -123,11 +107,6 @@ export class RecordView {
     $('layers-button').setAttribute('aria-expanded', String(open));
     if (open) ($('map-type').querySelector('input:checked') || $('map-type').querySelector('input')).focus();
     else if (focusButton) $('layers-button').focus();
-  }
-
-  /** A ride is recorded or paused (not idle, not being saved). */
-  running() {
-    return Boolean(this.recording && (this.recording.state === 'recording' || this.recording.state === 'paused'));
   }
 
   // MARK: location
@@ -240,21 +219,6 @@ export class RecordView {
     this.moveCamera();
   }
 
-  /** Queues a fix; after a gap without fixes, a break first, so that the line does not cross the gap. */
-  async queueFix(position, local = localFix(position)) {
-    if (isGap(this.lastFixTime, local.time, gapSeconds()) && (await outbox.enqueueBreak())) {
-      this.live.breakLine();
-      this.map.breakPending();
-    }
-    const sequence = await outbox.enqueueFix(fixFrom(position));
-    if (sequence === null) return;
-    this.lastFixTime = local.time;
-    this.live.add({ ...local, sequence });
-    this.map.addPending(local.latitude, local.longitude);
-    this.renderStats();
-    this.flushSoon(0);
-  }
-
   /**
    * Following: the server's camera region when it answers; while it does not (offline), the same 300 m region
    * around the latest fix, so that the rider stays in view.
@@ -320,230 +284,6 @@ export class RecordView {
     }
   }
 
-  // MARK: recording
-
-  async restore() {
-    const saved = await outbox.current();
-    if (!saved) return;
-    this.recording = saved;
-    this.live = new Provisional({ activity: saved.activity || 'ride' });
-    this.autoPause = new AutoPause(saved.activity || 'ride');
-    // The fixes still on the device count provisionally, as before the reload.
-    for (const entry of await outbox.peek(Number.MAX_SAFE_INTEGER)) {
-      if (entry.recordingId === saved.id && entry.kind === 'fix') this.live.add({ ...entry.fix, time: Date.parse(entry.fix.time) });
-      else if (entry.recordingId === saved.id && entry.kind === 'command' && entry.command === 'pause') this.live.breakLine();
-    }
-    if (this.running()) this.holdScreen();
-    if (await outbox.startQueued(saved.id)) {
-      // Started offline and not sent yet: the server does not know it; the outbox sends the Start first.
-      const view = await outbox.loadView();
-      if (view && view.id === saved.id) this.applyRecording(view);
-      this.renderButtons();
-      return;
-    }
-    try {
-      const answer = await api.recording(saved.id);
-      this.applyRecording(answer);
-      if (answer.state === 'stopped') {
-        // Stopped already (the answer to Stop came before a reload, or another tab stopped it).
-        await outbox.dropRecording(saved.id);
-        await this.finish(answer);
-      }
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 404) return this.forget('The server no longer knows the ride in progress (was it restarted?); it was not saved.');
-      this.offline = true;
-      // Saved just before the reload, and still offline: the ride waits on the device, a new one can start.
-      if (saved.state === 'stopping') return this.detachStopped();
-      this.setStatus('Offline: the ride goes on and is sent when the server is reachable.');
-      // Redraw what the server last answered, kept on the device.
-      const view = await outbox.loadView();
-      if (view && view.id === saved.id) this.applyRecording(view);
-    }
-  }
-
-  /**
-   * Start needs no network: the device names the ride (a UUID) and queues its Start ahead of the fixes; the
-   * server creates the recording under that name when the Start reaches it, and takes it only once.
-   */
-  async start() {
-    // A second tap while the first is being queued must not start a second ride.
-    if (this.recording) return;
-    // With location blocked there would be a ride without a single position: say what to do instead.
-    if (this.locationDenied) {
-      this.showDenied(true);
-      return;
-    }
-    // Not asked yet: Start asks (the ride starts; without an answer it has no fix, and is not saved empty).
-    if (this.watchId === null && !this.simulating && 'geolocation' in navigator) this.startWatching();
-    const id = newRecordingId();
-    // With the phone's own offset: the server names the ride in the rider's local time from it.
-    const startMillis = Date.now();
-    const startedAt = format.timeWithOffset(startMillis);
-    const activity = chosenActivity();
-    this.recording = { id, state: 'recording', nextSequence: 1, startedAt, activity };
-    this.live = new Provisional({ activity });
-    this.autoPause = new AutoPause(activity);
-    this.lastFixTime = null;
-    $('record-notice').replaceChildren();
-    this.discarded = null;
-    // The route goes with the Start, in the outbox: chosen before Start, it works offline too.
-    // A simulated ride is saved as one (source "simulation"), and left out of the totals.
-    const simulated = this.simulating ? { simulated: true } : {};
-    await outbox.begin(this.recording, {
-      activity, units: format.units(), breadcrumbs: breadcrumbsEnabled(), startedAt, ...simulated, ...this.navigation.startOptions(),
-    });
-    this.map.clearRide();
-    this.lastCamera = null;
-    this.view = { id, path: [], breadcrumbs: [], stats: null };
-    this.renderButtons();
-    this.renderStats();
-    this.holdScreen();
-    // Where the rider stood at Start, taken at Start: a position kept from 45 s on the Record tab is not 45 s of ride
-    // (elapsed time counts from Start, not from the last fix before it).
-    if (this.lastPosition) {
-      const atStart = { coords: this.lastPosition.coords, timestamp: Math.max(this.lastPosition.timestamp, startMillis) };
-      await this.queueFix(atStart);
-    }
-    // The gap rule counts from Start: a position kept from before it is not a gap in the ride.
-    this.lastFixTime = Date.now();
-    this.flushSoon(0);
-  }
-
-  /** Pause or Resume (`auto`: a pause made by the auto-pause rule, which it may end by itself). */
-  async command(command, state, { auto = false } = {}) {
-    if (!this.recording) return;
-    const autoPaused = command === 'pause' && auto;
-    await outbox.enqueueCommand(command, state, { recording: { autoPaused } });
-    this.recording.state = state;
-    this.recording.autoPaused = autoPaused;
-    if (command === 'pause') {
-      // The next fix after Resume starts a new segment: nothing joins across the pause.
-      this.live.breakLine();
-      this.map.breakPending();
-      this.lastFixTime = null;
-    } else {
-      this.autoPause.reset();
-    }
-    this.renderButtons();
-    this.renderStats();
-    this.flushSoon(0);
-  }
-
-  // MARK: the finish step: Stop asks Save / Discard / Resume
-
-  /** Stop: the ride pauses (the clocks stop) and the rider chooses. */
-  async askToFinish() {
-    if (!this.running()) return;
-    if (this.recording.state === 'recording') await this.command('pause', 'paused');
-    this.finishing = true;
-    this.renderButtons();
-    (this.live.pointCount > 0 ? $('save-button') : $('discard-button')).focus();
-  }
-
-  async resumeFromFinish() {
-    if (!this.finishing) return;
-    this.finishing = false;
-    if (this.recording && this.recording.state === 'paused') await this.command('resume', 'recording');
-    else this.renderButtons();
-    $('pause-button').focus();
-  }
-
-  /** Save: Stop is queued; the answer opens the track. Offline, the device keeps it and a new ride can start. */
-  async save() {
-    if (!this.recording || !this.finishing) return;
-    if (this.live.pointCount === 0) return this.discard(`${NO_FIX_MESSAGE} The ride was discarded.`);
-    this.finishing = false;
-    await outbox.enqueueCommand('stop', 'stopping');
-    this.recording.state = 'stopping';
-    this.releaseScreen();
-    this.renderButtons();
-    if (this.offline || navigator.onLine === false) await this.detachStopped();
-    this.flushSoon(0);
-  }
-
-  /**
-   * Discard: the ride is not kept. A Start the server never saw is dropped from the device with everything
-   * behind it; otherwise Stop is queued marked `discard`, and the track it makes is deleted when it answers
-   * (the server has no "discard a recording": see the report in docs/server.md).
-   */
-  async discard(reason = 'Ride discarded.') {
-    const recording = this.recording;
-    if (!recording) return;
-    this.finishing = false;
-    // Without a single position there is nothing to bring back: a Start the server never saw just goes.
-    const empty = this.live.pointCount === 0;
-    if (empty && !this.flushing && (await outbox.startQueued(recording.id))) await outbox.dropRecording(recording.id);
-    else await outbox.enqueueCommand('stop', 'stopping', { entry: { discard: true } });
-    await this.clearCurrent();
-    const notice = $('record-notice');
-    notice.replaceChildren(reason);
-    this.discarded = empty ? null : { recordingId: recording.id, trackId: null, name: null, undoRequested: false };
-    if (this.discarded) {
-      // Discard is one tap: so is Undo.
-      const undo = document.createElement('button');
-      undo.type = 'button';
-      undo.className = 'notice-action';
-      undo.textContent = 'Undo';
-      undo.addEventListener('click', () => this.undoDiscard());
-      notice.append(' ', undo);
-    }
-    this.flushSoon(0);
-  }
-
-  /**
-   * Undo of a Discard: a Stop still queued saves the ride after all; a track already deleted is restored; a Stop
-   * on its way is restored by the flush when its answer comes (`undoRequested`).
-   */
-  async undoDiscard() {
-    const discarded = this.discarded;
-    if (!discarded || discarded.undoRequested) return;
-    discarded.undoRequested = true;
-    if (await outbox.keepDiscarded(discarded.recordingId)) {
-      $('record-notice').textContent = 'Kept: the ride is saved when it reaches the server.';
-      this.flushSoon(0);
-    } else if (discarded.trackId) {
-      try {
-        await api.restoreTrack(discarded.trackId);
-        this.discarded = null;
-        this.savedLater({ trackId: discarded.trackId, name: discarded.name });
-      } catch (error) {
-        discarded.undoRequested = false;
-        $('record-notice').textContent = `The ride could not be brought back (${error.message}); try Undo again when online.`;
-        const again = document.createElement('button');
-        again.type = 'button';
-        again.className = 'notice-action';
-        again.textContent = 'Undo';
-        again.addEventListener('click', () => this.undoDiscard());
-        $('record-notice').append(' ', again);
-      }
-    }
-  }
-
-  /** A Save that cannot reach the server: the ride waits in the outbox, and the Record tab is free again. */
-  async detachStopped() {
-    if (!this.recording || this.recording.state !== 'stopping') return;
-    await this.clearCurrent();
-    $('record-notice').textContent = OFFLINE_SAVE_MESSAGE;
-  }
-
-  /** No ride in progress on this device any more (its queued entries, if any, still go out). */
-  async clearCurrent() {
-    this.recording = null;
-    this.finishing = false;
-    this.lastCamera = null;
-    this.view = null;
-    this.lastFixTime = null;
-    this.live = new Provisional();
-    this.navigation.update(null);
-    this.releaseScreen();
-    await outbox.setCurrent(null);
-    await outbox.saveView(null);
-    this.map.clearRide();
-    $('record-map').dataset.pathPoints = '0';
-    this.renderButtons();
-    this.renderStats();
-  }
-
   // MARK: the screen stays on
 
   /** Screen Wake Lock while a ride runs (a setting); says so when the screen may lock and positions stop. */
@@ -597,159 +337,8 @@ export class RecordView {
     $('record-warning').hidden = !text;
   }
 
-  /** Sends the outbox, oldest first, until it is empty or the server cannot be reached. */
-  async flush() {
-    if (this.flushing) return;
-    this.flushing = true;
-    try {
-      for (;;) {
-        const entries = await outbox.peek(BATCH_LIMIT);
-        if (!entries.length) break;
-        const first = entries[0];
-        const current = () => Boolean(this.recording && this.recording.id === first.recordingId);
-        if (first.kind === 'start') {
-          const startAs = async () => {
-            try {
-              return await api.startRecordingAs(first.recordingId, first.body);
-            } catch (error) {
-              // A start refused for its time must not lose the ride (dropping it would drop every fix behind it):
-              // start it as of now instead.
-              if (error instanceof ApiError && error.status === 400 && first.body && first.body.startedAt) {
-                const { startedAt, ...rest } = first.body;
-                return api.startRecordingAs(first.recordingId, rest);
-              }
-              // Nor a route that is gone (404) or has no length (422): the ride starts without it.
-              if (error instanceof ApiError && (error.status === 404 || error.status === 422) && first.body && first.body.routeTrackId) {
-                const { routeTrackId, ...rest } = first.body;
-                this.setStatus(`The route could not be followed (${error.message}); recording without it.`);
-                return api.startRecordingAs(first.recordingId, rest);
-              }
-              throw error;
-            }
-          };
-          await this.send(first, startAs, async (answer) => {
-            await outbox.remove([first.key]);
-            if (!current()) return;
-            // A new recording has nothing to draw yet: keep the pending line of the fixes queued behind it.
-            if ((answer.path || []).some((path) => path.points.length)) this.applyRecording(answer);
-            else {
-              this.view = { id: first.recordingId, path: [], breadcrumbs: [], stats: answer.stats };
-              this.showStats(answer.stats);
-              this.navigation.update(answer.navigation);
-            }
-          });
-        } else if (first.kind === 'command') {
-          const request = async () => {
-            const answer = await api.command(first.recordingId, first.command);
-            // Discarded: the track the Stop made goes (a Stop sent again answers the same track, so a retry is safe),
-            // unless Undo came meanwhile; an Undo during the deletion restores it at once.
-            const discarded = this.discarded && this.discarded.recordingId === first.recordingId ? this.discarded : null;
-            if (first.discard && answer.trackId && !(discarded && discarded.undoRequested)) {
-              try {
-                await api.deleteTrack(answer.trackId);
-              } catch (error) {
-                if (!(error instanceof ApiError && error.status === 404)) throw error;
-              }
-              if (discarded) Object.assign(discarded, { trackId: answer.trackId, name: answer.name });
-              if (discarded && discarded.undoRequested) {
-                await api.restoreTrack(answer.trackId);
-                this.discarded = null;
-              } else {
-                answer.discarded = true;
-              }
-            }
-            return answer;
-          };
-          await this.send(first, request, async (answer) => {
-            await outbox.remove([first.key]);
-            if (first.command === 'stop') {
-              if (answer.discarded) return;
-              if (current()) {
-                this.applyRecording(answer);
-                await this.finish(answer);
-              } else {
-                this.savedLater(answer);
-              }
-            } else if (current()) {
-              this.applyRecording(answer);
-            }
-          });
-        } else {
-          // After a refused batch its fixes go one by one, so that only the bad one is dropped.
-          const limit = this.isolating > 0 ? 1 : BATCH_LIMIT;
-          const batch = [];
-          for (const entry of entries) {
-            if (batch.length >= limit || entry.kind !== 'fix' || entry.recordingId !== first.recordingId) break;
-            batch.push(entry);
-          }
-          try {
-            await this.send(first, () => api.sendFixes(first.recordingId, batch.map((entry) => entry.fix)), async (answer) => {
-              const acknowledged = answer.recording.lastSequence;
-              await outbox.remove(batch.filter((entry) => acknowledged !== null && entry.fix.sequence <= acknowledged).map((entry) => entry.key));
-              if (current()) this.applyUpdate(answer);
-            }, batch.length);
-          } finally {
-            if (this.isolating > 0 && batch.length === 1) this.isolating -= 1;
-          }
-        }
-      }
-      this.retryDelay = RETRY_MIN_MS;
-      this.offline = false;
-      this.setStatus('');
-    } catch (error) {
-      if (error instanceof NetworkError || (error instanceof ApiError && error.status >= 500)) {
-        this.offline = true;
-        // A Save that cannot reach the server: the device keeps the ride, and a new one can start.
-        if (this.recording && this.recording.state === 'stopping') await this.detachStopped();
-        const waiting = await outbox.size();
-        this.setStatus(`Offline: ${waiting} ${waiting === 1 ? 'update' : 'updates'} waiting to be sent.`);
-        this.flushSoon(this.retryDelay);
-        this.retryDelay = Math.min(RETRY_MAX_MS, this.retryDelay * 2);
-      } else {
-        console.error(error);
-      }
-    } finally {
-      this.flushing = false;
-    }
-    // Fixes that arrived while the last request was out.
-    if ((await outbox.size()) > 0 && !this.retryTimer) this.flushSoon(0);
-  }
-
-  /**
-   * One request; an answer the server will never accept is dropped so that it cannot block the queue. A
-   * refused batch of several fixes (`batchSize` > 1) is not dropped: its fixes are sent again one by one.
-   */
-  async send(entry, request, onSuccess, batchSize = 1) {
-    try {
-      await onSuccess(await request());
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.status >= 500) throw error;
-      if (batchSize > 1 && error.status === 400) {
-        this.isolating = batchSize;
-        return;
-      }
-      if (error.status === 404) {
-        await outbox.dropRecording(entry.recordingId);
-        if (this.recording && this.recording.id === entry.recordingId) {
-          await this.forget('The server no longer knows this ride (was it restarted?); it could not be saved.');
-        }
-      } else {
-        // 400 (a fix the server refuses), 409 (a command that no longer applies): drop it, keep the rest.
-        console.warn('dropped an update the server refused', error.code, error.message);
-        await outbox.remove([entry.key]);
-      }
-    }
-  }
-
-  flushSoon(delay) {
-    if (this.retryTimer) {
-      if (delay > 0) return;
-      clearTimeout(this.retryTimer);
-    }
-    this.retryTimer = setTimeout(() => { this.retryTimer = null; this.flush(); }, delay);
-  }
-
-  applyRecording(answer) {
+  /** A whole recording: the server's answer, or (`fromServer` false) the view kept on the device. */
+  applyRecording(answer, fromServer = true) {
     this.view = { id: recordingKey(answer), path: (answer.path || []).map((path) => ({ segment: path.segment, points: [...path.points] })),
       breadcrumbs: [...(answer.breadcrumbs || [])], stats: answer.stats };
     this.saveView();
@@ -764,7 +353,7 @@ export class RecordView {
     }
     if (this.live.joinNext === false) this.map.breakPending();
     this.showStats(answer.stats);
-    this.navigation.update(answer.navigation);
+    if (fromServer) this.navigation.answeredRecording(answer, answer.lastSequence ?? null);
     this.renderButtons();
   }
 
@@ -784,7 +373,7 @@ export class RecordView {
     this.map.acknowledgePending(answer.path.reduce((count, path) => count + path.points.length, 0) + answer.skipped + answer.duplicates);
     this.live.answered(answer.stats, answer.recording.lastSequence);
     this.showStats(answer.stats);
-    this.navigation.update(answer.navigation);
+    this.navigation.update(answer.navigation, answer.recording.lastSequence);
     if (answer.camera) {
       this.lastCamera = answer.camera;
       if (this.following && !this.headingUp && this.live.pendingCount <= 3) this.map.showBounds(answer.camera.bounds);
@@ -799,31 +388,6 @@ export class RecordView {
       this.viewTimer = null;
       outbox.saveView(this.recording ? this.view : null).catch(() => undefined);
     }, 1000);
-  }
-
-  async finish(answer) {
-    sessionStorage.setItem('bikeride.lastStopped', JSON.stringify(answer));
-    await this.clearCurrent();
-    if (answer.trackId) location.hash = `#/tracks/${encodeURIComponent(answer.trackId)}`;
-  }
-
-  /** A ride saved offline reached the server while the tab shows something else (or a new ride). */
-  savedLater(answer) {
-    const notice = $('record-notice');
-    notice.replaceChildren(`Saved: `);
-    if (answer.trackId) {
-      const link = document.createElement('a');
-      link.href = `#/tracks/${encodeURIComponent(answer.trackId)}`;
-      link.textContent = answer.name || 'your ride';
-      notice.append(link, '.');
-    } else {
-      notice.append(`${answer.name || 'your ride'}.`);
-    }
-  }
-
-  async forget(message) {
-    await this.clearCurrent();
-    this.setStatus(message);
   }
 
   // MARK: view
@@ -913,50 +477,10 @@ function setFigure(id, text, provisional) {
   element.dataset.provisional = String(provisional);
 }
 
-/** The name the device knows a recording by: its own id when it started it, else the server's. */
-function recordingKey(recording) {
-  return recording.clientId || recording.id;
-}
-
 /** Metres between two `[latitude, longitude]` (equirectangular: plenty for a few metres' step). */
 function metersBetween(a, b) {
   const rad = Math.PI / 180;
   const x = (b[1] - a[1]) * rad * Math.cos(((a[0] + b[0]) / 2) * rad), y = (b[0] - a[0]) * rad;
   return Math.hypot(x, y) * 6_371_000;
-}
-
-/** A new UUID (version 4) naming a ride started on this device. */
-function newRecordingId() {
-  if (crypto.randomUUID) return crypto.randomUUID();
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  bytes[6] = (bytes[6] & 0x0f) | 0x40;
-  bytes[8] = (bytes[8] & 0x3f) | 0x80;
-  const hex = [...bytes].map((byte) => byte.toString(16).padStart(2, '0')).join('');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
-/** A browser position as provisional.js takes it: time in milliseconds. */
-function localFix(position) {
-  const c = position.coords;
-  return {
-    latitude: c.latitude, longitude: c.longitude, altitude: c.altitude ?? null, accuracy: c.accuracy ?? null,
-    speed: c.speed ?? null, time: position.timestamp,
-  };
-}
-
-/** A browser position as the API's fix (sequence numbers are given by the outbox). */
-function fixFrom(position) {
-  const c = position.coords;
-  const finite = (value) => (value === null || value === undefined || !Number.isFinite(value) ? undefined : value);
-  return {
-    latitude: c.latitude,
-    longitude: c.longitude,
-    altitude: finite(c.altitude),
-    accuracy: finite(c.accuracy),
-    altitudeAccuracy: finite(c.altitudeAccuracy),
-    speed: finite(c.speed),
-    heading: finite(c.heading),
-    time: format.timeWithOffset(position.timestamp),
-  };
 }
 

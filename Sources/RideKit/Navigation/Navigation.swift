@@ -29,8 +29,15 @@ public struct Navigation: Sendable, Hashable, Codable {
     public var remainingMeters: Double
     /// Distance along the route from its start to the rider's position on it, metres.
     public var progressMeters: Double
+    /// The follower's whole state at this answer (nil when not made by a follower): a client that follows the
+    /// route itself between answers (the web app offline) goes on from here.
+    public var state: RouteFollower.State?
 
-    public init(nextCue: UpcomingCue?, offRoute: Bool, distanceFromRouteMeters: Double?, remainingMeters: Double, progressMeters: Double) {
+    public init(
+        nextCue: UpcomingCue?, offRoute: Bool, distanceFromRouteMeters: Double?, remainingMeters: Double, progressMeters: Double,
+        state: RouteFollower.State? = nil
+    ) {
+        self.state = state
         self.nextCue = nextCue
         self.offRoute = offRoute
         self.distanceFromRouteMeters = distanceFromRouteMeters

@@ -90,6 +90,13 @@ public struct RouteFollower: Sendable {
     /// Length of the route, metres.
     public var routeLengthMeters: Double { line.lengthMeters }
 
+    /// The route's line as the follower walks it: its valid points, repeats (hops under a centimetre) merged.
+    public var routeVertices: [Coordinate] { line.vertices }
+
+    /// Distance along the route to each of `routeVertices`, metres: with them, a client can follow the route
+    /// as this follower does (the web app's provisional guidance offline) without measuring the line again.
+    public var routeCumulativeMeters: [Double] { line.cumulativeMeters }
+
     /// What to tell the rider now, from the state alone (after a restore, or between fixes).
     public var navigation: Navigation {
         let progress = state.progressMeters
@@ -107,7 +114,8 @@ public struct RouteFollower: Sendable {
                                               text: CueText.text(for: cue, distanceMeters: distance, units: configuration.units))
         }
         return Navigation(nextCue: upcoming, offRoute: state.offRoute, distanceFromRouteMeters: state.distanceFromRouteMeters,
-                          remainingMeters: max(0, line.lengthMeters - progress), progressMeters: progress)
+                          remainingMeters: max(0, line.lengthMeters - progress), progressMeters: progress,
+                          state: state)
     }
 
     /// Takes one fix and answers what to tell the rider.

@@ -206,6 +206,8 @@ struct CueSheetPayload: ResponseEncodable {
     }
     var units: UnitSystem
     var cues: [CuePayload]
+    /// With `line=1`: what a client needs to follow the route as the server does.
+    var guide: RouteGuidePayload?
 
     init(cues: [Cue], units: UnitSystem) {
         self.units = units
@@ -218,5 +220,33 @@ struct CueSheetPayload: ResponseEncodable {
                 text: CueText.instruction(direction: cue.direction, severity: cue.severity),
                 fromPrevious: CueDistance.spoken(meters: cue.distanceMeters - previous, units: units))
         }
+    }
+}
+
+/// A route as a recording's `RouteFollower` walks it (`GET /api/tracks/{id}/cues?line=1`): the line, the distance
+/// along it at each point (so that the client measures nothing again), and the follower's thresholds.
+struct RouteGuidePayload: Encodable {
+    /// `[latitude, longitude, metres along the route]` per point of the line.
+    var line: [[Double]]
+    var lengthMeters: Double
+    var offRouteMeters: Double
+    var poorAccuracyMeters: Double
+    var uselessAccuracyMeters: Double
+    var rejoinFraction: Double
+    var lookBackMeters: Double
+    var lookAheadMeters: Double
+    var maximumSpeedMetersPerSecond: Double
+
+    init(_ follower: RouteFollower) {
+        line = zip(follower.routeVertices, follower.routeCumulativeMeters).map { [$0.latitude, $0.longitude, $1] }
+        lengthMeters = follower.routeLengthMeters
+        let configuration = follower.configuration
+        offRouteMeters = configuration.offRouteMeters
+        poorAccuracyMeters = configuration.poorAccuracyMeters
+        uselessAccuracyMeters = configuration.uselessAccuracyMeters
+        rejoinFraction = configuration.rejoinFraction
+        lookBackMeters = configuration.lookBackMeters
+        lookAheadMeters = configuration.lookAheadMeters
+        maximumSpeedMetersPerSecond = configuration.maximumSpeedMetersPerSecond
     }
 }

@@ -267,9 +267,11 @@ struct TracksController<Context: UserRequestContext>: Sendable {
         return ProfilePayload(TrackProfile(track: Track(segments: try track.lineSegments()), activity: track.summary.kind.activity))
     }
 
-    /// `GET /api/tracks/{id}/cues?units=metric|imperial`: the turns of the track as a route (its `rte`s when it
+    /// `GET /api/tracks/{id}/cues?units=metric|imperial&line=1`: the turns of the track as a route (its `rte`s when it
     /// has no track points, else its track points), found from its geometry by RideKit's `TurnDetector`; each
-    /// with its instruction ("Turn right": a cue sheet says where, not "in …").
+    /// with its instruction ("Turn right": a cue sheet says where, not "in …"). With `line=1`, also the route's
+    /// line with the distance along it at each point and the follower's thresholds (`guide`); a route too short
+    /// to follow is then a 422.
     func cues(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> CueSheetPayload {
         var units = UnitSystem.metric
         if let text = request.uri.queryParameters["units"] {
@@ -279,9 +281,20 @@ struct TracksController<Context: UserRequestContext>: Sendable {
             }
             units = value
         }
+        var withLine = false
+        if let text = request.uri.queryParameters["line"] {
+            guard ["1", "true", "0", "false"].contains(text) else { throw APIError.badRequest("invalid_value", "line must be 1 or 0") }
+            withLine = ["1", "true"].contains(text)
+        }
         let track = try await Self.track(library, try context.parameters.require("id"))
         let line = try RecordingService.routeCoordinates(of: track.content)
-        return CueSheetPayload(cues: TurnDetector.cues(along: line), units: units)
+        guard withLine else { return CueSheetPayload(cues: TurnDetector.cues(along: line), units: units) }
+        // The line as a recording's follower walks it, and its thresholds: the web app follows the route with
+        // them while the server cannot answer (Web/js/guidance.js), and agrees with the server's answers.
+        let follower = try RecordingService.makeFollower(route: line, units: units)
+        var sheet = CueSheetPayload(cues: follower.cues, units: units)
+        sheet.guide = RouteGuidePayload(follower)
+        return sheet
     }
 
     /// The turns of a line as waypoints, Garmin's way of carrying course points in GPX: `<name>` the

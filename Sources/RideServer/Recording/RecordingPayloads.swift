@@ -301,8 +301,32 @@ struct NavigationPayload: Encodable {
     var distanceFromRouteMeters: Double?
     var remainingMeters: Double
     var progressMeters: Double
+    /// The follower's state, from which the web app follows the route itself until the next answer.
+    var state: FollowerStatePayload?
+
+    /// `RouteFollower.State` with times in milliseconds since 1970, as JavaScript counts them.
+    struct FollowerStatePayload: Encodable {
+        var progressMeters: Double
+        var hasJoined: Bool
+        var offRoute: Bool
+        var distanceFromRouteMeters: Double?
+        var lastFixTime: Double?
+        var lastFixLatitude: Double?
+        var lastFixLongitude: Double?
+
+        init(_ state: RouteFollower.State) {
+            progressMeters = state.progressMeters
+            hasJoined = state.hasJoined
+            offRoute = state.offRoute
+            distanceFromRouteMeters = state.distanceFromRouteMeters
+            lastFixTime = state.lastFixTime.map { $0.timeIntervalSince1970 * 1000 }
+            lastFixLatitude = state.lastFixCoordinate?.latitude
+            lastFixLongitude = state.lastFixCoordinate?.longitude
+        }
+    }
 
     init(_ navigation: Navigation) {
+        state = navigation.state.map(FollowerStatePayload.init)
         nextCue = navigation.nextCue.map {
             NextCue(text: $0.text, direction: $0.cue.direction, severity: $0.cue.severity, distanceMeters: $0.distanceMeters,
                     latitude: $0.cue.coordinate.latitude, longitude: $0.cue.coordinate.longitude)
@@ -314,7 +338,7 @@ struct NavigationPayload: Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case nextCue, offRoute, distanceFromRouteMeters, remainingMeters, progressMeters
+        case nextCue, offRoute, distanceFromRouteMeters, remainingMeters, progressMeters, state
     }
 
     // Written out so that "no next cue" is an explicit null, which the client tests for.
@@ -325,6 +349,7 @@ struct NavigationPayload: Encodable {
         try container.encode(distanceFromRouteMeters, forKey: .distanceFromRouteMeters)
         try container.encode(remainingMeters, forKey: .remainingMeters)
         try container.encode(progressMeters, forKey: .progressMeters)
+        try container.encodeIfPresent(state, forKey: .state)
     }
 }
 
