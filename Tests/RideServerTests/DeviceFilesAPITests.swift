@@ -86,6 +86,33 @@ import ZIPFoundation
         }
     }
 
+    /// A shared ride's page and JSON carry the device's totals and laps too (issue 23), without the heart rate a
+    /// link hides; figures only, never a position.
+    @Test func aSharedRideCarriesTheDevicesTotalsAndLaps() async throws {
+        let path = "fit/python-fitparse/garmin-edge-500-activity.fit"
+        let activity = try DeviceFileReader.read(bytes: try Fixtures.bytes(path), format: .fit, lenient: true)
+        let totals = try #require(activity.totals)
+        #expect(activity.laps.count >= 2)
+        let server = try await TestServer()
+        try await server.run { client in
+            let upload = try await Self.upload(client, path, name: "Edge.fit")
+            let id = try #require((try upload.jsonObject()["tracks"] as? [[String: Any]])?.first?["id"] as? String)
+            let url = try #require(try await client.post("/api/tracks/\(id)/share", json: #"{"hideHeartRate":true,"hideStartTime":true}"#).jsonObject()["url"] as? String)
+            let json = try await client.get(url + ".json").jsonObject()
+            let device = try #require(json["device"] as? [String: Any])
+            #expect(device["distanceMeters"] as? Double == totals.distanceMeters && device["ascentMeters"] as? Double == totals.ascentMeters)
+            #expect(device["averageHeartRate"] == nil && device["startTime"] == nil)
+            let laps = try #require(json["laps"] as? [[String: Any]])
+            #expect(laps.map { $0["distanceMeters"] as? Double } == activity.laps.map(\.distanceMeters))
+            #expect(laps.allSatisfy { $0["maxHeartRate"] == nil && $0["startTime"] == nil && $0["latitude"] == nil })
+            let page = try await client.get(url).text
+            #expect(page.contains("<caption>Laps</caption>"))
+            #expect(page.components(separatedBy: "<tr><th scope=\"row\">").count - 1 == 7 + activity.laps.count)  // figures table rows + laps
+            #expect(page.contains(String(format: "Device: Distance %.2f km", (totals.distanceMeters ?? 0) / 1000)))
+            #expect(!page.contains("bpm"))
+        }
+    }
+
     /// Uploads are read leniently, as GPX uploads are: a FIT whose CRC is wrong is read, and the answer says so.
     @Test func aDamagedFITIsReadLenientlyAndSaysWhat() async throws {
         let server = try await TestServer()

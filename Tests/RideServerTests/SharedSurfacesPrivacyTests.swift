@@ -75,6 +75,44 @@ import TestSupport
         }
     }
 
+    /// The preview of `shown` (latitude, longitude per point) against the zones: each shown point is drawn in the line's
+    /// red at its Web Mercator pixel (the formula written here), and every pixel of a zone's disc (less the drawn
+    /// line's half width and a pixel) is the plain background.
+    static func expectPreviewOutside(_ png: DecodedPNG, shown: [[(Double, Double)]], sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(png.width == 1200 && png.height == 630, sourceLocation: sourceLocation)
+        let layout = RidePreview.layout(for: shown.map { $0.map { Coordinate(latitude: $0.0, longitude: $0.1) } })
+        let size = 256 * pow(2, Double(layout.zoom))
+        func pixel(_ lat: Double, _ lon: Double) -> (x: Double, y: Double) {
+            let phi = lat * .pi / 180
+            return ((lon + 180) / 360 * size - layout.originX, (1 - asinh(tan(phi)) / .pi) / 2 * size - layout.originY)
+        }
+        var drawn = 0
+        for (lat, lon) in shown.flatMap({ $0 }) {
+            let p = pixel(lat, lon)
+            if png.rgba(x: Int(p.x), y: Int(p.y)) == [198, 40, 40, 255] { drawn += 1 }
+        }
+        #expect(drawn == shown.flatMap { $0 }.count, "shown points drawn: \(drawn)", sourceLocation: sourceLocation)
+        let start = Coordinate(latitude: home.latitude, longitude: home.longitude)
+        let end = start.destination(distanceMeters: length, bearingDegrees: 90)
+        let circles = zones().map { ($0.latitude, $0.longitude, $0.radius) }
+            + [(start.latitude, start.longitude, hiddenEnds), (end.latitude, end.longitude, hiddenEnds)]
+        var checked = 0
+        for (lat, lon, radius) in circles {
+            let centre = pixel(lat, lon)
+            // Pixels per metre on the Mercator map at this latitude.
+            let scale = size / (2 * .pi * 6_378_137 * cos(lat * .pi / 180))
+            let inner = radius * scale - RidePreview.casingWidth / 2 - 1
+            for y in max(0, Int(centre.y - inner))...min(629 - 110, Int(centre.y + inner)) {
+                for x in max(0, Int(centre.x - inner))...min(1199, Int(centre.x + inner))
+                where hypot(Double(x) + 0.5 - centre.x, Double(y) + 0.5 - centre.y) < inner {
+                    checked += 1
+                    #expect(png.rgba(x: x, y: y) == [233, 236, 239, 255], "preview: pixel \(x),\(y) drawn inside a zone", sourceLocation: sourceLocation)
+                }
+            }
+        }
+        #expect(checked > 1_000, sourceLocation: sourceLocation)
+    }
+
     static func postFix(_ client: any TestClientProtocol, token: String, _ c: Coordinate, at time: Int) async throws {
         let body = #"{"_type":"location","lat":\#(c.latitude),"lon":\#(c.longitude),"tst":\#(time),"batt":64,"vel":18}"#
         let response = try await client.execute(
@@ -130,6 +168,12 @@ import TestSupport
             #expect(gpxSegments.map(\.count) == segments.map(\.count))
             #expect(document.tracks.flatMap(\.segments).flatMap(\.points).allSatisfy { $0.heartRate == nil })
 
+            // The preview image: the shown line drawn where Web Mercator puts it, and no pixel but the background within
+            // a zone (less the line's half width).
+            let image = try await client.get(rideURL + ".png")
+            #expect(image.status == .ok && image.headers[.contentType] == "image/png" && image.headers[.init("Referrer-Policy")!] == "no-referrer")
+            Self.expectPreviewOutside(try DecodedPNG(Data(buffer: image.body)), shown: segments)
+
             // The page: one line per shown piece, the figures of what is shown, no script, escaped.
             let page = try await client.get(rideURL)
             #expect(page.status == .ok && page.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
@@ -137,6 +181,8 @@ import TestSupport
             #expect(page.text.contains(String(format: "%.2f km", distance / 1000)))
             #expect(page.text.contains("To &lt;b&gt;work&lt;/b&gt;") && !page.text.contains("<b>work"))
             #expect(page.text.contains("og:title") && !page.text.contains("<script"))
+            // The preview's address is absolute (chat apps fetch it from elsewhere).
+            #expect(page.text.contains(#"<meta property="og:image" content="http"#) && page.text.contains(rideURL + #".png">"#))
             #expect(page.text.contains("not shown"))
 
             // The owner's own download keeps every point.
@@ -194,7 +240,7 @@ import TestSupport
                 let page = try await client.get("/ride/\(link)")
                 #expect(page.status == .notFound)
                 bodies.insert(page.text)
-                for suffix in [".json", ".gpx"] { #expect(try await client.get("/ride/\(link)\(suffix)").status == .notFound) }
+                for suffix in [".json", ".gpx", ".png"] { #expect(try await client.get("/ride/\(link)\(suffix)").status == .notFound) }
             }
             #expect(bodies.count == 1)
             #expect((try await client.get("/api/shares").jsonObject()["shares"] as? [Any])?.isEmpty == true)

@@ -15,6 +15,10 @@ import RideStore
 /// whose track is gone, answers the same 404, read from the database on every instance.
 struct RideShareController<Context: UserRequestContext>: Sendable {
     let library: TrackLibrary
+    /// The offline tile set (`--tiles`): the preview image and the page's map draw the line over it.
+    var tiles: MBTilesReader? = nil
+    /// `--public-url`: the preview's address in `og:image` is absolute, as chat apps need it.
+    var publicURL: String? = nil
 
     static var maximumDays: Double { 365 }
     /// The most points the page's line draws (thinned evenly beyond; the downloads have them all).
@@ -57,6 +61,9 @@ struct RideShareController<Context: UserRequestContext>: Sendable {
         /// True when parts near the owner's private places are left out.
         var clipped: Bool
         var segments: [[SharedPointPayload]]
+        /// What the bike computer or watch measured, when the file said (as on the owner's track page).
+        var device: DeviceFigures?
+        var laps: [DeviceFigures]
     }
 
     func addRoutes(to router: Router<Context>) {
@@ -89,7 +96,7 @@ struct RideShareController<Context: UserRequestContext>: Sendable {
     func view(_ request: Request, _ context: Context) async throws -> Response {
         var token = try context.parameters.require("token")
         var format = "html"
-        for suffix in [".gpx", ".json"] where token.hasSuffix(suffix) {
+        for suffix in [".gpx", ".json", ".png"] where token.hasSuffix(suffix) {
             token.removeLast(suffix.count)
             format = String(suffix.dropFirst())
         }
@@ -108,9 +115,41 @@ struct RideShareController<Context: UserRequestContext>: Sendable {
             return Self.shared(response)
         case "json":
             return Self.shared(try Self.payload(ride).response(from: request, context: context))
+        case "png":
+            let png = await Self.previewPNG(ride, tiles: tiles)
+            var response = Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: png)))
+            response.headers[.contentType] = "image/png"
+            return Self.shared(response)
         default:
+            let image = baseURL(request, context) + "/ride/" + token + ".png"
             return Self.shared(SharesController<Context>.html(
-                status: .ok, title: ride.name, body: Self.body(ride, token: token), head: Self.openGraph(ride)))
+                status: .ok, title: ride.name, body: Self.body(ride, token: token, tiles: tiles != nil), head: Self.openGraph(ride, imageURL: image)))
+        }
+    }
+
+    /// The server's address for links others open: `--public-url`, else the scheme and host the request came to.
+    func baseURL(_ request: Request, _ context: Context) -> String {
+        if let publicURL, let origin = ServerConfiguration.origin(of: publicURL) { return origin }
+        return context.clientScheme + "://" + (request.head.authority ?? "localhost")
+    }
+
+    /// The preview image (RideKit's `RidePreview`) of what the link shows, over the offline tiles when the set has
+    /// PNG tiles (others, and tiles that do not decode, leave the plain background). Drawn off the request's thread.
+    static func previewPNG(_ ride: SharedRide, tiles: MBTilesReader?) async -> Data {
+        let segments = ride.track.segments.map { $0.points.map(\.coordinate) }.filter { !$0.isEmpty }
+        let text = summaryLine(ride.stats)
+        let source = tiles.flatMap(previewTiles)
+        return await Task.detached(priority: .utility) {
+            PNGEncoder.encode(RidePreview.render(segments: segments, text: text, tiles: source))
+        }.value
+    }
+
+    /// The tile set as the preview reads it; nil when its tiles are not PNG.
+    static func previewTiles(_ reader: MBTilesReader) -> RidePreview.Tiles? {
+        guard reader.metadata.format == "png" else { return nil }
+        return RidePreview.Tiles(minimumZoom: reader.metadata.minZoom, maximumZoom: reader.metadata.maxZoom) { zoom, x, y in
+            guard let bytes = try? reader.tile(zoom: zoom, x: x, y: y), !bytes.isEmpty else { return nil }
+            return try? PNGDecoder.decode(Data(bytes))
         }
     }
 
@@ -137,7 +176,8 @@ struct RideShareController<Context: UserRequestContext>: Sendable {
                         latitude: $0.latitude, longitude: $0.longitude, elevationMeters: $0.elevation, time: $0.time?.rfc3339, heartRate: $0.heartRate,
                         cadence: $0.cadence, powerWatts: $0.powerWatts)
                 }
-            })
+            },
+            device: ride.device?.totals, laps: ride.device?.laps ?? [])
     }
 
     // MARK: The page
@@ -155,16 +195,21 @@ struct RideShareController<Context: UserRequestContext>: Sendable {
         return String(format: "%d:%02d h", total / 3600, (total % 3600) / 60)
     }
 
-    /// `og:` tags for chat apps' previews (the preview image joins them with the heatmap issue's PNG encoder).
-    static func openGraph(_ ride: SharedRide) -> String {
+    /// `og:` tags for chat apps' previews; `imageURL` is absolute, as they require.
+    static func openGraph(_ ride: SharedRide, imageURL: String) -> String {
         """
         <meta property="og:type" content="website">
         <meta property="og:title" content="\(escaped(ride.name))">
         <meta property="og:description" content="\(escaped(summaryLine(ride.stats)))">
+        <meta property="og:image" content="\(escaped(imageURL))">
+        <meta property="og:image:type" content="image/png">
+        <meta property="og:image:width" content="\(RidePreview.width)">
+        <meta property="og:image:height" content="\(RidePreview.height)">
+        <meta name="twitter:card" content="summary_large_image">
         """
     }
 
-    static func body(_ ride: SharedRide, token: String) -> String {
+    static func body(_ ride: SharedRide, token: String, tiles: Bool = false) -> String {
         let stats = ride.stats
         var lines = ["<h1>\(escaped(ride.name))</h1>"]
         var subtitle = ride.kind.rawValue.capitalized
@@ -180,7 +225,14 @@ struct RideShareController<Context: UserRequestContext>: Sendable {
         lines.append(row("Climb", String(format: "%.0f m", stats.ascentMeters)))
         lines.append(row("Descent", String(format: "%.0f m", stats.descentMeters)))
         lines.append("</table>")
-        lines.append(lineSVG(ride.track.segments.map { $0.points.map(\.coordinate) }))
+        if let device = ride.device { lines.append(deviceTables(device)) }
+        if tiles, ride.track.segments.contains(where: { !$0.points.isEmpty }) {
+            // Over the offline tile set, the server draws the map (the preview image): no script, no outside tiles.
+            lines.append("<img class=\"map\" src=\"/ride/\(escaped(token)).png\" width=\"\(RidePreview.width)\" height=\"\(RidePreview.height)\" "
+                + "alt=\"Map of the ride\" style=\"width:100%;height:auto;border-radius:8px\">")
+        } else {
+            lines.append(lineSVG(ride.track.segments.map { $0.points.map(\.coordinate) }))
+        }
         let profile = ride.profile
         lines.append(profileSVG("Elevation (m)", profile.distanceMeters, profile.elevationMeters))
         lines.append(profileSVG("Speed (km/h)", profile.distanceMeters, profile.speedMetersPerSecond.map { $0.map { $0 * 3.6 } }))
@@ -189,6 +241,34 @@ struct RideShareController<Context: UserRequestContext>: Sendable {
         }
         let base = "/ride/" + escaped(token)
         lines.append("<ul class=\"links\"><li><a href=\"\(base).gpx\">Download GPX</a></li><li><a href=\"\(base).json\">Download JSON</a></li></ul>")
+        return lines.joined(separator: "\n")
+    }
+
+    /// The device's totals as one line and its laps as a table (two laps or more), as on the owner's track page.
+    static func deviceTables(_ device: DeviceMeasurements) -> String {
+        func figures(_ f: DeviceFigures) -> [String] {
+            let seconds = f.timerSeconds ?? f.elapsedSeconds
+            return [
+                f.distanceMeters.map { String(format: "%.2f km", $0 / 1000) } ?? "–",
+                seconds.map(duration) ?? "–",
+                f.ascentMeters.map { String(format: "%.0f m", $0) } ?? "–",
+                f.averageHeartRate.map { String(format: "%.0f bpm", $0) } ?? "–",
+                f.averagePowerWatts.map { String(format: "%.0f W", $0) } ?? "–",
+            ]
+        }
+        var lines: [String] = []
+        if let totals = device.totals {
+            let parts = zip(["Distance", "Moving", "Climb", "Heart rate", "Power"], figures(totals)).filter { $0.1 != "–" }.map { "\($0.0) \($0.1)" }
+            if !parts.isEmpty { lines.append("<p class=\"device\">Device: \(parts.joined(separator: " · "))</p>") }
+        }
+        if device.laps.count >= 2 {
+            lines.append("<table class=\"laps\"><caption>Laps</caption><thead><tr><th scope=\"col\">Lap</th><th scope=\"col\">Distance</th>"
+                + "<th scope=\"col\">Time</th><th scope=\"col\">Climb</th><th scope=\"col\">Heart rate</th><th scope=\"col\">Power</th></tr></thead><tbody>")
+            for (index, lap) in device.laps.enumerated() {
+                lines.append("<tr><th scope=\"row\">\(index + 1)</th>" + figures(lap).map { "<td>\($0)</td>" }.joined() + "</tr>")
+            }
+            lines.append("</tbody></table>")
+        }
         return lines.joined(separator: "\n")
     }
 

@@ -142,7 +142,7 @@ public func buildRouter(
         sessions: configuration.requiresAccounts ? sessions : nil
     ).addRoutes(to: router)
     LiveShareController<RideRequestContext>(library: library).addRoutes(to: router)
-    RideShareController<RideRequestContext>(library: library).addRoutes(to: router)
+    RideShareController<RideRequestContext>(library: library, tiles: tiles, publicURL: configuration.publicURL).addRoutes(to: router)
     PrivacyController<RideRequestContext>(library: library).addRoutes(to: router)
     ExportController<RideRequestContext>(library: library).addRoutes(to: router)
     if let tiles {

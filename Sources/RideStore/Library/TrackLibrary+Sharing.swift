@@ -16,6 +16,9 @@ public struct SharedRide: Sendable {
     public var profile: TrackProfile
     /// True when something was left out for the owner's privacy (zones or hidden ends).
     public var isClipped: Bool
+    /// What the bike computer or watch measured (its totals and laps), without what the options leave out: no
+    /// start times with `hideStartTime`, no heart rate or power with theirs. Figures only, never a position.
+    public var device: DeviceMeasurements?
 }
 
 extension TrackLibrary {
@@ -43,7 +46,21 @@ extension TrackLibrary {
         let originalCount = segments.reduce(0) { $0 + $1.points.count }
         return SharedRide(
             share: share, name: stored.summary.name, kind: stored.summary.kind, track: Track(name: stored.summary.name, segments: shown),
-            stats: measured.stats(activity: stored.summary.kind.activity), profile: TrackProfile(track: measured, maximumSamples: 300), isClipped: clipped.reduce(0) { $0 + $1.count } != originalCount)
+            stats: measured.stats(activity: stored.summary.kind.activity), profile: TrackProfile(track: measured, maximumSamples: 300),
+            isClipped: clipped.reduce(0) { $0 + $1.count } != originalCount,
+            device: stored.device.map { Self.shared($0, options: options) })
+    }
+
+    /// The device's figures as a link with `options` may show them.
+    static func shared(_ device: DeviceMeasurements, options: RideShareOptions) -> DeviceMeasurements {
+        func shown(_ figures: DeviceFigures) -> DeviceFigures {
+            var figures = figures
+            if options.hideStartTime { figures.startTime = nil }
+            if options.hideHeartRate { figures.averageHeartRate = nil; figures.maxHeartRate = nil }
+            if options.hidePower { figures.averagePowerWatts = nil; figures.maxPowerWatts = nil }
+            return figures
+        }
+        return DeviceMeasurements(totals: device.totals.map(shown), laps: device.laps.map(shown))
     }
 
     /// The key a ride's cut is derived from (with the owner's secret): the same for every link to one track.
