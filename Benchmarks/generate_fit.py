@@ -135,7 +135,7 @@ def write_fit(out, n, seed=436, indoor=False, pauses=None, start_epoch=START_EPO
     for message in (FILE_ID, EVENT, record, LAP, SESSION, ACTIVITY):
         body += message.definition
     fit = lambda epoch: epoch - FIT_EPOCH  # noqa: E731
-    body += FILE_ID.data(4, 1, 3121, 3_436_000 + seed, fit(start_epoch))
+    body += FILE_ID.data(4, 1, 3121, (3_436_000 + seed) % 2 ** 32, fit(start_epoch))
     body += EVENT.data(fit(start_epoch), 0, 0, 0)
 
     ride = {}

@@ -91,6 +91,12 @@ public enum FITReader {
             timestamp.map { GPXTime(secondsSince1970: FITMessage.epochSecondsSince1970 + Int64($0)) }
         }
 
+        /// An altitude the GPX reader would take back (`GPXReader.elevationRange`), else none: a 32-bit
+        /// `enhanced_altitude` reaches 859,000 km (found by the fuzzer: a GPX written from such a file was refused).
+        static func elevation(_ meters: Double?) -> Double? {
+            meters.flatMap { GPXReader.elevationRange.contains($0) ? $0 : nil }
+        }
+
         /// A position in semicircles, or nil when absent or out of range.
         static func coordinate(_ message: borrowing FITMessage, latitude: UInt8, longitude: UInt8) -> Coordinate? {
             guard let lat = message.integer(latitude), let lon = message.integer(longitude) else { return nil }
@@ -116,7 +122,7 @@ public enum FITReader {
             }
             let point = TrackPoint(
                 latitude: coordinate.latitude, longitude: coordinate.longitude,
-                elevation: message.double(78, scale: 5, offset: 500) ?? message.double(2, scale: 5, offset: 500),
+                elevation: Self.elevation(message.double(78, scale: 5, offset: 500) ?? message.double(2, scale: 5, offset: 500)),
                 time: Self.time(message.timestamp), speedMetersPerSecond: speed, heartRate: message.double(3),
                 cadence: message.double(4), temperatureCelsius: message.double(13), powerWatts: message.double(7))
             segments[segments.count - 1].append(point)
