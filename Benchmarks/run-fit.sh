@@ -17,6 +17,8 @@
 #   BENCH_REPEAT=N           runs of each command (default 5; fitdecode, 6 s a run, at most 3)
 #   BENCH_ENFORCE_TARGETS=1  exit 1 when a target is missed
 #   BIKERIDE_BIN=PATH        use this bikeride binary instead of building one (`swift build -c release`)
+#   BIKERIDE_STATS_BIN=PATH  time this program instead of `bikeride stats --json` (Benchmarks/fit/bin/fit_stats, RideKit
+#                            alone built by Benchmarks/fit/build.sh); without BIKERIDE_BIN, the convert rows are left out
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -52,14 +54,18 @@ if [ ! -s "$file" ] || [ ! -s "$file.truth.json" ]; then
 fi
 
 # --- build -------------------------------------------------------------------------------------------------
+bikeride=""
 if [ -n "${BIKERIDE_BIN:-}" ]; then
     bikeride="$BIKERIDE_BIN"
+elif [ -n "${BIKERIDE_STATS_BIN:-}" ]; then
+    echo "timing $BIKERIDE_STATS_BIN for stats; no bikeride binary: no convert rows" >&2
 else
     echo "building bikeride (release)..." >&2
     (cd "$root" && swift build -c release --product bikeride >&2)
     bikeride="$(cd "$root" && swift build -c release --show-bin-path)/bikeride"
 fi
-[ -x "$bikeride" ] || { echo "run-fit.sh: no bikeride binary at $bikeride" >&2; exit 1; }
+[ -z "$bikeride" ] || [ -x "$bikeride" ] || { echo "run-fit.sh: no bikeride binary at $bikeride" >&2; exit 1; }
+if [ -n "${BIKERIDE_STATS_BIN:-}" ]; then stats_command=("$BIKERIDE_STATS_BIN"); else stats_command=("$bikeride" stats --json); fi
 
 # --- runs --------------------------------------------------------------------------------------------------
 results="$out/fit-results.tsv"
@@ -84,13 +90,15 @@ measure() {
 echo "$name ($(stat -L -c %s "$file") bytes), $repeat runs each:" >&2
 cat "$file" > /dev/null
 for ((i = 1; i <= repeat; i++)); do
-    measure "bikeride stats" "$i" "$out/fit.stats.$i.json" "$bikeride" stats --json "$file"
+    measure "bikeride stats" "$i" "$out/fit.stats.$i.json" "${stats_command[@]}" "$file"
     if [ "$i" -le 3 ]; then
         measure "fitdecode" "$i" "$out/fit.fitdecode.$i.json" python3 "$here/baselines/fitdecode_stats.py" "$file"
     fi
     measure "gpsbabel read" "$i" "$out/fit.gpsbabel-read.$i.txt" gpsbabel -t -i garmin_fit -f "$file"
-    measure "bikeride convert → GPX" "$i" "$out/fit.convert.$i.txt" "$bikeride" convert "$file" "$out/fit.bikeride.gpx"
-    measure "gpsbabel → GPX" "$i" "$out/fit.gpsbabel.$i.txt" gpsbabel -t -i garmin_fit -f "$file" -o gpx -F "$out/fit.gpsbabel.gpx"
+    if [ -n "$bikeride" ]; then
+        measure "bikeride convert → GPX" "$i" "$out/fit.convert.$i.txt" "$bikeride" convert "$file" "$out/fit.bikeride.gpx"
+        measure "gpsbabel → GPX" "$i" "$out/fit.gpsbabel.$i.txt" gpsbabel -t -i garmin_fit -f "$file" -o gpx -F "$out/fit.gpsbabel.gpx"
+    fi
 done
 
 # --- report ------------------------------------------------------------------------------------------------
