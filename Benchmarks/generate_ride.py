@@ -94,7 +94,12 @@ def make_terrain(rng):
     return waves
 
 
-def generate(n, out_path, seed=436):
+def ride_points(n, seed=436, truth=None, start_epoch=START_EPOCH, start=(START_LAT, START_LON), speed_scale=1.0):
+    """Yields the ride's N points as (lat, lon, ele, epoch seconds, hr, cadence, true_ele, step to the next
+    point in metres); speed_scale scales the steps (0.6 for a run, 0.3 for a walk); at the end `truth` (a dict) holds trueDistanceMeters, trueAscentMeters and
+    trueDescentMeters. generate_fit.py and generate_archive.py lay out their rides with it too."""
+    truth = {} if truth is None else truth
+    start_lat, start_lon = start
     rng = random.Random(seed)
     gauss = rng.gauss
     rand = rng.random
@@ -103,13 +108,13 @@ def generate(n, out_path, seed=436):
     base = 200.0
     sin, cos, atan2, hypot, radians, sqrt = math.sin, math.cos, math.atan2, math.hypot, math.radians, math.sqrt
     deg = 180.0 / math.pi
-    lat0r = radians(START_LAT)
+    lat0r = radians(start_lat)
     # Local east/north metres from the start, for terrain and for steering home (a flat approximation
     # is fine for both; the geometry of the track itself is laid out on the ellipsoid below).
     m_per_deg_lat = math.pi / 180 * A * (1 - E2) / (1 - E2 * sin(lat0r) ** 2) ** 1.5
     m_per_deg_lon = math.pi / 180 * A * cos(lat0r) / sqrt(1 - E2 * sin(lat0r) ** 2)
 
-    lat, lon = START_LAT, START_LON
+    lat, lon = start_lat, start_lon
     heading = radians(rng.uniform(0, 360))  # radians clockwise from north
     turn_rate = 0.0  # radians per step, a slowly wandering curvature
     pending_turn = 0.0  # what is left of an intersection turn, radians
@@ -119,21 +124,11 @@ def generate(n, out_path, seed=436):
     true_distance = 0.0
     ascent = descent = 0.0
     prev_true_ele = None
-    epoch = START_EPOCH
-    day = epoch // 86400
-    day_prefix = iso_day(day)
-    start_text = day_prefix + CLOCK[epoch % 86400]
-
-    tmp_path = out_path + ".part"
-    out = open(tmp_path, "w", encoding="utf-8", newline="\n", buffering=1 << 20)
-    out.write(HEADER.format(start=start_text, name="Morning Ride"))
-    chunk = []
-    append = chunk.append
-    fmt = POINT.format
+    epoch = start_epoch
     step = 5.0
     for i in range(n):
-        x = (lon - START_LON) * m_per_deg_lon
-        y = (lat - START_LAT) * m_per_deg_lat
+        x = (lon - start_lon) * m_per_deg_lon
+        y = (lat - start_lat) * m_per_deg_lat
         true_ele = (base
                     + a0 * sin(kx0 * x + ky0 * y + p0) + a1 * sin(kx1 * x + ky1 * y + p1)
                     + a2 * sin(kx2 * x + ky2 * y + p2) + a3 * sin(kx3 * x + ky3 * y + p3)
@@ -164,17 +159,8 @@ def generate(n, out_path, seed=436):
             cad += (88.0 - 150.0 * grade - cad) * 0.05 + gauss(0.0, 1.5)
             cad_value = int(cad) if cad > 55 else 55
 
-        t = epoch + i
-        d = t // 86400
-        if d != day:
-            day = d
-            day_prefix = iso_day(day)
-        append(fmt(lat, lon, ele, day_prefix + CLOCK[t % 86400], int(hr + 0.5), cad_value))
-        if len(chunk) == CHUNK_POINTS:
-            out.write("".join(chunk))
-            chunk.clear()
-
         if i == n - 1:
+            yield (lat, lon, ele, epoch + i, int(hr + 0.5), cad_value, true_ele, 0.0)
             break
         # Next step: speed ~5 m/s, slower uphill, faster downhill.
         step = 5.0 - 8.0 * grade + gauss(0.0, 0.15)
@@ -182,6 +168,9 @@ def generate(n, out_path, seed=436):
             step = 3.5
         elif step > 6.5:
             step = 6.5
+        if speed_scale != 1.0:
+            step *= speed_scale
+        yield (lat, lon, ele, epoch + i, int(hr + 0.5), cad_value, true_ele, step)
         # Heading: a slowly wandering curvature, an intersection turn now and then, home steering.
         turn_rate = turn_rate * 0.97 + gauss(0.0, 0.0025)
         if turn_steps == 0 and rand() < 1 / 350:
@@ -223,6 +212,33 @@ def generate(n, out_path, seed=436):
         lon += de / (n_rad * cos(lat_mid)) * deg
         true_distance += step
 
+    truth["trueDistanceMeters"] = true_distance
+    truth["trueAscentMeters"] = ascent
+    truth["trueDescentMeters"] = descent
+
+
+def generate(n, out_path, seed=436):
+    epoch = START_EPOCH
+    day = epoch // 86400
+    day_prefix = iso_day(day)
+    start_text = day_prefix + CLOCK[epoch % 86400]
+
+    tmp_path = out_path + ".part"
+    out = open(tmp_path, "w", encoding="utf-8", newline="\n", buffering=1 << 20)
+    out.write(HEADER.format(start=start_text, name="Morning Ride"))
+    chunk = []
+    append = chunk.append
+    fmt = POINT.format
+    truth = {}
+    for lat, lon, ele, t, hr, cad_value, _, _ in ride_points(n, seed, truth):
+        d = t // 86400
+        if d != day:
+            day = d
+            day_prefix = iso_day(day)
+        append(fmt(lat, lon, ele, day_prefix + CLOCK[t % 86400], hr, cad_value))
+        if len(chunk) == CHUNK_POINTS:
+            out.write("".join(chunk))
+            chunk.clear()
     out.write("".join(chunk))
     out.write(FOOTER)
     out.close()
@@ -232,9 +248,9 @@ def generate(n, out_path, seed=436):
         "points": n,
         "seed": seed,
         "bytes": os.path.getsize(out_path),
-        "trueDistanceMeters": round(true_distance, 3),
-        "trueAscentMeters": round(ascent, 3),
-        "trueDescentMeters": round(descent, 3),
+        "trueDistanceMeters": round(truth["trueDistanceMeters"], 3),
+        "trueAscentMeters": round(truth["trueAscentMeters"], 3),
+        "trueDescentMeters": round(truth["trueDescentMeters"], 3),
         "elapsedSeconds": max(n - 1, 0),
         "startTime": start_text,
     }

@@ -55,7 +55,7 @@ if [ "${FUZZ_NO_BUILD:-0}" != 1 ] || [ ! -x "$bin/fuzz_gpx" ]; then
     # The Swift runtime's own backtracer is turned off when running (SWIFT_BACKTRACE below): it clashes
     # with ASan and hides libFuzzer's report of a crash.
     swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 -package-name bikeride \
-        -module-name RideKit -I "$root/Sources/CExpat" -lexpat -I "$root/Sources/CZlib" -lz \
+        -module-name RideKit -I "$root/Sources/CExpat" -lexpat -I "$root/Sources/SystemZlib" -lz \
         "$here/fuzz_gpx.swift" "${sources[@]}" \
         -module-cache-path "$bin/module-cache" \
         -o "$bin/fuzz_gpx" 2> >(grep -v "Cannot export local symbol '__asan" >&2)

@@ -10,7 +10,7 @@ import RideKit
 /// track is "not found". Each call is one transaction: it happens whole or not at all.
 ///
 /// Errors are `RideStoreError`.
-public protocol RideStore: AccountStore, AcrossRidesStore {
+public protocol RideStore: AccountStore, AcrossRidesStore, ImportJobStore {
     // MARK: Users and devices
 
     /// The one user of the embedded single-user setup, created on first call.

@@ -358,6 +358,31 @@ extension PostgresRideStore {
                 )
                 """,
             ]),
+        // Archive imports running in the background, their progress and outcome: SQLite's "v11 import jobs".
+        Migration(
+            name: "v11 import jobs",
+            statements: [
+                """
+                CREATE TABLE import_jobs (
+                    id TEXT PRIMARY KEY,
+                    user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    file_name TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    files_done BIGINT NOT NULL,
+                    files_total BIGINT NOT NULL,
+                    imported BIGINT NOT NULL,
+                    already_imported BIGINT NOT NULL,
+                    failure_count BIGINT NOT NULL,
+                    failures TEXT NOT NULL,
+                    track_ids TEXT NOT NULL,
+                    message TEXT,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL,
+                    finished_at BIGINT
+                )
+                """,
+                "CREATE INDEX import_jobs_user ON import_jobs (user_id)",
+            ]),
     ]
 
     /// The table of applied migrations.
@@ -447,7 +472,8 @@ extension PostgresRideStore {
     static let tableNames: Set<String> = [
         "users", "devices", "track_imports", "tracks", "segments", "point_blocks", "recordings", "sessions", "device_fixes", "share_links",
         "places", "notes", "labels", "place_labels", "photos", "photo_bytes", "document_files", "login_failures", "heatmap_states", "heatmap_tracks",
-        "heatmap_pieces", "heatmap_rasters", "privacy_zones", "privacy_settings", "track_efforts", "user_goals", migrationsTable,
+        "heatmap_pieces", "heatmap_rasters", "privacy_zones", "privacy_settings", "track_efforts", "user_goals", "import_jobs",
+        migrationsTable,
     ]
 
     /// Rows in one of the schema's tables.

@@ -115,6 +115,22 @@ import Testing
         #expect(throws: FITError.self) { try FITReader.read([UInt8]()) }
     }
 
+    /// Found by the fuzzer: an `enhanced_altitude` of 1,454,957.6 m was kept, and the GPX written from the file was
+    /// refused by the GPX reader. An altitude no GPX may hold is left out, and the GPX reads back.
+    @Test func anAltitudeNoGPXMayHoldIsLeftOut() throws {
+        // record: position_lat, position_long (sint32), enhanced_altitude (uint32), then one at 430 m.
+        var records: [UInt8] = [0x40, 0, 0, 20, 0, 3, 0, 4, 0x85, 1, 4, 0x85, 78, 4, 0x86]
+        for altitude in [UInt32((1_454_957.6 + 500) * 5), UInt32((430 + 500) * 5)] {
+            records += [0x00] + withUnsafeBytes(of: Int32(554_766_609).littleEndian, Array.init)
+                + withUnsafeBytes(of: Int32(78_741_067).littleEndian, Array.init) + withUnsafeBytes(of: altitude.littleEndian, Array.init)
+        }
+        let activity = try FITReader.read(Self.file(records))
+        let points = try #require(activity.document.tracks.first?.segments.first?.points)
+        #expect(points.map(\.elevation) == [nil, 430])
+        let back = try GPXReader.read(bytes: GPXWriter.write(activity.document))
+        #expect(back.tracks.first?.segments.first?.points.count == 2)
+    }
+
     /// Both byte orders: the same record, little- and big-endian, reads the same.
     @Test func bothByteOrdersReadTheSame() throws {
         func record(bigEndian: Bool) -> [UInt8] {

@@ -147,36 +147,26 @@ import ZIPFoundation
         }
     }
 
-    /// A Strava-style zip uploaded whole: each activity imported, named from activities.csv; the same zip again
-    /// adds nothing and says so.
+    /// A Strava-style zip uploaded whole: each activity imported in the background, named from activities.csv; the
+    /// same zip again adds nothing and says so (ArchiveImportJobAPITests follows the job as it runs).
     @Test func aZipArchiveUploadsInOneGo() async throws {
-        let folder = FileManager.default.temporaryDirectory.appending(path: "bikeride-zip-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let url = folder.appending(path: "export.zip")
-        let archive = try Archive(url: url, accessMode: .create)
-        let csv = "Activity ID,Activity Name,Activity Type,Filename\n1,Lunch ride,Ride,activities/1.fit.gz\n2,Paddle,Stand Up Paddling,activities/2.tcx\n"
-        for (path, bytes) in [
-            ("activities.csv", Array(csv.utf8)),
+        let body = try ArchiveImportJobAPITests.archive([
+            ("activities.csv", Array("Activity ID,Activity Name,Activity Type,Filename\n1,Lunch ride,Ride,activities/1.fit.gz\n2,Paddle,Stand Up Paddling,activities/2.tcx\n".utf8)),
             ("activities/1.fit.gz", StoredGzip.encode(try Fixtures.bytes("fit/python-fitparse/garmin-fenix-5-bike.fit"))),
             ("activities/2.tcx", try Fixtures.bytes("tcx/tcxreader/sup_activity_1.tcx")),
-        ] {
-            try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(bytes.count), compressionMethod: .deflate) { position, size in
-                Data(bytes[Int(position)..<Int(position) + size])
-            }
-        }
-        let body = try Data(contentsOf: url)
+        ])
         let server = try await TestServer()
         try await server.run { client in
-            let first = try await client.execute(uri: "/api/tracks?name=export.zip", method: .post, body: ByteBuffer(data: body))
-            #expect(first.status == .created, "\(first.text)")
-            let object = try first.jsonObject()
-            #expect(object["message"] as? String == "2 imported")
-            #expect((object["tracks"] as? [[String: Any]])?.compactMap { $0["name"] as? String }.sorted() == ["Lunch ride", "Paddle"])
-            let again = try await client.execute(uri: "/api/tracks?name=export.zip", method: .post, body: ByteBuffer(data: body))
-            #expect(again.status == .ok)
-            #expect(try again.jsonObject()["message"] as? String == "2 already imported")
-            #expect((try again.jsonObject()["archive"] as? [String: Any])?["alreadyImported"] as? Int == 2)
+            let first = try await ArchiveImportJobAPITests.importToTheEnd(body, client: client, poll: client)
+            #expect(first["message"] as? String == "2 imported")
+            var names: [String] = []
+            for id in first["trackIds"] as? [String] ?? [] {
+                names.append(try await client.get("/api/tracks/\(id)").jsonObject()["name"] as? String ?? "?")
+            }
+            #expect(names.sorted() == ["Lunch ride", "Paddle"])
+            let again = try await ArchiveImportJobAPITests.importToTheEnd(body, client: client, poll: client)
+            #expect(again["message"] as? String == "2 already imported")
+            #expect(again["alreadyImported"] as? Int == 2 && again["imported"] as? Int == 0)
         }
     }
 }

@@ -72,6 +72,8 @@ export const api = {
   routeGuide: (id, units) => call('GET', `/api/tracks/${encodeURIComponent(id)}/cues` + query({ units, line: 1 })),
   command: (id, command) => call('POST', `/api/recordings/${encodeURIComponent(id)}/${command}`),
   tracks: (params) => call('GET', '/api/tracks' + query(params)),
+  /** An archive import running on the server: how far it is (filesDone of filesTotal) and, once done, what it made. */
+  importJob: (id) => call('GET', `/api/imports/${encodeURIComponent(id)}`),
   track: (id, params) => call('GET', `/api/tracks/${encodeURIComponent(id)}` + query(params)),
   profile: (id) => call('GET', `/api/tracks/${encodeURIComponent(id)}/profile`),
   updateTrack: (id, changes) => call('PATCH', `/api/tracks/${encodeURIComponent(id)}`, changes),

@@ -103,11 +103,18 @@ export class TracksView {
           // Sent whole: the server now reads it (an archive of many rides takes a while).
           if (fraction >= 1) status.textContent = 'importing';
         });
+        let finished = answer;
+        // An archive is imported in the background: its job says how far it is until it is done.
+        if (answer && answer.state) finished = await this.followImport(answer, progress, status);
         progress.remove();
-        status.textContent = (answer && answer.message) || 'imported';
-        const warnings = (answer && answer.warnings) || [];
-        // An archive's entries that could not be imported, each with why.
-        const failures = (answer && answer.archive && answer.archive.failures) || [];
+        status.textContent = (finished && finished.message) || 'imported';
+        const warnings = (finished && finished.warnings) || [];
+        // An archive's entries that could not be imported, each with why (the first 200; the count says all).
+        const failures = (finished && finished.failures) || [];
+        if (finished && finished.failureCount > failures.length) {
+          failures.push(`and ${(finished.failureCount - failures.length).toLocaleString()} more`);
+        }
+        if (finished && (finished.state === 'failed' || finished.state === 'interrupted')) status.classList.add('failed');
         if (warnings.length || failures.length) {
           const list = document.createElement('ul');
           list.className = 'import-warnings';
@@ -141,6 +148,40 @@ export class TracksView {
       }
     }
     if (imported) await this.showList();
+  }
+
+  /**
+   * Polls an archive import's job (`GET /api/imports/{id}`) and shows it on the file's row: a progress bar of
+   * files and "312 of 2,041 files". Resolves with the job once it is no longer running.
+   */
+  async followImport(job, progress, status) {
+    const show = (current) => {
+      if (current.filesTotal > 0) {
+        progress.max = current.filesTotal;
+        progress.value = current.filesDone;
+        progress.setAttribute('aria-label', `Importing ${current.fileName}`);
+        status.textContent = `${current.filesDone.toLocaleString()} of ${current.filesTotal.toLocaleString()} files`;
+      } else {
+        progress.removeAttribute('value');  // indeterminate while the archive's list of files is read
+        status.textContent = 'reading the archive';
+      }
+    };
+    let current = job;
+    let misses = 0;
+    show(current);
+    while (current.state === 'running') {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      try {
+        current = await api.importJob(job.id);
+        misses = 0;
+      } catch (error) {
+        // The network may drop for a moment while a big archive imports; the job goes on on the server.
+        if (!(error instanceof NetworkError) || ++misses > 150) throw error;
+        continue;
+      }
+      show(current);
+    }
+    return current;
   }
 
   async showList() {

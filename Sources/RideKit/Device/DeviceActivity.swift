@@ -13,13 +13,17 @@ public struct DeviceActivity: Sendable, Hashable {
     public var laps: [DeviceFigures]
     /// A course (a route to follow), not a recorded activity.
     public var isCourse: Bool
+    /// For a file without positions: the best efforts of the device's own distance, power and heart rate
+    /// (`DeviceEffortRecorder`); nil otherwise, where the points give them.
+    public var efforts: BestEfforts?
     /// Lenient reads: what was damaged and left out.
     public var warnings: [String]
 
     public init(
         document: GPXDocument = GPXDocument(), kind: TrackKind? = nil, totals: DeviceFigures? = nil, laps: [DeviceFigures] = [],
-        isCourse: Bool = false, warnings: [String] = []
+        isCourse: Bool = false, efforts: BestEfforts? = nil, warnings: [String] = []
     ) {
+        self.efforts = efforts
         self.document = document
         self.kind = kind
         self.totals = totals

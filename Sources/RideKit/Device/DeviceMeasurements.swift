@@ -5,16 +5,20 @@
 public struct DeviceMeasurements: Sendable, Hashable, Codable {
     public var totals: DeviceFigures?
     public var laps: [DeviceFigures]
+    /// A file without positions: the best efforts of the device's distance, power and heart rate, the fastest
+    /// times over the distances of every kind (`TrackStats.fillingIn(from:)` keeps the track kind's).
+    public var efforts: BestEfforts?
 
-    public init(totals: DeviceFigures?, laps: [DeviceFigures]) {
+    public init(totals: DeviceFigures?, laps: [DeviceFigures], efforts: BestEfforts? = nil) {
         self.totals = totals
         self.laps = laps
+        self.efforts = efforts
     }
 
-    /// Nil when the device said nothing worth keeping (no totals, no laps).
+    /// Nil when the device said nothing worth keeping (no totals, no laps, no efforts).
     public init?(_ activity: DeviceActivity) {
-        guard activity.totals != nil || !activity.laps.isEmpty else { return nil }
-        self.init(totals: activity.totals ?? DeviceFigures.combined(activity.laps), laps: activity.laps)
+        guard activity.totals != nil || !activity.laps.isEmpty || activity.efforts != nil else { return nil }
+        self.init(totals: activity.totals ?? DeviceFigures.combined(activity.laps), laps: activity.laps, efforts: activity.efforts)
     }
 }
 
@@ -64,6 +68,22 @@ extension TrackStats {
     /// GPS) the device's: its distance, its timer time as moving time, its elapsed time, climb, top speed and
     /// start, so that such a track shows what was done in the list and adds to the totals. A track with positions
     /// keeps its own figures: the device's are shown beside them, not instead.
+    public func fillingIn(from device: DeviceMeasurements?) -> TrackStats {
+        guard pointCount == 0, let device else { return self }
+        var stats = fillingIn(from: device.totals)
+        guard let measured = device.efforts else { return stats }
+        // The fastest times of this kind's distances, the power and heart rate; the totals from the figures.
+        let distances = Set(EffortKey.fastestDistances(for: stats.activity))
+        var efforts = measured.efforts.filter { $0.key.distanceMeters == nil ? $0.key.windowSeconds != nil : distances.contains($0.key) }
+        if stats.distanceMeters > 0 { efforts.append(BestEffort(key: .longestDistance, value: stats.distanceMeters)) }
+        if stats.ascentMeters > 0 { efforts.append(BestEffort(key: .mostClimb, value: stats.ascentMeters)) }
+        if stats.movingSeconds > 0 { efforts.append(BestEffort(key: .longestMovingTime, value: stats.movingSeconds)) }
+        if stats.maxSpeedMetersPerSecond > 0 { efforts.append(BestEffort(key: .topSpeed, value: stats.maxSpeedMetersPerSecond)) }
+        stats.efforts = BestEfforts(EffortKey.allCases.flatMap { key in efforts.filter { $0.key == key } })
+        return stats
+    }
+
+    /// `fillingIn(from:)` with the device's totals only.
     public func fillingIn(from device: DeviceFigures?) -> TrackStats {
         guard pointCount == 0, let device else { return self }
         var stats = self

@@ -56,6 +56,8 @@ public enum FITReader {
         var laps: [DeviceFigures] = []
         var timerStopped = false
         var lastRecordTime: UInt32?
+        /// Best efforts from the records without a position (an indoor trainer): used when the file has none.
+        var deviceEfforts = DeviceEffortRecorder()
         /// Seconds east of UTC the device showed (`activity.local_timestamp` − `activity.timestamp`).
         var localOffsetSeconds: Int64?
 
@@ -89,6 +91,12 @@ public enum FITReader {
             timestamp.map { GPXTime(secondsSince1970: FITMessage.epochSecondsSince1970 + Int64($0)) }
         }
 
+        /// An altitude the GPX reader would take back (`GPXReader.elevationRange`), else none: a 32-bit
+        /// `enhanced_altitude` reaches 859,000 km (found by the fuzzer: a GPX written from such a file was refused).
+        static func elevation(_ meters: Double?) -> Double? {
+            meters.flatMap { GPXReader.elevationRange.contains($0) ? $0 : nil }
+        }
+
         /// A position in semicircles, or nil when absent or out of range.
         static func coordinate(_ message: borrowing FITMessage, latitude: UInt8, longitude: UInt8) -> Coordinate? {
             guard let lat = message.integer(latitude), let lon = message.integer(longitude) else { return nil }
@@ -98,14 +106,23 @@ public enum FITReader {
 
         mutating func record(_ message: borrowing FITMessage) {
             if let time = message.timestamp {
-                if let last = lastRecordTime, time > last, time - last > FITReader.segmentGapSeconds { breakSegment() }
+                if let last = lastRecordTime, time > last, time - last > FITReader.segmentGapSeconds {
+                    breakSegment()
+                    deviceEfforts.beginStretch()
+                }
                 lastRecordTime = time
             }
             let speed = message.double(73, scale: 1000) ?? message.double(6, scale: 1000) ?? FITProfile.compressedSpeed(message)
-            guard let coordinate = Self.coordinate(message, latitude: 0, longitude: 1) else { return }
+            guard let coordinate = Self.coordinate(message, latitude: 0, longitude: 1) else {
+                // Indoors: the device's distance, power and heart rate still make best efforts.
+                deviceEfforts.add(
+                    time: message.timestamp.map { Int64($0) }, distanceMeters: message.double(5, scale: 100), powerWatts: message.double(7),
+                    heartRate: message.double(3))
+                return
+            }
             let point = TrackPoint(
                 latitude: coordinate.latitude, longitude: coordinate.longitude,
-                elevation: message.double(78, scale: 5, offset: 500) ?? message.double(2, scale: 5, offset: 500),
+                elevation: Self.elevation(message.double(78, scale: 5, offset: 500) ?? message.double(2, scale: 5, offset: 500)),
                 time: Self.time(message.timestamp), speedMetersPerSecond: speed, heartRate: message.double(3),
                 cadence: message.double(4), temperatureCelsius: message.double(13), powerWatts: message.double(7))
             segments[segments.count - 1].append(point)
@@ -117,7 +134,10 @@ public enum FITReader {
             switch type {
             case 1, 4, 8, 9: timerStopped = true
             case 0:
-                if timerStopped { breakSegment() }
+                if timerStopped {
+                    breakSegment()
+                    deviceEfforts.beginStretch()
+                }
                 timerStopped = false
             default: break
             }
@@ -183,7 +203,7 @@ public enum FITReader {
             }
             return DeviceActivity(
                 document: document, kind: kind, totals: DeviceFigures.combined(sessions), laps: laps, isCourse: isCourse,
-                warnings: warnings)
+                efforts: segments.isEmpty && !isCourse ? deviceEfforts.efforts() : nil, warnings: warnings)
         }
     }
 }

@@ -435,7 +435,7 @@ struct GPXParser<Handler: GPXContentHandler> {
     /// A point's child with text content.
     mutating func readSimplePointField(_ name: GPXName, element: StaticString, into point: inout TrackPoint) throws(GPXError) {
         switch name {
-        case .ele: point.elevation = try readNumber(of: "ele", range: -12_000...1_000_000)
+        case .ele: point.elevation = try readNumber(of: "ele", range: GPXReader.elevationRange)
         case .time: point.time = try readTime(of: "time")
         case .magvar: point.magneticVariation = try readNumber(of: "magvar")
         case .geoidheight: point.geoidHeight = try readNumber(of: "geoidheight")

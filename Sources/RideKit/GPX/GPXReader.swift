@@ -23,6 +23,10 @@ public struct GPXReadOptions: Sendable, Hashable {
 /// MiB. UTF-8 (with or without a BOM), UTF-16 with a BOM, ISO-8859-1 and US-ASCII are read; anything that is not
 /// well-formed XML, has a DTD, or is not GPX is refused with the line and column of the problem.
 public enum GPXReader {
+    /// Elevations a file may hold, metres: below the deepest trench, up to what a balloon or a rocket logs. Other
+    /// readers (FIT) keep to it too, so that what they read is written as GPX that reads back.
+    static let elevationRange: ClosedRange<Double> = -12_000...1_000_000
+
     /// Reads a whole GPX document from a file.
     public static func read(contentsOf url: URL, options: GPXReadOptions = .init()) throws(GPXError) -> GPXDocument {
         try readWithReport(contentsOf: url, options: options).document

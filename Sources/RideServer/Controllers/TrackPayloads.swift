@@ -36,20 +36,10 @@ struct UploadPayload: ResponseEncodable {
         var column: Int
         var detail: String
     }
-    /// What an uploaded archive held and became.
-    struct ArchivePayload: Encodable {
-        var filesTotal: Int
-        var imported: Int
-        var alreadyImported: Int
-        /// `entry: reason` for each entry that could not be imported.
-        var failures: [String]
-    }
     var duplicate: Bool
     var message: String
     var tracks: [TrackSummary]
     var warnings: [WarningPayload]
-    /// For a zip archive only.
-    var archive: ArchivePayload?
 
     init(duplicate: Bool, tracks: [TrackSummary], report: GPXReadReport) {
         self.duplicate = duplicate

@@ -92,7 +92,7 @@ struct TracksController<Context: UserRequestContext>: Sendable {
     /// The body streams to a file in the data directory as it arrives (hashed on the way), so memory does not
     /// grow with the upload; over `uploadLimitBytes` it is refused with 413 as soon as that many bytes came, and
     /// the file is removed. The file is then read as a stream (GPX) and imported, or refused whole (422).
-    func upload(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> EditedResponse<UploadPayload> {
+    func upload(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> Response {
         func tooLarge(_ limit: Int) -> APIError {
             APIError(
                 .contentTooLarge, code: "body_too_large",
@@ -125,7 +125,9 @@ struct TracksController<Context: UserRequestContext>: Sendable {
             try? FileManager.default.removeItem(at: upload.url)
             throw APIError.badRequest("empty_body", "the body is empty; it must be a GPX, FIT, TCX, .gpx436 or GeoJSON file")
         }
-        if upload.head.starts(with: Self.zipSignature) { return try await importArchive(library, upload, context) }
+        if upload.head.starts(with: Self.zipSignature) {
+            return try await importArchive(library, upload, fileName: fileName, context).response(from: request, context: context)
+        }
         guard let format = TrackFileFormat(head: upload.head, fileName: fileName) else {
             try? FileManager.default.removeItem(at: upload.url)
             throw APIError(.unprocessableContent, code: "unsupported_format", message: "the body is not GPX, FIT, TCX, .gpx436 or GeoJSON")
@@ -143,15 +145,17 @@ struct TracksController<Context: UserRequestContext>: Sendable {
             context.logger.info("tracks imported", metadata: ["count": "\(tracks.count)", "points": "\(outcome.pointCount)"])
             var headers = HTTPFields()
             if let first = tracks.first { headers[.location] = "/api/tracks/\(first.id.rawValue)" }
-            return EditedResponse(
+            return try EditedResponse(
                 status: .created, headers: headers,
-                response: UploadPayload(duplicate: false, tracks: tracks, report: outcome.readReport))
+                response: UploadPayload(duplicate: false, tracks: tracks, report: outcome.readReport)
+            ).response(from: request, context: context)
         case .duplicate(let ids):
             var tracks: [TrackSummary] = []
             for id in ids {
                 if let summary = try await library.store.trackSummary(id: id, userID: library.userID) { tracks.append(summary) }
             }
-            return EditedResponse(status: .ok, response: UploadPayload(duplicate: true, tracks: tracks, report: GPXReadReport()))
+            return try EditedResponse(status: .ok, response: UploadPayload(duplicate: true, tracks: tracks, report: GPXReadReport()))
+                .response(from: request, context: context)
         }
     }
 
@@ -229,20 +233,20 @@ struct TracksController<Context: UserRequestContext>: Sendable {
     static var zipSignature: [UInt8] { [0x50, 0x4B, 0x03, 0x04] }
 
     /// An uploaded zip (a Strava bulk export, or any zip of track files): every track file in it, each in its
-    /// own transaction; `archive` says how many were imported, already there, or failed (and why).
-    func importArchive(_ library: TrackLibrary, _ upload: SpooledUpload, _ context: Context) async throws -> EditedResponse<UploadPayload> {
-        defer { try? FileManager.default.removeItem(at: upload.url) }
+    /// own transaction, imported in the background. The answer is 202 with the import's job (`ImportJobPayload`,
+    /// also at its `Location`), which `GET /api/imports/{id}` reports on as it goes ("312 of 2,041") and, at the
+    /// end, with how many files were imported, already there, or failed (and why).
+    func importArchive(
+        _ library: TrackLibrary, _ upload: SpooledUpload, fileName: String?, _ context: Context
+    ) async throws -> EditedResponse<ImportJobPayload> {
         var options = ImportOptions()
         options.lenient = true
         options.maximumInflatedBytes = 8 * Self.uploadLimitBytes
-        let report = try await library.importArchive(at: upload.url, options: options)
-        context.logger.info(
-            "archive imported", metadata: ["imported": "\(report.imported)", "already": "\(report.alreadyImported)", "failed": "\(report.failures.count)"])
-        var payload = UploadPayload(duplicate: report.imported == 0 && report.alreadyImported > 0, tracks: report.tracks, report: GPXReadReport())
-        payload.message = report.message
-        payload.archive = UploadPayload.ArchivePayload(
-            filesTotal: report.filesTotal, imported: report.imported, alreadyImported: report.alreadyImported, failures: report.failures)
-        return EditedResponse(status: report.imported > 0 ? .created : .ok, response: payload)
+        let job = try await library.startArchiveImport(upload, fileName: fileName ?? "archive.zip", options: options)
+        context.logger.info("archive import started", metadata: ["job": "\(job.id)", "bytes": "\(upload.byteCount)"])
+        var headers = HTTPFields()
+        headers[.location] = "/api/imports/\(job.id.rawValue)"
+        return EditedResponse(status: .accepted, headers: headers, response: ImportJobPayload(job))
     }
 
     /// `DELETE /api/tracks/{id}`: deleted so that `POST /api/tracks/{id}/restore` brings it back.

@@ -115,6 +115,7 @@ public func buildRouter(
     RecordingsController<RideRequestContext>(services: RecordingServices(library: library, metrics: metrics))
         .addRoutes(to: router.group("api/recordings"))
     TracksController<RideRequestContext>(library: library).addRoutes(to: router.group("api/tracks"))
+    ImportsController<RideRequestContext>(library: library).addRoutes(to: router)
     HeatmapController<RideRequestContext>(library: library).addRoutes(to: router)
     PlacesController<RideRequestContext>(library: library).addRoutes(to: router)
     LabelsController<RideRequestContext>(library: library).addRoutes(to: router.group("api/labels"))

@@ -323,6 +323,13 @@ package struct CopyTable: Sendable {
             "track_efforts", from: "trackEffort", key: 2,
             [("trackId", .text), ("key", .text), ("value", .real), ("score", .real), ("startOffset", .real), ("endOffset", .real)]),
         CopyTable("user_goals", from: "userGoal", key: 2, [("userId", .text), ("kind", .text), ("measure", .text), ("target", .real)]),
+        CopyTable(
+            "import_jobs", from: "importJob",
+            [
+                ("id", .text), ("userId", .text), ("fileName", .text), ("state", .text), ("filesDone", .integer), ("filesTotal", .integer),
+                ("imported", .integer), ("alreadyImported", .integer), ("failureCount", .integer), ("failures", .text), ("trackIds", .text),
+                ("message", .text), ("createdAt", .integer), ("updatedAt", .integer), ("finishedAt", .integer),
+            ]),
     ]
 }
 

@@ -61,7 +61,7 @@ extension TrackLibrary {
     /// name like `../../x` or `/etc/passwd` reaches no file; symlinks and folders are skipped.
     public func importArchive(
         at url: URL, options: ImportOptions = ImportOptions(), limits: ArchiveLimits = ArchiveLimits(),
-        progress: (@Sendable (ArchiveProgress) -> Void)? = nil
+        progress: (@Sendable (ArchiveProgress) async -> Void)? = nil
     ) async throws -> ArchiveImportReport {
         let archive: Archive
         do {
@@ -102,7 +102,7 @@ extension TrackLibrary {
             activities = try StravaActivity.index(csv: String(decoding: bytes, as: UTF8.self))
         }
         report.filesTotal = entries.count
-        progress?(ArchiveProgress(filesDone: 0, filesTotal: entries.count))
+        await progress?(ArchiveProgress(filesDone: 0, filesTotal: entries.count))
         var inflatedTotal = 0
         for (done, entry) in entries.enumerated() {
             let name = (entry.path as NSString).lastPathComponent
@@ -133,7 +133,7 @@ extension TrackLibrary {
             } catch {
                 report.failures.append("\(entry.path): \(error)")
             }
-            progress?(ArchiveProgress(filesDone: done + 1, filesTotal: entries.count))
+            await progress?(ArchiveProgress(filesDone: done + 1, filesTotal: entries.count))
         }
         return report
     }

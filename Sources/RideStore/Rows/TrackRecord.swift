@@ -104,7 +104,7 @@ extension TrackRecord {
     /// Sets every column that comes from the figures: `stats`, or the device's for a track without a position
     /// (`TrackStats.fillingIn(from:)`), whichever path recomputed them (an import, a kind changed, a re-import).
     package mutating func apply(_ stats: TrackStats) throws {
-        let stats = stats.fillingIn(from: try decodedDevice()?.totals)
+        let stats = stats.fillingIn(from: try decodedDevice())
         startTime = stats.startTime?.rfc3339
         endTime = stats.endTime?.rfc3339
         sortKey = Self.sortKey(start: stats.startTime, createdAt: createdAt)

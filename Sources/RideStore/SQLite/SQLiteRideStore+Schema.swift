@@ -182,6 +182,7 @@ extension SQLiteRideStore {
         SQLiteRideStore.registerPrivacyMigration(&migrator)
         SQLiteRideStore.registerShareTokenHashMigration(&migrator)
         SQLiteRideStore.registerAcrossRidesMigration(&migrator)
+        SQLiteRideStore.registerImportJobsMigration(&migrator)
         return migrator
     }()
 }

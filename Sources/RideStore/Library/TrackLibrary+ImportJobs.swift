@@ -1,0 +1,63 @@
+import Foundation
+import RideKit
+
+extension TrackLibrary {
+    /// Starts importing an uploaded zip archive in the background and returns its job at once: the job's row says
+    /// how far the import is ("312 of 2,041") and, at the end, what it made (`ImportJob`), for whichever server
+    /// instance is asked. The archive's file is removed when the import ends.
+    ///
+    /// The progress is written after the archive's entries were listed, then at most about twice a second (and
+    /// after the last file), so that writing it costs nothing next to the import; a job whose row stops moving
+    /// for `ImportJobRules.staleSeconds` reads as interrupted.
+    public func startArchiveImport(_ upload: SpooledUpload, fileName: String, options: ImportOptions) async throws -> ImportJob {
+        let job: ImportJob
+        do {
+            job = try await store.createImportJob(fileName: fileName, userID: userID)
+        } catch {
+            try? FileManager.default.removeItem(at: upload.url)
+            throw error
+        }
+        let library = self
+        Task.detached {
+            await library.runImportJob(job.id, archive: upload.url, options: options)
+            try? FileManager.default.removeItem(at: upload.url)
+        }
+        return job
+    }
+
+    /// Imports the archive and keeps the job's row up to date; a failure to read the archive ends the job as
+    /// failed with why.
+    func runImportJob(_ id: ImportJobID, archive url: URL, options: ImportOptions) async {
+        let throttle = ProgressThrottle(intervalSeconds: 0.5)
+        do {
+            let report = try await importArchive(at: url, options: options) { [store, userID] progress in
+                guard throttle.isDue(progress) else { return }
+                try? await store.updateImportJob(id: id, userID: userID, filesDone: progress.filesDone, filesTotal: progress.filesTotal)
+            }
+            try? await store.finishImportJob(id: id, userID: userID, outcome: .done(report))
+        } catch {
+            let reason: String
+            if case RideStoreError.invalidFile(_, let why) = error { reason = why } else { reason = "\(error)" }
+            try? await store.finishImportJob(id: id, userID: userID, outcome: .failed(reason))
+        }
+    }
+}
+
+/// Whether a progress report is worth writing: the first (the total is known), the last, and otherwise one every
+/// `intervalSeconds`. Called by one import at a time, in order.
+final class ProgressThrottle: @unchecked Sendable {
+    private let intervalSeconds: TimeInterval
+    private var lastWrite: Date = .distantPast
+    private let lock = NSLock()
+
+    init(intervalSeconds: TimeInterval) { self.intervalSeconds = intervalSeconds }
+
+    func isDue(_ progress: ArchiveProgress, now: Date = Date()) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard progress.filesDone == 0 || progress.filesDone == progress.filesTotal || now.timeIntervalSince(lastWrite) >= intervalSeconds
+        else { return false }
+        lastWrite = now
+        return true
+    }
+}
