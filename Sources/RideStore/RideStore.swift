@@ -85,8 +85,11 @@ public protocol RideStore: AccountStore, AcrossRidesStore, ImportJobStore {
     /// the client sent while paused are acknowledged, not stored), in the same transaction.
     /// With `expecting`, writes nothing and throws `RecordingChangedError` unless the recording still has that
     /// version when the transaction reads it (a cached `Recorder` proven current in the same transaction).
+    /// A batch that would take the track past `limits.maximumTrackPoints`, or the user's tracks past
+    /// `limits.maximumUserPoints` (both read in the same transaction), is refused whole with `limitExceeded`.
     func appendFixes(
-        _ fixes: [RecordedFix], acknowledgedThrough: Int64?, recordingID: RecordingID, userID: UserID, expecting: RecordingVersion?
+        _ fixes: [RecordedFix], acknowledgedThrough: Int64?, recordingID: RecordingID, userID: UserID, expecting: RecordingVersion?,
+        limits: StorageLimits
     ) async throws -> FixAppendResult
     func pauseRecording(id: RecordingID, userID: UserID) async throws -> Recording
     /// Resumes a paused recording in a new segment.
@@ -185,14 +188,22 @@ public protocol RideStore: AccountStore, AcrossRidesStore, ImportJobStore {
 extension RideStore {
     /// Appends fixes; the last client sequence number becomes the highest one stored.
     public func appendFixes(_ fixes: [RecordedFix], recordingID: RecordingID, userID: UserID) async throws -> FixAppendResult {
-        try await appendFixes(fixes, acknowledgedThrough: nil, recordingID: recordingID, userID: userID, expecting: nil)
+        try await appendFixes(fixes, acknowledgedThrough: nil, recordingID: recordingID, userID: userID, expecting: nil, limits: .none)
     }
 
     /// Appends fixes whatever the recording's version.
     public func appendFixes(
         _ fixes: [RecordedFix], acknowledgedThrough: Int64?, recordingID: RecordingID, userID: UserID
     ) async throws -> FixAppendResult {
-        try await appendFixes(fixes, acknowledgedThrough: acknowledgedThrough, recordingID: recordingID, userID: userID, expecting: nil)
+        try await appendFixes(fixes, acknowledgedThrough: acknowledgedThrough, recordingID: recordingID, userID: userID, expecting: nil, limits: .none)
+    }
+
+    /// Appends fixes if the recording still has the version `expecting`, with no storage limits.
+    public func appendFixes(
+        _ fixes: [RecordedFix], acknowledgedThrough: Int64?, recordingID: RecordingID, userID: UserID, expecting: RecordingVersion?
+    ) async throws -> FixAppendResult {
+        try await appendFixes(
+            fixes, acknowledgedThrough: acknowledgedThrough, recordingID: recordingID, userID: userID, expecting: expecting, limits: .none)
     }
 
     /// Stops the recording whatever its version.

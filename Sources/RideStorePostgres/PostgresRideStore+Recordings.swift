@@ -82,7 +82,8 @@ extension PostgresRideStore {
     }
 
     public func appendFixes(
-        _ fixes: [RecordedFix], acknowledgedThrough: Int64?, recordingID: RecordingID, userID: UserID, expecting: RecordingVersion?
+        _ fixes: [RecordedFix], acknowledgedThrough: Int64?, recordingID: RecordingID, userID: UserID, expecting: RecordingVersion?,
+        limits: StorageLimits
     ) async throws -> FixAppendResult {
         try RecordingRules.validate(fixes)
         return try await transaction { [logger] connection in
@@ -98,6 +99,11 @@ extension PostgresRideStore {
             let points = fresh.map(\.point)
             let now = Self.milliseconds(Self.now())
             if !points.isEmpty {
+                // The recording's row is locked, so its track's count is current.
+                try TrackRules.checkTrackPoints(stored: recording.pointCount, adding: points.count, limit: limits.maximumTrackPoints)
+                if limits.maximumUserPoints != nil {
+                    try await Self.checkUserPoints(adding: points.count, userID: userID, limit: limits.maximumUserPoints, connection, logger: logger)
+                }
                 let segmentID = try await Self.appendToLastSegment(points, trackID: recording.trackID, connection, logger: logger)
                 // The recording's row is locked: nobody else changes its track's counts meanwhile.
                 _ = try await connection.execute(

@@ -19,17 +19,8 @@ extension PostgresRideStore {
                 if !existing.isEmpty { return .duplicate(of: existing) }
             }
             if batch.maximumUserPoints != nil {
-                // The user's row locked until this transaction ends: a second import of theirs waits here, then
-                // reads the points this one added, so that two at once cannot both pass the limit.
-                try await connection.query("SELECT 1 FROM users WHERE id = \(userID.rawValue) FOR UPDATE", logger: logger)
-                let rows = try await connection.query(
-                    """
-                    SELECT COALESCE(SUM(point_count), 0)::BIGINT FROM tracks
-                    WHERE user_id = \(userID.rawValue) AND id IS DISTINCT FROM \(batch.replacing?.rawValue)
-                    """, logger: logger)
-                var stored: Int64 = 0
-                for try await sum in rows.decode(Int64.self) { stored = sum }
-                try TrackRules.checkUserPoints(stored: Int(stored), adding: batch.pointCount, limit: batch.maximumUserPoints)
+                try await Self.checkUserPoints(
+                    adding: batch.pointCount, replacing: batch.replacing, userID: userID, limit: batch.maximumUserPoints, connection, logger: logger)
             }
             let now = Self.now()
             let importID = ShortID.random()
@@ -625,5 +616,25 @@ extension PostgresRideStore {
                     """, logger: logger)
             ).map(\.summary)
         }
+    }
+}
+
+extension PostgresRideStore {
+    /// `TrackRules.checkUserPoints` against the points the user's tracks hold (less those of `replacing`), with the
+    /// user's row locked until the transaction ends: a second write of theirs waits here, then reads the points
+    /// this one added, so that two at once cannot both pass the limit.
+    static func checkUserPoints(
+        adding: Int, replacing: TrackID? = nil, userID: UserID, limit: Int?, _ connection: PostgresConnection, logger: Logger
+    ) async throws {
+        guard limit != nil else { return }
+        try await connection.query("SELECT 1 FROM users WHERE id = \(userID.rawValue) FOR UPDATE", logger: logger)
+        let rows = try await connection.query(
+            """
+            SELECT COALESCE(SUM(point_count), 0)::BIGINT FROM tracks
+            WHERE user_id = \(userID.rawValue) AND id IS DISTINCT FROM \(replacing?.rawValue)
+            """, logger: logger)
+        var stored: Int64 = 0
+        for try await sum in rows.decode(Int64.self) { stored = sum }
+        try TrackRules.checkUserPoints(stored: Int(stored), adding: adding, limit: limit)
     }
 }

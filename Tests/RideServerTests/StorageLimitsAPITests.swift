@@ -39,4 +39,24 @@ import Testing
             #expect((list["tracks"] as? [Any])?.count == 1)
         }
     }
+
+    /// A live recording's batch past the track's cap is refused with 413 `limit_exceeded` and what to do (the web
+    /// app shows the message); nothing of it is stored, and the ride so far is saved as it was.
+    @Test func aRecordingBatchPastTheTrackCapIsRefusedAndTheRideKeepsWhatCameBefore() async throws {
+        var server = try await TestServer()
+        server.configuration.storageLimits = StorageLimits(maximumTrackPoints: 20, maximumUserPoints: nil)
+        try await server.run { client in
+            let recording = try await client.post("/api/recordings", json: "{}")
+            let id = try #require(try recording.jsonObject()["id"] as? String)
+            #expect(try await client.post("/api/recordings/\(id)/fixes", json: fixesJSON(1...15)).status == .ok)
+            let over = try await client.post("/api/recordings/\(id)/fixes", json: fixesJSON(16...30))
+            #expect(over.status == .contentTooLarge, "\(over.text)")
+            let error = try #require(try over.jsonObject()["error"] as? [String: Any])
+            #expect(error["code"] as? String == "limit_exceeded")
+            #expect((error["message"] as? String)?.contains("30 points in one track, more than the 20") == true, "\(over.text)")
+            let stop = try await client.post("/api/recordings/\(id)/stop")
+            let trackID = try #require(try stop.jsonObject()["trackId"] as? String)
+            #expect(try await client.get("/api/tracks/\(trackID)").jsonObject()["pointCount"] as? Int == 15)
+        }
+    }
 }

@@ -78,4 +78,47 @@ import Testing
             #expect(try await Self.trackCount(base) == 3)
         }
     }
+
+    /// A live recording is held to the same limits, batch by batch: a batch that would take its track past the
+    /// point cap, or the user's tracks past their points, is refused whole (nothing of it stored, the sequence
+    /// not moved) with what to do; the batches before it stay, and a smaller batch still fits.
+    @Test(arguments: StoreKind.allCases)
+    func aRecordingBatchPastTheLimitsIsRefusedWholeAndNothingOfItIsStored(_ kind: StoreKind) async throws {
+        try await withLibrary(kind) { library in
+            let store = library.store, user = library.userID
+            // 40 points already in an imported track count for the user's total.
+            _ = try await library.importData(Self.gpx(tracks: [40], tag: "imported"), fileName: "imported.gpx")
+            let recording = try await store.startRecording(NewRecording(name: "Long ride"), userID: user)
+            let limits = StorageLimits(maximumTrackPoints: 100, maximumUserPoints: 160)
+            func append(_ range: Range<Int>) async throws -> FixAppendResult {
+                try await store.appendFixes(
+                    RecordingTests.fixes(range), acknowledgedThrough: nil, recordingID: recording.id, userID: user, expecting: nil,
+                    limits: limits)
+            }
+            #expect(try await append(0..<90).recording.pointCount == 90)
+            // 90 + 11 = 101 > 100 in one track.
+            let overTrack = await #expect(throws: RideStoreError.self) { try await append(90..<101) }
+            #expect(overTrack?.description.contains("101 points in one track, more than the 100") == true, "\(String(describing: overTrack))")
+            #expect(overTrack?.description.contains("--max-track-points") == true)
+            var stored = try #require(try await store.recording(id: recording.id, userID: user))
+            #expect(stored.pointCount == 90)
+            #expect(stored.lastClientSequence == 89)
+            // Exactly at the cap is allowed.
+            #expect(try await append(90..<100).recording.pointCount == 100)
+
+            // A second recording: 40 + 100 stored, so 21 more make 161 > 160 for the user.
+            let second = try await store.startRecording(NewRecording(name: "Second"), userID: user)
+            let overUser = await #expect(throws: RideStoreError.self) {
+                try await store.appendFixes(
+                    RecordingTests.fixes(0..<21), acknowledgedThrough: nil, recordingID: second.id, userID: user, expecting: nil, limits: limits)
+            }
+            #expect(overUser?.description.contains("161 points") == true, "\(String(describing: overUser))")
+            #expect(overUser?.description.contains("--max-user-points") == true)
+            stored = try #require(try await store.recording(id: second.id, userID: user))
+            #expect(stored.pointCount == 0)
+            let fits = try await store.appendFixes(
+                RecordingTests.fixes(0..<20), acknowledgedThrough: nil, recordingID: second.id, userID: user, expecting: nil, limits: limits)
+            #expect(fits.recording.pointCount == 20)
+        }
+    }
 }

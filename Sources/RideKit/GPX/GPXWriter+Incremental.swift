@@ -44,6 +44,14 @@ extension GPXWriter {
 
     /// Writes a route with its points. Routes come after waypoints and before tracks.
     public mutating func writeRoute(_ route: Route) {
+        beginRoute(route)
+        for point in route.points { writeRoutePoint(point) }
+        endRoute()
+    }
+
+    /// Opens a route and writes its name, description, links, type and extensions; `route.points` is ignored
+    /// here (write them with `writeRoutePoint`, then `endRoute`).
+    public mutating func beginRoute(_ route: Route) {
         precondition(state <= .routes, "GPXWriter: routes must come before tracks")
         state = .routes
         newline(1)
@@ -51,10 +59,18 @@ extension GPXWriter {
         writeDescriptiveFields(
             name: route.name, comment: route.comment, description: route.description, source: route.source,
             links: route.links, number: route.number, type: route.type, extensions: route.extensions, depth: 2)
-        for point in route.points {
-            writePoint(point, element: "rtept", depth: 2)
-            flushIfFull()
-        }
+    }
+
+    /// Writes a point into the route opened by `beginRoute`.
+    public mutating func writeRoutePoint(_ point: TrackPoint) {
+        precondition(state == .routes, "GPXWriter: writeRoutePoint needs an open route")
+        writePoint(point, element: "rtept", depth: 2)
+        flushIfFull()
+    }
+
+    /// Closes the route opened by `beginRoute`.
+    public mutating func endRoute() {
+        precondition(state == .routes, "GPXWriter: endRoute needs an open route")
         newline(1)
         raw("</rte>")
         flushIfFull()

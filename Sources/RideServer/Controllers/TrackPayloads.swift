@@ -114,12 +114,12 @@ struct TrackDetailPayload: ResponseEncodable {
         self.efforts = efforts.map(EffortPayload.init)
         stats = StatsPayload(track.stats)
         let latitude = track.middleLatitude
-        segments = try track.lineSegments().map { segment in
+        segments = try track.boundedLineSegments(maximumPoints: StoredTrack.viewPointLimit).map { segment in
             let points = zoom.map { LineSimplification.simplified(segment.points, forZoom: $0, latitudeDegrees: latitude) } ?? segment.points
             return points.map { [$0.latitude, $0.longitude] }
         }
         simplifiedForZoom = zoom
-        waypoints = try track.content.waypoints.points().map { WaypointPayload(name: $0.name, latitude: $0.latitude, longitude: $0.longitude) }
+        waypoints = try track.boundedWaypoints(maximumPoints: StoredTrack.viewPointLimit).map { WaypointPayload(name: $0.name, latitude: $0.latitude, longitude: $0.longitude) }
         splits = SplitsPayload(kilometer: track.stats.kilometerSplits, mile: track.stats.mileSplits)
         device = track.device?.totals
         laps = track.device?.laps ?? []

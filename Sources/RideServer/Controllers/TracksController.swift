@@ -178,6 +178,15 @@ struct TracksController<Context: UserRequestContext>: Sendable {
         guard let format = TrackFileFormat(rawValue: fileExtension.lowercased()), format != .tcx else {
             throw APIError.notFound("no download of type .\(fileExtension); there are .gpx, .gpx436, .geojson and .fit (a course)")
         }
+        let pointCount = track.storedPointCount
+        if format == .gpx, pointCount > Self.wholeDownloadPointLimit, request.uri.queryParameters["zoom"] == nil {
+            return try streamedGPX(track, request)
+        }
+        guard pointCount <= Self.wholeDownloadPointLimit else {
+            throw APIError(
+                .contentTooLarge, code: "limit_exceeded",
+                message: "this track has \(pointCount) points; .\(format.rawValue) is written whole up to \(Self.wholeDownloadPointLimit) points: download it as .gpx (streamed)")
+        }
         var document = try track.content.document()
         // The kind the rider set travels with the file, as Strava and Garmin write it (`<type>` of each `trk`).
         document.setActivityType(track.summary.kind)
@@ -210,6 +219,35 @@ struct TracksController<Context: UserRequestContext>: Sendable {
         }
         headers[.contentDisposition] = "attachment; filename=\"\(Self.downloadName(track.summary.name)).\(format.rawValue)\""
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// Points up to which a download is built whole in memory (about 150 B a point unpacked); a longer track
+    /// goes out as GPX written one block at a time, and other formats are refused.
+    static var wholeDownloadPointLimit: Int { 200_000 }
+
+    /// A long track's `.gpx`: written as it is read, block by block, so that memory does not grow with it.
+    func streamedGPX(_ track: StoredTrack, _ request: Request) throws -> Response {
+        var cues: [TrackPoint] = []
+        if let text = request.uri.queryParameters["cues"] {
+            guard ["1", "true"].contains(text) || ["0", "false"].contains(text) else {
+                throw APIError.badRequest("invalid_value", "cues must be 1 or 0")
+            }
+            if ["1", "true"].contains(text) {
+                let line = try track.boundedLineSegments(maximumPoints: StoredTrack.viewPointLimit).flatMap { $0.points.map(\.coordinate) }
+                cues = Self.cueWaypoints(line)
+            }
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "application/gpx+xml"
+        headers[.contentDisposition] = "attachment; filename=\"\(Self.downloadName(track.summary.name)).gpx\""
+        let content = track.content, kind = track.summary.kind
+        let body = ResponseBody { [cues] writer in
+            try await content.writeGPX(kind: kind, extraWaypoints: cues) { bytes in
+                try await writer.write(ByteBuffer(bytes: bytes))
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: headers, body: body)
     }
 
     /// `PATCH /api/tracks/{id}` `{name, kind}`: checked whole before anything changes.
@@ -268,7 +306,8 @@ struct TracksController<Context: UserRequestContext>: Sendable {
     /// `GET /api/tracks/{id}/profile`: elevation and speed against distance.
     func profile(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> ProfilePayload {
         let track = try await Self.track(library, try context.parameters.require("id"))
-        return ProfilePayload(TrackProfile(track: Track(segments: try track.lineSegments()), activity: track.summary.kind.activity))
+        let segments = try track.boundedLineSegments(maximumPoints: StoredTrack.viewPointLimit)
+        return ProfilePayload(TrackProfile(track: Track(segments: segments), activity: track.summary.kind.activity))
     }
 
     /// `GET /api/tracks/{id}/cues?units=metric|imperial&line=1`: the turns of the track as a route (its `rte`s when it

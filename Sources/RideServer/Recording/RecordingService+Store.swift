@@ -107,7 +107,8 @@ extension RecordingService {
         guard !fixes.isEmpty || lastSequence != nil else { return expecting }
         let recorded = fixes.map { RecordedFix(sequence: $0.fix.sequence, point: $0.fix.trackPoint) }
         let result = try await library.store.appendFixes(
-            recorded, acknowledgedThrough: lastSequence, recordingID: id, userID: library.userID, expecting: expecting)
+            recorded, acknowledgedThrough: lastSequence, recordingID: id, userID: library.userID, expecting: expecting,
+            limits: library.limits)
         return result.recording.version
     }
 

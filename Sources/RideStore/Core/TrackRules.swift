@@ -64,6 +64,15 @@ package enum TrackRules {
                 + "(serve --max-user-points); delete tracks you do not need, or ask the server's owner")
     }
 
+    /// Refuses a recording's or a device's batch that would take its track past `limit` points: `stored` are the
+    /// points the track holds now, read in the batch's transaction. The whole batch is refused, nothing stored.
+    package static func checkTrackPoints(stored: Int, adding: Int, limit: Int?) throws {
+        guard let limit, adding > 0, stored + adding > limit else { return }
+        throw RideStoreError.limitExceeded(
+            "this would make \(stored + adding) points in one track, more than the \(limit) this server keeps in one track "
+                + "(serve --max-track-points); stop this ride and start a new one")
+    }
+
     /// A track's row before it has content: no figures, no points, state `complete`.
     package static func emptyRecord(id: TrackID, userID: UserID, name: String, kind: TrackKind, source: TrackSource, now: Date) -> TrackRecord {
         TrackRecord(

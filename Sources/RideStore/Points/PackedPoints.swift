@@ -107,6 +107,42 @@ public struct PackedPoints: Sendable, Hashable {
         return result
     }
 
+    /// Calls `body` with the points of each block in order (the pending ones last), one block unpacked at a
+    /// time: what a reader of a long run uses so as never to hold all of its points (a `TrackPoint` is ten times
+    /// its packed form).
+    public func forEachBlock(_ body: ([TrackPoint]) throws -> Void) throws {
+        var block: [TrackPoint] = []
+        for packed in blocks {
+            block.removeAll(keepingCapacity: true)
+            try PointBlockDecoder.decode(packed.data, into: &block)
+            guard block.count == packed.pointCount else {
+                throw PointBlockError.corrupt("a block says \(packed.pointCount) points and holds \(block.count)")
+            }
+            try body(block)
+        }
+        if !pending.isEmpty { try body(pending) }
+    }
+
+    /// Every `stride`-th point (the first included) and the last one, unpacked one block at a time.
+    ///
+    ///     PackedPoints((0..<10).map(point)).strided(by: 4)   // points 0, 4, 8 and 9
+    public func strided(by stride: Int) throws -> [TrackPoint] {
+        precondition(stride >= 1)
+        if stride == 1 { return try points() }
+        var result: [TrackPoint] = []
+        result.reserveCapacity(count / stride + 2)
+        var index = 0
+        var last: TrackPoint?
+        try forEachBlock { block in
+            for point in block {
+                if index % stride == 0 { result.append(point); last = nil } else { last = point }
+                index += 1
+            }
+        }
+        if let last { result.append(last) }
+        return result
+    }
+
     /// From this many blocks on, unpacking is spread over the cores.
     static let parallelBlockCount = 16
 

@@ -57,7 +57,8 @@ extension SQLiteRideStore {
     }
 
     public func appendFixes(
-        _ fixes: [RecordedFix], acknowledgedThrough: Int64?, recordingID: RecordingID, userID: UserID, expecting: RecordingVersion?
+        _ fixes: [RecordedFix], acknowledgedThrough: Int64?, recordingID: RecordingID, userID: UserID, expecting: RecordingVersion?,
+        limits: StorageLimits
     ) async throws -> FixAppendResult {
         try RecordingRules.validate(fixes)
         return try await write { db in
@@ -69,6 +70,16 @@ extension SQLiteRideStore {
             let (fresh, last) = RecordingRules.fresh(fixes, after: record.lastClientSequence, acknowledgedThrough: acknowledgedThrough)
             let points = fresh.map(\.point)
             if !points.isEmpty {
+                // One writer at a time (SQLite's write lock): the counts read here are the ones the limits hold against.
+                if limits.maximumTrackPoints != nil {
+                    let stored = try Int.fetchOne(db, sql: "SELECT pointCount FROM track WHERE id = ?", arguments: [record.trackId]) ?? 0
+                    try TrackRules.checkTrackPoints(stored: stored, adding: points.count, limit: limits.maximumTrackPoints)
+                }
+                if limits.maximumUserPoints != nil {
+                    let stored = try Int.fetchOne(
+                        db, sql: "SELECT COALESCE(SUM(pointCount), 0) FROM track WHERE userId = ?", arguments: [userID]) ?? 0
+                    try TrackRules.checkUserPoints(stored: stored, adding: points.count, limit: limits.maximumUserPoints)
+                }
                 try Self.appendPoints(points, trackID: record.trackId, db)
             }
             record.lastClientSequence = last
