@@ -61,7 +61,7 @@ import Testing
                     if frame.name == "file_id": out["type"] = frame.get_value("type")
             print(json.dumps(out))
             """
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(filePath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script, file.path]
         let output = Pipe()

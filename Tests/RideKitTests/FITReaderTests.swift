@@ -213,7 +213,7 @@ import Testing
     /// fitdecode's reading of every fixture, once (one python process).
     static let references: Result<[String: Reference], any Error> = Result {
         let script = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appending(path: "tools/fit_reference.py")
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(filePath: "/usr/bin/env")
         process.arguments = ["python3", script.path] + fitFiles.map { Fixtures.url($0).path }
         let output = Pipe()

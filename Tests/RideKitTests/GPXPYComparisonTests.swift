@@ -292,7 +292,7 @@ enum GPXPY {
             let errorHandle = try? FileHandle(forWritingTo: errorFile)
         else { return nil }
         defer { try? FileManager.default.removeItem(at: errorFile) }
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(filePath: "/usr/bin/env")
         process.arguments = ["python3"] + arguments
         let output = Pipe()

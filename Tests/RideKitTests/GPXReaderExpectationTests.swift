@@ -169,7 +169,7 @@ import TestSupport
     }
 
     @Test func gzipFixtureReadsAfterGunzip() throws {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(filePath: "/bin/gzip")
         process.arguments = ["-dc", Fixtures.url("gpx/gpxgo/graphhopper.gpx.gz").path]
         let pipe = Pipe()

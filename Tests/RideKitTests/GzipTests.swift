@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import RideKit
@@ -8,7 +9,7 @@ import Testing
 @Suite struct GzipTests {
     /// Runs the system's gzip with `arguments` on `input`, returning its standard output.
     static func gzip(_ arguments: [String], _ input: [UInt8]) throws -> [UInt8] {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(filePath: "/bin/gzip")
         process.arguments = arguments
         let stdin = Pipe()

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import RideKit
 
@@ -50,7 +51,7 @@ import RideKit
     static let references: Result<[Int], any Error> = Result {
         let pairs = places.flatMap { place in instants.map { [place.zone, String($0)] } }
         let script = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appending(path: "tools/zone_offsets.py")
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(filePath: "/usr/bin/env")
         process.arguments = ["python3", script.path]
         let input = Pipe(), output = Pipe()

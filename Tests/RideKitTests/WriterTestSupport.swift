@@ -1,5 +1,6 @@
 import CExpat
 import Foundation
+import TestSupport
 import Testing
 
 @testable import RideKit
@@ -100,7 +101,7 @@ enum WriterTestXML {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("out.gpx")
         try Data(bytes).write(to: file)
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: xmllintPath!)
         process.arguments = ["--noout", "--nonet", "--schema", schemaPath, file.path]
         let pipe = Pipe()

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 @testable import RideKit
 import Testing
 
@@ -31,7 +32,7 @@ import Testing
         let zip = folder.appending(path: "a.zip"), script = folder.appending(path: "read.py")
         try Data(bytes).write(to: zip)
         try Data(reader.utf8).write(to: script)
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(filePath: "/usr/bin/env")
         process.arguments = ["python3", script.path, zip.path]
         let output = Pipe(), errors = Pipe()
@@ -47,7 +48,7 @@ import Testing
 
     static func sha256(_ bytes: [UInt8]) -> String {
         // A check of the check: hashed by Python too, compared with what Python read back.
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(filePath: "/usr/bin/env")
         process.arguments = ["python3", "-c", "import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())"]
         let input = Pipe(), output = Pipe()

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -515,7 +516,7 @@ func gzip(_ data: Data) throws -> [UInt8] {
     defer { try? FileManager.default.removeItem(at: folder) }
     let file = folder.appending(path: "body")
     try data.write(to: file)
-    let process = Process()
+    let process = TestProcess()
     process.executableURL = URL(filePath: "/bin/gzip")
     process.arguments = ["-n", file.path]
     try process.run()

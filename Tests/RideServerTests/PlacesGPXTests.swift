@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Hummingbird
 import HummingbirdTesting
 import RideKit
@@ -15,7 +16,7 @@ private func gpxSchemaErrors(_ data: Data) throws -> String? {
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("bikeride-places-\(UUID().uuidString).gpx")
     try data.write(to: file)
     defer { try? FileManager.default.removeItem(at: file) }
-    let process = Process()
+    let process = TestProcess()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/xmllint")
     process.arguments = ["--noout", "--nonet", "--schema", fixtures + "/schema/gpx-1.1.xsd", file.path]
     let pipe = Pipe()

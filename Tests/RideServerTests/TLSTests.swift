@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Hummingbird
 import HummingbirdTesting
 @testable import RideServer
@@ -10,7 +11,7 @@ private func makeCertificate() throws -> (certificate: String, key: String)? {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let certificate = directory.appending(path: "cert.pem").path
     let key = directory.appending(path: "key.pem").path
-    let process = Process()
+    let process = TestProcess()
     process.executableURL = URL(filePath: "/usr/bin/env")
     process.arguments = [
         "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "1",

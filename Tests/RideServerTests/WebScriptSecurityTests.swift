@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 @testable import RideServer
 import Testing
 
@@ -23,7 +24,7 @@ struct WebScriptSecurityTests {
             try FileManager.default.copyItem(at: web.appending(path: file), to: folder.appending(path: URL(filePath: name).lastPathComponent))
         }
         try script.write(to: folder.appending(path: "main.mjs"), atomically: true, encoding: .utf8)
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(filePath: try #require(node))
         process.arguments = [folder.appending(path: "main.mjs").path]
         let output = Pipe()

@@ -19,7 +19,7 @@ import TestSupport
     /// and kills the helper with SIGKILL when it says so. Returns the output.
     static func run(_ arguments: [String], wal: String, shouldKill: (String, Int) -> Bool) throws -> String {
         let helper = try #require(helper, "build the helper first: swift build --build-tests")
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = helper
         process.arguments = arguments
         let output = Pipe()

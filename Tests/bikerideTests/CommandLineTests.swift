@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs the real `bikeride` executable, as a user would.
@@ -16,7 +17,7 @@ struct CommandRun {
     }
 
     static func run(_ arguments: [String], input: Data? = nil) throws -> CommandRun {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = executable
         process.arguments = arguments
         let output = Pipe()

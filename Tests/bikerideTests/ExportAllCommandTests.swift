@@ -27,7 +27,7 @@ import TestSupport
 
         // The printed checksums are those of the files, as sha256sum computes them after unzip unpacks the zip.
         let unpacked = folder.appending(path: "unpacked")
-        let unzip = Process()
+        let unzip = TestProcess()
         unzip.executableURL = URL(filePath: "/usr/bin/unzip")
         unzip.arguments = ["-q", zip, "-d", unpacked.path]
         try unzip.run()
@@ -35,7 +35,7 @@ import TestSupport
         #expect(unzip.terminationStatus == 0)
         let printed = exported.output.split(separator: "\n").filter { $0.count > 66 && $0.dropFirst(64).hasPrefix("  ") }
         #expect(printed.count >= trackCount + 5)
-        let check = Process()
+        let check = TestProcess()
         check.executableURL = URL(filePath: "/usr/bin/env")
         check.arguments = ["sha256sum", "--check", "--strict", "-"]
         check.currentDirectoryURL = unpacked

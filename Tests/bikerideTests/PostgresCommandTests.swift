@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The library commands with `--database URL`, and `bikeride copy`, against the throwaway PostgreSQL server of the
@@ -42,7 +43,7 @@ import Testing
             + ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []).sorted().reversed()
             .map { "/usr/lib/postgresql/\($0)/bin/\(name)" }
         let program = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) }, "PostgreSQL's \(name) not found")
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(filePath: program)
         process.arguments = arguments
         let error = Pipe()
@@ -175,7 +176,7 @@ import Testing
         let imported = try CommandRun.run(["import", file.path, "--data-dir", library])
         #expect(imported.status == 0, "\(imported.error)")
         try Self.withDatabase { url in
-            let process = Process()
+            let process = TestProcess()
             process.executableURL = CommandRun.executable
             process.arguments = ["copy", "--from", library, "--to", url, "--batch-size", "1"]
             let errors = Pipe()

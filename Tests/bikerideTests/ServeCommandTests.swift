@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct ServeCommandTests {
@@ -21,7 +22,7 @@ import Testing
     }
 
     @Test func theServerPrintsItsAddressAndDataDirectoryAndStopsOnSIGTERM() throws {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = CommandRun.executable
         let dataDirectory = NSTemporaryDirectory() + "bikeride-serve-\(UUID().uuidString)"
         process.arguments = ["serve", "--port", "0", "--data-dir", dataDirectory]

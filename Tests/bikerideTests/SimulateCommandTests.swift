@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import RideKit
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 @Suite struct SimulateCommandTests {
     /// A running server on its own data directory.
     final class Server {
-        let process = Process()
+        let process = TestProcess()
         let dataDirectory = NSTemporaryDirectory() + "bikeride-simulate-\(UUID().uuidString)"
         private(set) var url = ""
 

@@ -37,7 +37,7 @@ extension TrackLibrary {
     /// read, and the number of entries is capped before anything is imported.
     func importLibraryExport(
         _ archive: Archive, path: String, manifest: LibraryExportManifest, options: ImportOptions, limits: ArchiveLimits,
-        progress: (@Sendable (ArchiveProgress) -> Void)?
+        progress: (@Sendable (ArchiveProgress) async -> Void)?
     ) async throws -> ArchiveImportReport {
         var count = 0
         for _ in archive {
@@ -162,12 +162,12 @@ extension TrackLibrary {
             cursor = page.nextCursor
         } while cursor != nil
         report.filesTotal = tracks.count
-        progress?(ArchiveProgress(filesDone: 0, filesTotal: tracks.count))
+        await progress?(ArchiveProgress(filesDone: 0, filesTotal: tracks.count))
         for (done, track) in tracks.enumerated() {
             if !options.allowsDuplicates, haveTracks.contains(TrackKey(name: track.name, startTime: track.startTime, pointCount: track.pointCount)) {
                 report.alreadyImported += 1
                 result.tracksAlreadyThere += 1
-                progress?(ArchiveProgress(filesDone: done + 1, filesTotal: tracks.count))
+                await progress?(ArchiveProgress(filesDone: done + 1, filesTotal: tracks.count))
                 continue
             }
             do {
@@ -189,7 +189,7 @@ extension TrackLibrary {
             } catch {
                 fail(track.file, error)
             }
-            progress?(ArchiveProgress(filesDone: done + 1, filesTotal: tracks.count))
+            await progress?(ArchiveProgress(filesDone: done + 1, filesTotal: tracks.count))
         }
 
         // Places, each with its notes and photos.
