@@ -67,5 +67,10 @@ import Testing
         let tokens = (0..<1000).map { _ in SharesController<RideRequestContext>.makeToken() }
         #expect(Set(tokens).count == tokens.count)
         #expect(tokens.allSatisfy { $0.count == 43 && ShareLink.isWellFormed(token: $0) })
+        // Never an option on the command line (`bikeride places share TOKEN --revoke`): with a random first
+        // character, about 16 of these 1,000 would start with "-".
+        #expect(!tokens.contains { $0.hasPrefix("-") })
+        // Still spread over the characters a first byte below 128 gives (A–Z a–f: 32 of them).
+        #expect(Set(tokens.map(\.first)).count > 25)
     }
 }

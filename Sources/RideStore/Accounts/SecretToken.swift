@@ -8,10 +8,15 @@ import Foundation
 /// guess their way to a preimage, and a database leak gives no usable token. (A slow hash is for passwords,
 /// which people choose.)
 public enum SecretToken {
-    /// 32 random bytes, base64url without padding: 43 characters of `A–Z a–z 0–9 - _`.
+    /// 255 random bits, base64url without padding: 43 characters of `A–Z a–z 0–9 - _`, the first one a letter.
+    ///
+    /// The first byte's top bit is cleared so that the first character is `A`–`f`, never `-`: a token is also
+    /// an argument on the command line (`bikeride places share TOKEN --revoke`), where a leading `-` reads as an
+    /// option (one token in 64 did).
     public static func make() -> String {
         var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        var bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        bytes[0] &= 0x7F
         return Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }

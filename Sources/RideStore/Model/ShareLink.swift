@@ -33,12 +33,7 @@ public struct ShareLink: Sendable, Hashable {
     /// Random bytes in a new token: 256 bits, far beyond guessing.
     public static let tokenByteCount = 32
 
-    /// A new token: 256 bits from `SystemRandomNumberGenerator` (the operating system's cryptographic generator),
-    /// base64url without padding (43 characters). What the server and `bikeride places share` use.
-    public static func makeToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<tokenByteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
+    /// A new token (`SecretToken.make`: 255 bits from the operating system's generator, 43 characters of
+    /// base64url, never starting with `-`). What the server and `bikeride places share` use.
+    public static func makeToken() -> String { SecretToken.make() }
 }
