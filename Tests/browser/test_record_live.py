@@ -477,7 +477,7 @@ def test_the_wake_lock_setting_turns_it_off(context):
     box = page.get_by_label('Keep the screen on while recording')
     expect(box).to_be_checked()
     box.uncheck()
-    page.get_by_role('link', name='Record').click()
+    page.get_by_role('link', name='Record', exact=True).click()
     page.wait_for_selector('path.me-dot')
     start_ride(page)
     expect(page.locator('#record-warning')).to_contain_text('may stop positions')
@@ -539,6 +539,8 @@ def test_speed_and_distance_are_large_and_every_tap_target_is_44_px(context, ser
 
     track_id = upload(server, f'Tap targets {context.viewport_name}')
     page.goto('/#/tracks')
+    # Found by its name: other tests' tracks may fill the list's first page.
+    page.get_by_label('Search tracks').fill(f'Tap targets {context.viewport_name}')
     page.wait_for_selector(f'a[href="#/tracks/{track_id}"]')
     small += check(page.locator('#track-list button.delete'), 'Delete')
     small += check(page.locator('.track-search input'), 'search')
@@ -576,7 +578,7 @@ def test_night_theme_from_the_system_and_from_settings(context):
     page.get_by_role('radio', name='Night', exact=True).check()
     assert page.evaluate("document.documentElement.dataset.theme") == 'night'
     shot(page, 'live-settings-night')
-    page.get_by_role('link', name='Record').click()
+    page.get_by_role('link', name='Record', exact=True).click()
     start_ride(page)
     ride(context, page, l_shaped_path(40, 0, 10))
     night = contrast(page, '#stat-distance', '.record-panel')
@@ -600,10 +602,10 @@ def test_a_recording_badge_on_the_other_tabs(context, server):
     for tab in ['tracks', 'settings', 'places']:
         assert page.evaluate(badge, tab) != 'none', tab
     assert page.evaluate(badge, 'record') == 'none'
-    expect(page.get_by_role('link', name='Tracks')).to_have_accessible_description('A ride is being recorded')
-    page.get_by_role('link', name='Tracks').click()
+    expect(page.get_by_role('link', name='Tracks', exact=True)).to_have_accessible_description('A ride is being recorded')
+    page.get_by_role('link', name='Tracks', exact=True).click()
     shot(page, 'live-badge')
-    page.get_by_role('link', name='Record').click()
+    page.get_by_role('link', name='Record', exact=True).click()
     ride(context, page, l_shaped_path(30, 0, 10))
     _poll_outbox_empty(page, 15000)
     stop_and_save(page)
