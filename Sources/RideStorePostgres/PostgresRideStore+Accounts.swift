@@ -102,198 +102,21 @@ extension PostgresRideStore {
         ).first
     }
 
-    // MARK: Positions from devices
+    // MARK: Positions from devices (the posts themselves: PostgresRideStore+Ingest.swift)
 
-    public func ingest(_ fixes: [TrackerFix], deviceID: DeviceID, userID: UserID, gapSeconds: Double) async throws -> IngestResult {
-        try await transaction { [logger] connection in
-            try await Self.ingest(fixes, deviceID: deviceID, userID: userID, gapSeconds: gapSeconds, connection, logger: logger)
-        }
-    }
-
-    public func ingest(_ posts: [DevicePost], gapSeconds: Double) async throws -> [Result<IngestResult, RideStoreError>] {
-        try await transaction { [logger] connection in
-            // Every user and device of the batch is locked first, users before devices and each in one order (as
-            // `ingest` takes them): two instances' batches that share some then wait for each other, never deadlock.
-            let userIDs = Array(Set(posts.map(\.userID.rawValue))).sorted()
-            try await connection.query(
-                "SELECT id FROM users WHERE id = ANY(\(userIDs)) ORDER BY id FOR NO KEY UPDATE", logger: logger)
-            let deviceIDs = Array(Set(posts.map(\.deviceID.rawValue))).sorted()
-            try await connection.query(
-                "SELECT id FROM devices WHERE id = ANY(\(deviceIDs)) ORDER BY id FOR NO KEY UPDATE", logger: logger)
-            var results: [Result<IngestResult, RideStoreError>] = []
-            for post in posts {
-                // Each post in its own savepoint: one that fails (its device just revoked) leaves the others whole.
-                try await connection.query("SAVEPOINT post", logger: logger)
-                do {
-                    let result = try await Self.ingest(
-                        post.fixes, deviceID: post.deviceID, userID: post.userID, gapSeconds: gapSeconds, batched: true, connection,
-                        logger: logger)
-                    try await connection.query("RELEASE SAVEPOINT post", logger: logger)
-                    results.append(.success(result))
-                } catch {
-                    // A refusal of this post's (not found, a value refused) is its outcome; a failure of the database
-                    // is the whole batch's.
-                    guard let refusal = Self.storeError(error) as? RideStoreError, Self.isRefusal(refusal) else { throw error }
-                    try await connection.query("ROLLBACK TO SAVEPOINT post", logger: logger)
-                    results.append(.failure(refusal))
-                }
-            }
-            // Every instance's live views of each user who got a fix look now (`PostgresLiveListener`): one
-            // notification per user and batch, sent by PostgreSQL on COMMIT only, after the fixes are visible.
-            var notified = Set<String>()
-            for (post, result) in zip(posts, results) where (try? result.get().storedCount).map({ $0 > 0 }) == true {
-                notified.insert(post.userID.rawValue)
-            }
-            if !notified.isEmpty {
-                _ = try await connection.query(
-                    "SELECT pg_notify(\(PostgresLiveListener.channel), u) FROM unnest(\(notified.sorted())::text[]) AS u", logger: logger)
-            }
-            return results
-        }
-    }
-
-    /// True for an error that is the request's fault, not the database's.
-    static func isRefusal(_ error: RideStoreError) -> Bool {
-        switch error {
-        case .notFound, .invalid, .conflict, .limitExceeded: return true
-        case .damaged, .database, .invalidFile, .io, .unsupported, .unavailable: return false
-        }
-    }
-
-    /// One device's post, inside the caller's transaction (`DeviceIngestRules`: the gap, late fixes, a fix out of order).
-    ///
-    /// `batched`: the caller (`ingest(_ posts:)`) has locked the post's user and device already, and sends one
-    /// live notification per user for the whole batch.
-    static func ingest(
-        _ fixes: [TrackerFix], deviceID: DeviceID, userID: UserID, gapSeconds: Double, batched: Bool = false, _ connection: PostgresConnection,
-        logger: Logger
-    ) async throws -> IngestResult {
-        let gap = DeviceIngestRules.gapMilliseconds(gapSeconds)
-        try DeviceIngestRules.validate(fixes)
-        // The user's row lock makes their posts take turns, so that the feed's sequence numbers (`device_fixes.id`)
-        // become visible in their order: a live view reading "after the last one I saw" would otherwise skip a fix
-        // of a transaction that took its number first and committed last. (NO KEY: it does not stop inserts that
-        // merely refer to the user.)
-        if !batched {
-            _ = try await connection.query("SELECT 1 FROM users WHERE id = \(userID.rawValue) FOR NO KEY UPDATE", logger: logger)
-        }
-        // The device's row lock orders two posts of one device (two instances, a retry racing its original): the
-        // second sees the fixes and the live track the first stored, so both never start a live track.
-        guard let device = try await device(connection, id: deviceID, userID: userID, forUpdate: true, logger: logger) else {
-            throw RideStoreError.notFound(kind: "device", id: deviceID.rawValue)
-        }
-        var result = IngestResult()
-        let now = Self.now()
-
-        // One time once: the first of a post's fixes with the same millisecond is kept, the others are duplicates.
-        var unique: [TrackerFix] = []
-        for fix in fixes.sorted(by: { $0.time < $1.time }) {
-            if let last = unique.last, last.milliseconds == fix.milliseconds {
-                result.duplicateCount += 1
-            } else {
-                unique.append(fix)
-            }
-        }
-        // All of them in one statement; the unique (device_id, time) stores each once, even when another
-        // transaction inserts the same time at this moment (it waits for that one, then skips the row).
-        // Absent values travel as NaN and are stored as NULL: `validate` refused every NaN a caller gave.
-        func column(_ value: (TrackerFix) -> Double?) -> [Double] { unique.map { value($0) ?? .nan } }
-        let inserted = try await connection.query(
-            """
-            INSERT INTO device_fixes (device_id, user_id, time, latitude, longitude, elevation, speed, course, accuracy, battery, received_at)
-            SELECT \(deviceID.rawValue), \(userID.rawValue), t, la, lo, NULLIF(e, 'NaN'), NULLIF(s, 'NaN'), NULLIF(c, 'NaN'),
-                   NULLIF(a, 'NaN'), NULLIF(b, 'NaN'), \(milliseconds(now))
-            FROM unnest(\(unique.map(\.milliseconds))::bigint[], \(unique.map(\.latitude))::float8[], \(unique.map(\.longitude))::float8[],
-                        \(column(\.elevationMeters))::float8[], \(column(\.speedMetersPerSecond))::float8[],
-                        \(column(\.courseDegrees))::float8[], \(column(\.accuracyMeters))::float8[],
-                        \(column(\.batteryPercent))::float8[]) AS f (t, la, lo, e, s, c, a, b)
-            ON CONFLICT (device_id, time) DO NOTHING
-            RETURNING time
-            """, logger: logger)
-        var storedTimes = Set<Int64>()
-        for try await time in inserted.decode(Int64.self) { storedTimes.insert(time) }
-        let fresh = unique.filter { storedTimes.contains($0.milliseconds) }
-        result.duplicateCount += unique.count - fresh.count
-        result.storedCount = fresh.count
-        try await connection.query("UPDATE devices SET last_seen_at = \(milliseconds(now)) WHERE id = \(deviceID.rawValue)", logger: logger)
-        guard !fresh.isEmpty else { return result }
-        // Every instance's live views of the user look now (`PostgresLiveListener`). PostgreSQL sends it on COMMIT
-        // only, after the fixes are visible; a rolled-back post (or savepoint) sends nothing.
-        if !batched {
-            _ = try await connection.query("SELECT pg_notify(\(PostgresLiveListener.channel), \(userID.rawValue))", logger: logger)
-        }
-
-        var live = try await liveDeviceRecording(connection, deviceID: deviceID, logger: logger)
-        var bounds: (Int64, Int64)?
-        if let recording = live { bounds = try await fixTimeBounds(connection, trackID: recording.trackID, logger: logger) }
-        var pending: [TrackerFix] = []
-        var assigned: [Int64] = []
-        var rebuild = false
-        func flush() async throws {
-            guard let recording = live else { return }
-            if !assigned.isEmpty {
-                try await connection.query(
-                    """
-                    UPDATE device_fixes SET track_id = \(recording.trackID.rawValue)
-                    WHERE device_id = \(deviceID.rawValue) AND time = ANY(\(assigned))
-                    """, logger: logger)
-            }
-            if rebuild {
-                try await rebuildPoints(trackID: recording.trackID, connection, logger: logger)
-            } else if !pending.isEmpty {
-                try await appendPoints(pending.map(DeviceIngestRules.trackPoint), trackID: recording.trackID, connection, logger: logger)
-            }
-            pending = []
-            assigned = []
-            rebuild = false
-        }
-        var placement = DeviceTrackPlacement(hasLiveTrack: live != nil, bounds: bounds, gapMilliseconds: gap)
-        for fix in fresh {
-            let decision = placement.place(fix.milliseconds)
-            if decision == .late {
-                result.lateCount += 1
-                continue
-            }
-            if case .append(finishesLive: true, _) = decision, let recording = live {
-                try await flush()
-                try await finishDeviceTrack(recording, connection, logger: logger)
-                result.finishedTrackIDs.append(recording.trackID)
-                live = nil
-            }
-            if case .append(_, startsTrack: true) = decision {
-                live = try await startDeviceTrack(device: device, at: fix.time, now: now, connection, logger: logger)
-            }
-            assigned.append(fix.milliseconds)
-            if decision == .rebuild { rebuild = true } else { pending.append(fix) }
-        }
-        try await flush()
-        if let recording = live {
-            // The recording's time, and in the same round trip what decides whether its figures are due.
-            let rows = try await connection.query(
-                """
-                UPDATE recordings SET updated_at = \(milliseconds(now)) WHERE id = \(recording.id.rawValue)
-                RETURNING (SELECT point_count FROM tracks WHERE tracks.id = recordings.track_id), figures_point_count, figures_until
-                """, logger: logger)
-            var state: (Int64, Int64?, Int64?)?
-            for try await row in rows.decode((Int64, Int64?, Int64?).self) { state = row }
-            if let last = placement.bounds?.last, let state {
-                try await refreshFiguresIfDue(recording, state: state, lastFixTime: last, connection, logger: logger)
-            }
-            result.liveTrackID = recording.trackID
-        }
-        return result
-    }
-
-    /// A growing device track's figures, computed again when enough has come (`DeviceIngestRules.figuresAreDue`).
-    /// `state`: the track's point count, and the recording's figures_point_count and figures_until.
+    /// A growing device track's figures, computed again when enough has come (`DeviceIngestRules.figuresAreDue`),
+    /// after its waiting fixes are put in its blocks. `state`: the track's point count, and the recording's
+    /// figures_point_count and figures_until.
     static func refreshFiguresIfDue(
-        _ recording: Recording, state: (Int64, Int64?, Int64?), lastFixTime: Int64, _ connection: PostgresConnection, logger: Logger
+        recordingID: RecordingID, trackID: TrackID, state: (Int64, Int64?, Int64?), lastFixTime: Int64, _ connection: PostgresConnection,
+        logger: Logger
     ) async throws {
         let (pointCount, figuresPointCount, figuresUntil) = state
         guard DeviceIngestRules.figuresAreDue(
             pointCount: Int(pointCount), figuresPointCount: figuresPointCount.map(Int.init), figuresUntil: figuresUntil, lastFixTime: lastFixTime)
         else { return }
-        guard var track = try await trackRecord(connection, id: recording.trackID, forUpdate: true, logger: logger) else { return }
+        try await blockWaitingFixes(trackID: trackID, connection, logger: logger)
+        guard var track = try await trackRecord(connection, id: trackID, forUpdate: true, logger: logger) else { return }
         // The headers stay as they are (a live track's do not change): only the points are read.
         var content = try TrackFigures.emptyContent(of: track, readingHeaders: false)
         try await loadPoints(into: &content, trackID: track.id, connection, logger: logger)
@@ -302,7 +125,7 @@ extension PostgresRideStore {
         try await connection.query(
             """
             UPDATE recordings SET figures_point_count = \(Int64(content.trackPointCount)), figures_until = \(lastFixTime)
-            WHERE id = \(recording.id.rawValue)
+            WHERE id = \(recordingID.rawValue)
             """, logger: logger)
     }
 
@@ -541,27 +364,37 @@ extension PostgresRideStore {
         var segmentID: Int64?
         for try await id in segments.decode(Int64.self) { segmentID = id }
         guard let segmentID else { throw RideStoreError.damaged("device track \(trackID) has no segment") }
-        let points = try await storedFixes(
+        let fixes = try await storedFixes(
             connection.query(
-                "SELECT \(unescaped: fixColumns) FROM device_fixes WHERE track_id = \(trackID.rawValue) ORDER BY time", logger: logger)
-        ).map { DeviceIngestRules.trackPoint($0.fix) }
+                "SELECT \(unescaped: fixColumns) FROM device_fixes WHERE track_id = \(trackID.rawValue) ORDER BY time", logger: logger))
+        let points = fixes.map { DeviceIngestRules.trackPoint($0.fix) }
         try await connection.query("DELETE FROM point_blocks WHERE segment_id = \(segmentID)", logger: logger)
         try await insertBlocks(PackedPoints(points[...]).packedBlocks, segmentID: segmentID, firstPosition: 0, connection, logger: logger)
         try await connection.query("UPDATE segments SET point_count = \(Int64(points.count)) WHERE id = \(segmentID)", logger: logger)
         try await connection.query(
             "UPDATE tracks SET point_count = \(Int64(points.count)), updated_at = \(milliseconds(now())) WHERE id = \(trackID.rawValue)",
             logger: logger)
+        // Every fix is in the blocks now.
+        if let last = fixes.last {
+            try await connection.query(
+                "UPDATE recordings SET blocks_until = \(last.fix.milliseconds) WHERE track_id = \(trackID.rawValue)", logger: logger)
+        }
     }
 
     /// Stops a device's live track and saves it with its figures (as `stopRecording` does for a ride).
     static func finishDeviceTrack(_ recording: Recording, _ connection: PostgresConnection, logger: Logger) async throws {
+        try await finishDeviceTrack(recordingID: recording.id, trackID: recording.trackID, connection, logger: logger)
+    }
+
+    static func finishDeviceTrack(recordingID: RecordingID, trackID: TrackID, _ connection: PostgresConnection, logger: Logger) async throws {
         let now = now()
         try await connection.query(
             """
             UPDATE recordings SET state = \(RecordingState.stopped.rawValue), stopped_at = \(milliseconds(now)), updated_at = \(milliseconds(now))
-            WHERE id = \(recording.id.rawValue)
+            WHERE id = \(recordingID.rawValue)
             """, logger: logger)
-        guard var track = try await trackRecord(connection, id: recording.trackID, forUpdate: true, logger: logger) else { return }
+        try await blockWaitingFixes(trackID: trackID, connection, logger: logger)
+        guard var track = try await trackRecord(connection, id: trackID, forUpdate: true, logger: logger) else { return }
         var content = try TrackFigures.emptyContent(of: track, readingHeaders: true)
         try await loadPoints(into: &content, trackID: track.id, connection, logger: logger)
         try TrackFigures.finish(&track, content: content, now: now)

@@ -383,6 +383,18 @@ extension PostgresRideStore {
                 """,
                 "CREATE INDEX import_jobs_user ON import_jobs (user_id)",
             ]),
+        // A live device track's newest fixes wait in device_fixes (after blocks_until; all of them while it is NULL)
+        // until its figures are computed again, as on SQLite since its "v8": appending them to the blocks on every
+        // post was most of a post's work. Until now every fix was in the blocks.
+        Migration(
+            name: "v12 device fixes wait for their blocks",
+            statements: [
+                "ALTER TABLE recordings ADD COLUMN blocks_until BIGINT",
+                """
+                UPDATE recordings SET blocks_until = (SELECT max(time) FROM device_fixes WHERE device_fixes.track_id = recordings.track_id)
+                WHERE device_id IS NOT NULL
+                """,
+            ]),
     ]
 
     /// The table of applied migrations.

@@ -539,7 +539,8 @@ extension PostgresRideStore {
         }
     }
 
-    /// Fills the point runs of `content` (made from the headers) from the stored blocks.
+    /// Fills the point runs of `content` (made from the headers) from the stored blocks, and a live device track's
+    /// latest fixes (`blockWaitingFixes`).
     static func loadPoints(into content: inout TrackContent, trackID: TrackID, _ connection: PostgresConnection, logger: Logger) async throws {
         var assembler = PointRunAssembler(trackID: trackID)
         let rows = try await connection.query(
@@ -556,6 +557,8 @@ extension PostgresRideStore {
                 data: data, into: &content)
         }
         try assembler.finish(into: &content)
+        // A device track's latest fixes, not in its blocks yet, end its last segment (where they will be appended).
+        DeviceIngestRules.appendWaiting(try await waitingFixes(trackID: trackID, connection, logger: logger), to: &content)
     }
 }
 

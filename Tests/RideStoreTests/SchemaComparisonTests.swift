@@ -22,14 +22,11 @@ import RideKit
         // Photos: SQLite keeps the bytes in files named in its `photo` row; PostgreSQL in `photo_bytes`.
         ("sqlite", "photos", ["bytes", "file_name", "thumbnail_file_name", "thumbnail"], "SQLite's photo bytes are files (or, before them, the row)"),
         ("postgres", "photo_bytes", nil, "PostgreSQL's photo bytes, beside the row (SQLite's are files)"),
-        // Drift still to mend (issue 19, §2): a live device track's newest fixes wait in deviceFix on SQLite only;
-        // PostgreSQL appends them to the blocks on every post, and the copy puts SQLite's in the blocks first.
         // The heatmap index is derived from the points: a copy leaves it behind and the target builds it on first use.
         ("postgres", "heatmap_states", nil, "the heatmap index (derived, rebuilt from the points; not copied)"),
         ("postgres", "heatmap_tracks", nil, "the heatmap index (derived, rebuilt from the points; not copied)"),
         ("postgres", "heatmap_pieces", nil, "the heatmap index (derived, rebuilt from the points; not copied)"),
         ("postgres", "heatmap_rasters", nil, "the heatmap index (derived, rebuilt from the points; not copied)"),
-        ("sqlite", "recordings", ["blocks_until"], "SQLite's waiting fixes of a live device track (not yet on PostgreSQL)"),
     ]
 
     @Test func theSQLiteSchemaThePostgreSQLSchemaAndTheCopyCatalogueHaveTheSameColumns() async throws {

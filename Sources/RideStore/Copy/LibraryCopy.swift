@@ -272,7 +272,7 @@ package struct CopyTable: Sendable {
             [
                 ("id", .text), ("userId", .text), ("trackId", .text), ("deviceId", .text), ("state", .text), ("routeTrackId", .text),
                 ("lastClientSequence", .integer), ("startedAt", .integer), ("updatedAt", .integer), ("stoppedAt", .integer), ("options", .text),
-                ("clientId", .text), ("figuresPointCount", .integer), ("figuresUntil", .integer),
+                ("clientId", .text), ("figuresPointCount", .integer), ("figuresUntil", .integer), ("blocksUntil", .integer),
             ]),
         CopyTable("sessions", from: "session", [("tokenHash", .text), ("userId", .text), ("createdAt", .integer), ("expiresAt", .integer)]),
         CopyTable(

@@ -1,0 +1,332 @@
+import Foundation
+import PostgresNIO
+import RideKit
+import RideStore
+
+// The phone apps' posts on PostgreSQL, set-wise: one group commit's posts (`IngestCommitter`) cost a fixed number of
+// statements whatever their number: the users and devices locked, the devices' live tracks read, every fix inserted
+// in one statement, then one update each of the fixes' tracks, the tracks' point counts, the devices and the
+// recordings. A post one at a time cost about a dozen round trips (issue 19: PostgreSQL took 7 % of SQLite's posts a
+// second). The rules are the ones SQLite follows (`DeviceIngestRules`, `DeviceTrackPlacement`): the same decisions,
+// and the same waiting fixes (a live track's newest fixes stay in `device_fixes` after its `blocks_until` until its
+// figures are computed again).
+extension PostgresRideStore {
+    public func ingest(_ fixes: [TrackerFix], deviceID: DeviceID, userID: UserID, gapSeconds: Double) async throws -> IngestResult {
+        try await ingest([DevicePost(fixes: fixes, deviceID: deviceID, userID: userID)], gapSeconds: gapSeconds)[0].get()
+    }
+
+    public func ingest(_ posts: [DevicePost], gapSeconds: Double) async throws -> [Result<IngestResult, RideStoreError>] {
+        guard !posts.isEmpty else { return [] }
+        return try await transaction { [logger] connection in
+            var batch = IngestBatch(posts: posts, gap: DeviceIngestRules.gapMilliseconds(gapSeconds), now: Self.now(), connection, logger: logger)
+            return try await batch.run()
+        }
+    }
+
+    /// A device track's fixes not in its point blocks yet (after its recording's `blocks_until`; all of them while
+    /// that is NULL), oldest first; none for a track that is not a device's.
+    static func waitingFixes(trackID: TrackID, _ connection: PostgresConnection, logger: Logger) async throws -> [TrackerFix] {
+        try await storedFixes(
+            connection.query(
+                """
+                SELECT \(unescaped: fixColumns) FROM recordings JOIN device_fixes ON device_fixes.track_id = recordings.track_id
+                WHERE recordings.track_id = \(trackID.rawValue) AND device_fixes.time > coalesce(recordings.blocks_until, \(Int64.min))
+                ORDER BY device_fixes.time
+                """, logger: logger)
+        ).map(\.fix)
+    }
+
+    /// Appends a device track's waiting fixes to its point blocks (they are counted in the track already, as they
+    /// came), as SQLite's `blockPendingFixes`: before its figures are computed again and when it is finished.
+    static func blockWaitingFixes(trackID: TrackID, _ connection: PostgresConnection, logger: Logger) async throws {
+        let fixes = try await waitingFixes(trackID: trackID, connection, logger: logger)
+        guard let last = fixes.last else { return }
+        let segmentID = try await appendToLastSegment(fixes.map(DeviceIngestRules.trackPoint), trackID: trackID, connection, logger: logger)
+        try await connection.query(
+            "UPDATE segments SET point_count = point_count + \(Int64(fixes.count)) WHERE id = \(segmentID)", logger: logger)
+        try await connection.query(
+            "UPDATE recordings SET blocks_until = \(last.milliseconds) WHERE track_id = \(trackID.rawValue)", logger: logger)
+    }
+}
+
+/// One group commit's posts, in one transaction.
+private struct IngestBatch {
+    /// A device's track in progress, as the batch goes.
+    struct Live {
+        var recordingID: RecordingID
+        var trackID: TrackID
+    }
+
+    /// What the batch knows of one device.
+    struct DeviceState {
+        var device: Device
+        var live: Live?
+        var placement: DeviceTrackPlacement
+    }
+
+    let posts: [DevicePost]
+    let gap: Int64
+    let now: Date
+    let connection: PostgresConnection
+    let logger: Logger
+
+    var devices: [DeviceID: DeviceState] = [:]
+    /// Fixes whose track is not the one they were inserted with: (device, time, track or "" for none).
+    var moved: [(String, Int64, String)] = []
+    /// Points appended to each track in progress, not yet counted in its row.
+    var appended: [TrackID: Int] = [:]
+    /// Tracks whose points are written again from their fixes (a fix came out of order).
+    var rebuilt: Set<TrackID> = []
+
+    init(posts: [DevicePost], gap: Int64, now: Date, _ connection: PostgresConnection, logger: Logger) {
+        self.posts = posts
+        self.gap = gap
+        self.now = now
+        self.connection = connection
+        self.logger = logger
+    }
+
+    mutating func run() async throws -> [Result<IngestResult, RideStoreError>] {
+        try await readDevices()
+        var results: [Result<IngestResult, RideStoreError>] = []
+        var unique: [[TrackerFix]] = []
+        for post in posts {
+            var result = IngestResult()
+            do {
+                try DeviceIngestRules.validate(post.fixes)
+                guard devices[post.deviceID]?.device.userID == post.userID else {
+                    throw RideStoreError.notFound(kind: "device", id: post.deviceID.rawValue)
+                }
+                // One time once: the first of a post's fixes with the same millisecond is kept, the others are duplicates.
+                var kept: [TrackerFix] = []
+                for fix in post.fixes.sorted(by: { $0.time < $1.time }) {
+                    if let last = kept.last, last.milliseconds == fix.milliseconds { result.duplicateCount += 1 } else { kept.append(fix) }
+                }
+                unique.append(kept)
+                results.append(.success(result))
+            } catch let refusal as RideStoreError {
+                unique.append([])
+                results.append(.failure(refusal))
+            }
+        }
+        var inserted = try await insert(unique, results: results)
+        // Every device that posted, duplicates only or not, was heard from.
+        var seen = Set<String>()
+
+        var liveRecordings: [RecordingID: (trackID: TrackID, lastFix: Int64)] = [:]
+        var notified = Set<String>()
+        for (index, post) in posts.enumerated() {
+            guard case .success(var result) = results[index], var state = devices[post.deviceID] else { continue }
+            seen.insert(post.deviceID.rawValue)
+            var fresh: [TrackerFix] = []
+            for fix in unique[index] {
+                // The first post of the batch that holds a (device, time) stored it; any later one has a duplicate.
+                if inserted.remove(Key(post.deviceID.rawValue, fix.milliseconds)) != nil { fresh.append(fix) } else { result.duplicateCount += 1 }
+            }
+            result.storedCount = fresh.count
+            guard !fresh.isEmpty else {
+                results[index] = .success(result)
+                continue
+            }
+            notified.insert(post.userID.rawValue)
+            for fix in fresh {
+                let decision = state.placement.place(fix.milliseconds)
+                let predicted = predictedTrack(post.deviceID, fix.milliseconds)
+                if decision == .late {
+                    result.lateCount += 1
+                    if predicted != nil { moved.append((post.deviceID.rawValue, fix.milliseconds, "")) }
+                    continue
+                }
+                if case .append(finishesLive: true, _) = decision, let live = state.live {
+                    try await flush()
+                    try await PostgresRideStore.finishDeviceTrack(recordingID: live.recordingID, trackID: live.trackID, connection, logger: logger)
+                    result.finishedTrackIDs.append(live.trackID)
+                    liveRecordings[live.recordingID] = nil
+                    state.live = nil
+                }
+                if case .append(_, startsTrack: true) = decision {
+                    let recording = try await PostgresRideStore.startDeviceTrack(
+                        device: state.device, at: fix.time, now: now, connection, logger: logger)
+                    state.live = Live(recordingID: recording.id, trackID: recording.trackID)
+                }
+                guard let live = state.live else { continue }
+                if predicted != live.trackID { moved.append((post.deviceID.rawValue, fix.milliseconds, live.trackID.rawValue)) }
+                if decision == .rebuild { rebuilt.insert(live.trackID) } else { appended[live.trackID, default: 0] += 1 }
+                liveRecordings[live.recordingID] = (live.trackID, state.placement.bounds?.last ?? fix.milliseconds)
+            }
+            result.liveTrackID = state.live?.trackID
+            devices[post.deviceID] = state
+            results[index] = .success(result)
+        }
+        try await flush()
+        try await finish(seen: seen, liveRecordings: liveRecordings)
+        // Every instance's live views of each user who got a fix look now (`PostgresLiveListener`): one notification
+        // per user, sent by PostgreSQL on COMMIT only, after the fixes are visible.
+        if !notified.isEmpty {
+            _ = try await connection.query(
+                "SELECT pg_notify(\(PostgresLiveListener.channel), u) FROM unnest(\(notified.sorted())::text[]) AS u", logger: logger)
+        }
+        return results
+    }
+
+    /// Locks the posts' users and devices (users before devices, each in one order, as every writer takes them: two
+    /// instances' batches that share some wait for each other, never deadlock) and reads each device's live track.
+    ///
+    /// The user's row lock makes their posts take turns, so that the feed's sequence numbers (`device_fixes.id`)
+    /// become visible in their order: a live view reading "after the last one I saw" would otherwise skip a fix of a
+    /// transaction that took its number first and committed last. The device's orders two posts of one device (two
+    /// instances, a retry racing its original): the second sees the fixes and the live track the first stored.
+    mutating func readDevices() async throws {
+        let userIDs = Array(Set(posts.map(\.userID.rawValue))).sorted()
+        try await connection.query("SELECT id FROM users WHERE id = ANY(\(userIDs)) ORDER BY id FOR NO KEY UPDATE", logger: logger)
+        let deviceIDs = Array(Set(posts.map(\.deviceID.rawValue))).sorted()
+        let rows = try await connection.query(
+            """
+            SELECT \(unescaped: PostgresRideStore.deviceColumns) FROM devices WHERE id = ANY(\(deviceIDs)) ORDER BY id FOR NO KEY UPDATE
+            """, logger: logger)
+        var found: [DeviceID: Device] = [:]
+        for device in try await PostgresRideStore.devices(rows) { found[device.id] = device }
+        // Each device's newest recording not stopped, with its fixes' first and last times (each one step down the
+        // (track_id, time) index).
+        let live = try await connection.query(
+            """
+            SELECT r.device_id, r.id, r.track_id,
+                   (SELECT min(time) FROM device_fixes WHERE track_id = r.track_id),
+                   (SELECT max(time) FROM device_fixes WHERE track_id = r.track_id)
+            FROM (SELECT DISTINCT ON (device_id) device_id, id, track_id FROM recordings
+                  WHERE device_id = ANY(\(Array(found.keys.map(\.rawValue)))) AND state <> \(RecordingState.stopped.rawValue)
+                  ORDER BY device_id, started_at DESC, id DESC) AS r
+            """, logger: logger)
+        var tracks: [DeviceID: (Live, (Int64, Int64)?)] = [:]
+        for try await (device, recording, track, first, last) in live.decode((String, String, String, Int64?, Int64?).self) {
+            let deviceID = try PostgresRideStore.shortID(device, column: "recordings.device_id")
+            let bounds = first.flatMap { first in last.map { (first, $0) } }
+            tracks[deviceID] = (
+                Live(
+                    recordingID: try PostgresRideStore.shortID(recording, column: "recordings.id"),
+                    trackID: try PostgresRideStore.shortID(track, column: "recordings.track_id")),
+                bounds)
+        }
+        for (id, device) in found {
+            let live = tracks[id]
+            devices[id] = DeviceState(
+                device: device, live: live?.0,
+                placement: DeviceTrackPlacement(hasLiveTrack: live != nil, bounds: live?.1, gapMilliseconds: gap))
+        }
+        initialLive = tracks.mapValues { ($0.0.trackID, $0.1) }
+    }
+
+    /// Each device's live track and its fix times when the batch began: what a fix is inserted with.
+    var initialLive: [DeviceID: (TrackID, (Int64, Int64)?)] = [:]
+
+    /// The track a fix is inserted with: the device's live track when the fix lies within the gap of its fixes (the
+    /// placement decides the same for it unless an earlier fix of the batch ended that track; `moved` mends those).
+    func predictedTrack(_ deviceID: DeviceID, _ time: Int64) -> TrackID? {
+        guard let (trackID, bounds) = initialLive[deviceID], let (first, last) = bounds else { return nil }
+        return (first - gap...last + gap).contains(time) ? trackID : nil
+    }
+
+    struct Key: Hashable {
+        var device: String
+        var time: Int64
+        init(_ device: String, _ time: Int64) {
+            self.device = device
+            self.time = time
+        }
+    }
+
+    /// Every post's fixes in one statement; the unique (device_id, time) stores each once, even when another
+    /// transaction inserts the same time at this moment (it waits for that one, then skips the row). Returns the
+    /// (device, time) pairs stored. Absent values travel as NaN and are stored as NULL (`validate` refused every NaN a
+    /// caller gave); no track as "".
+    func insert(_ unique: [[TrackerFix]], results: [Result<IngestResult, RideStoreError>]) async throws -> Set<Key> {
+        var deviceColumn: [String] = [], userColumn: [String] = [], trackColumn: [String] = [], times: [Int64] = []
+        var latitudes: [Double] = [], longitudes: [Double] = [], elevations: [Double] = [], speeds: [Double] = []
+        var courses: [Double] = [], accuracies: [Double] = [], batteries: [Double] = []
+        for (index, post) in posts.enumerated() {
+            guard case .success = results[index] else { continue }
+            for fix in unique[index] {
+                deviceColumn.append(post.deviceID.rawValue)
+                userColumn.append(post.userID.rawValue)
+                trackColumn.append(predictedTrack(post.deviceID, fix.milliseconds)?.rawValue ?? "")
+                times.append(fix.milliseconds)
+                latitudes.append(fix.latitude)
+                longitudes.append(fix.longitude)
+                elevations.append(fix.elevationMeters ?? .nan)
+                speeds.append(fix.speedMetersPerSecond ?? .nan)
+                courses.append(fix.courseDegrees ?? .nan)
+                accuracies.append(fix.accuracyMeters ?? .nan)
+                batteries.append(fix.batteryPercent ?? .nan)
+            }
+        }
+        guard !times.isEmpty else { return [] }
+        let rows = try await connection.query(
+            """
+            INSERT INTO device_fixes (device_id, user_id, track_id, time, latitude, longitude, elevation, speed, course, accuracy, battery, received_at)
+            SELECT d, u, NULLIF(tr, ''), t, la, lo, NULLIF(e, 'NaN'), NULLIF(s, 'NaN'), NULLIF(c, 'NaN'), NULLIF(a, 'NaN'), NULLIF(b, 'NaN'),
+                   \(PostgresRideStore.milliseconds(now))
+            FROM unnest(\(deviceColumn)::text[], \(userColumn)::text[], \(trackColumn)::text[], \(times)::bigint[], \(latitudes)::float8[],
+                        \(longitudes)::float8[], \(elevations)::float8[], \(speeds)::float8[], \(courses)::float8[], \(accuracies)::float8[],
+                        \(batteries)::float8[]) AS f (d, u, tr, t, la, lo, e, s, c, a, b)
+            ON CONFLICT (device_id, time) DO NOTHING
+            RETURNING device_id, time
+            """, logger: logger)
+        var stored = Set<Key>()
+        for try await (device, time) in rows.decode((String, Int64).self) { stored.insert(Key(device, time)) }
+        return stored
+    }
+
+    /// Writes what the batch decided so far: the fixes whose track changed, the tracks written again from their
+    /// fixes, and the other tracks' new point counts (their fixes wait in `device_fixes`, read after the blocks).
+    mutating func flush() async throws {
+        if !moved.isEmpty {
+            try await connection.query(
+                """
+                UPDATE device_fixes SET track_id = NULLIF(m.tr, '')
+                FROM unnest(\(moved.map(\.0))::text[], \(moved.map(\.1))::bigint[], \(moved.map(\.2))::text[]) AS m (d, t, tr)
+                WHERE device_fixes.device_id = m.d AND device_fixes.time = m.t
+                """, logger: logger)
+            moved = []
+        }
+        for trackID in rebuilt.sorted(by: { $0.rawValue < $1.rawValue }) {
+            try await PostgresRideStore.rebuildPoints(trackID: trackID, connection, logger: logger)
+            appended[trackID] = nil
+        }
+        rebuilt = []
+        if !appended.isEmpty {
+            let counts = appended.sorted { $0.key.rawValue < $1.key.rawValue }
+            try await connection.query(
+                """
+                UPDATE tracks SET point_count = point_count + u.c, updated_at = \(PostgresRideStore.milliseconds(now))
+                FROM unnest(\(counts.map(\.key.rawValue))::text[], \(counts.map { Int64($0.value) })::bigint[]) AS u (id, c)
+                WHERE tracks.id = u.id
+                """, logger: logger)
+            appended = [:]
+        }
+    }
+
+    /// The devices' last contact, and each track still in progress: its recording's time, and its figures computed
+    /// again when enough has come (`DeviceIngestRules.figuresAreDue`).
+    func finish(seen: Set<String>, liveRecordings: [RecordingID: (trackID: TrackID, lastFix: Int64)]) async throws {
+        if !seen.isEmpty {
+            try await connection.query(
+                "UPDATE devices SET last_seen_at = \(PostgresRideStore.milliseconds(now)) WHERE id = ANY(\(seen.sorted()))", logger: logger)
+        }
+        guard !liveRecordings.isEmpty else { return }
+        let ids = liveRecordings.keys.map(\.rawValue).sorted()
+        let rows = try await connection.query(
+            """
+            UPDATE recordings SET updated_at = \(PostgresRideStore.milliseconds(now)) WHERE id = ANY(\(ids))
+            RETURNING id, (SELECT point_count FROM tracks WHERE tracks.id = recordings.track_id), figures_point_count, figures_until
+            """, logger: logger)
+        var due: [(RecordingID, (Int64, Int64?, Int64?))] = []
+        for try await (id, points, figuresPoints, figuresUntil) in rows.decode((String, Int64, Int64?, Int64?).self) {
+            due.append((try PostgresRideStore.shortID(id, column: "recordings.id"), (points, figuresPoints, figuresUntil)))
+        }
+        for (recordingID, state) in due.sorted(by: { $0.0.rawValue < $1.0.rawValue }) {
+            guard let live = liveRecordings[recordingID] else { continue }
+            try await PostgresRideStore.refreshFiguresIfDue(
+                recordingID: recordingID, trackID: live.trackID, state: state, lastFixTime: live.lastFix, connection, logger: logger)
+        }
+    }
+}
