@@ -35,6 +35,7 @@
 # Benchmarks/out/postgres.md.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source Benchmarks/load/serve_options.sh
 
 seconds=${BENCH_SECONDS:-10}
 cases=${BENCH_CASES:-fix ingest import list}
@@ -58,6 +59,7 @@ fi
 [ -x "$seeder" ] || { echo "no $seeder (SEED_BIN=PATH)" >&2; exit 1; }
 binary=$(realpath "$binary")
 seeder=$(realpath "$seeder")
+mapfile -t load_options < <(load_serve_options "$binary")
 
 mkdir -p Benchmarks/data Benchmarks/out/postgres
 out=Benchmarks/out/postgres
@@ -127,7 +129,7 @@ start_servers() {
             options+=(--database "$where")
             if [ -n "${BENCH_DB_CONNECTIONS:-}" ]; then options+=(--database-connections "$BENCH_DB_CONNECTIONS"); fi
         fi
-        "$binary" serve --port "$port" "${options[@]}" --no-accounts --log-level warning >>"$out/serve-$store.log" 2>&1 &
+        "$binary" serve --port "$port" "${options[@]}" "${load_options[@]}" --no-accounts --log-level warning >>"$out/serve-$store.log" 2>&1 &
         servers+=($!)
         local ok=
         for _ in $(seq 200); do

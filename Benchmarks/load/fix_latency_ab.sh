@@ -9,6 +9,7 @@
 # COMMIT`). ROUNDS defaults to 3, SECONDS (of the paced phase) to 30. Data and logs go to a temporary folder.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+source Benchmarks/load/serve_options.sh
 a=$1 b=$2 rounds=${3:-3} seconds=${4:-30}
 for binary in "$a" "$b"; do [ -x "$binary" ] || { echo "no $binary" >&2; exit 1; }; done
 work=$(mktemp -d /tmp/bikeride-fix-ab-XXXXXX)
@@ -26,7 +27,7 @@ run() {
     local label=$1 binary=$2 round=$3
     local port data=$work/data-$label-$round
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    "$binary" serve --port "$port" --data-dir "$data" --log-level warning >"$work/server-$label-$round.log" 2>&1 &
+    "$binary" serve --port "$port" --data-dir "$data" $(load_serve_options "$binary") --log-level warning >"$work/server-$label-$round.log" 2>&1 &
     server=$!
     for _ in $(seq 200); do curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break; sleep 0.1; done
     local load

@@ -74,31 +74,44 @@ async def make_devices(url, count):
 
 
 async def single_fixes(urls, tokens, seconds):
+    """Each device posts one fix a time, back to back. Each first posts one fix untimed, which starts its live track
+    (a ride starts once; its fixes then come for hours): the timing is of fixes joining a ride in progress."""
     latencies = []
-    stop = time.monotonic() + seconds
     base_time = int(time.time()) - 86400  # a day back: every fix has its own second, none in the future
+    ready = asyncio.Event()
+    waiting = [len(tokens)]
+    timing = {}
 
     async def device(index, token):
         connections = await open_all(urls)
         turn = index % len(connections)
         auth = 'Basic ' + base64.b64encode(f'local:{token}'.encode()).decode()
         sent = 0
-        while time.monotonic() < stop:
+        timed = False
+        while not timed or time.monotonic() < timing['stop']:
             body = json.dumps({'_type': 'location', 'lat': 46.5 + sent * 1e-5, 'lon': 6.6 + index * 1e-4,
                                'tst': base_time + sent, 'batt': 80, 'acc': 5}).encode()
             connection = connections[turn]
             turn = (turn + 1) % len(connections)
             started = time.perf_counter()
             status, payload = await connection.post_with('/ingest/owntracks', body, {'Authorization': auth})
-            latencies.append(time.perf_counter() - started)
             assert status == 200 and payload == b'[]', (status, payload)
             sent += 1
+            if timed:
+                latencies.append(time.perf_counter() - started)
+            else:
+                waiting[0] -= 1
+                if waiting[0] == 0:
+                    timing['started'] = time.monotonic()
+                    timing['stop'] = timing['started'] + seconds
+                    ready.set()
+                await ready.wait()
+                timed = True
         for connection in connections:
             connection.close()
 
-    started = time.monotonic()
     await asyncio.gather(*(device(index, token) for index, token in enumerate(tokens)))
-    return len(latencies) / (time.monotonic() - started), latencies
+    return len(latencies) / (time.monotonic() - timing['started']), latencies
 
 
 async def health_floor(urls, connections, seconds):

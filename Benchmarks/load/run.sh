@@ -11,6 +11,7 @@
 # Prints the machine's load before and after each step. Data and logs go to a temporary folder, removed at the end.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+source Benchmarks/load/serve_options.sh
 
 binary=${BIKERIDE:-.build/release/bikeride}
 web=${WEB_ROOT:-Web}
@@ -40,7 +41,7 @@ if [[ " ${steps[*]} " == *" open "* ]]; then
     "$binary" import Benchmarks/data/ride-100k.gpx --data-dir "$work/data" >/dev/null
 fi
 python3 Tests/browser/make_mbtiles.py "$work/map.mbtiles" >/dev/null
-"$binary" serve --port "$port" --data-dir "$work/data" --tiles "$work/map.mbtiles" --web-root "$web" --log-level warning \
+"$binary" serve --port "$port" --data-dir "$work/data" $(load_serve_options "$binary") --tiles "$work/map.mbtiles" --web-root "$web" --log-level warning \
     >"$work/server.log" 2>&1 &
 server=$!
 for _ in $(seq 100); do curl -fsS "$base/health" >/dev/null 2>&1 && break; sleep 0.1; done
