@@ -394,6 +394,7 @@ extension PostgresRideStore {
             WHERE id = \(recordingID.rawValue)
             """, logger: logger)
         try await blockWaitingFixes(trackID: trackID, connection, logger: logger)
+        try await repackPoints(trackID: trackID, connection, logger: logger)
         guard var track = try await trackRecord(connection, id: trackID, forUpdate: true, logger: logger) else { return }
         var content = try TrackFigures.emptyContent(of: track, readingHeaders: true)
         try await loadPoints(into: &content, trackID: track.id, connection, logger: logger)

@@ -192,6 +192,7 @@ extension PostgresRideStore {
                 guard var track = try await Self.trackRecord(connection, id: recording.trackID, forUpdate: true, logger: logger) else {
                     throw RideStoreError.notFound(kind: "track", id: recording.trackID.rawValue)
                 }
+                try await Self.repackPoints(trackID: track.id, connection, logger: logger)
                 var content = try TrackFigures.emptyContent(of: track, readingHeaders: true)
                 try await Self.loadPoints(into: &content, trackID: track.id, connection, logger: logger)
                 try TrackFigures.finish(&track, content: content, stats: stats, now: now)
@@ -284,33 +285,69 @@ extension PostgresRideStore {
             CountPoints(count: Int64(points.count), segmentID: segmentID, trackID: trackID.rawValue, now: milliseconds(now())), logger: logger)
     }
 
-    /// Appends points to the last segment of the track's first `trk` and returns that segment's id: the last
-    /// block is filled up (decoded, extended, packed again: at most 1,024 points), then new blocks follow. The
-    /// caller adds the count to the segment's and the track's.
+    /// Appends points to the last segment of the track's first `trk` and returns that segment's id. The tail of the
+    /// segment is a binary counter of blocks (`PointTail`, as on SQLite): the new points become a block of their own,
+    /// merged with the newest blocks no bigger than the run so far while it fits in a block, so a batch of a few
+    /// fixes re-encodes a few points, not the whole last block. The caller adds the count to the segment's and the
+    /// track's; a finished track is packed into full blocks again (`repackPoints`).
     static func appendToLastSegment(_ points: [TrackPoint], trackID: TrackID, _ connection: PostgresConnection, logger: Logger) async throws -> Int64 {
-        var tail: LastBlock.Row?
-        for try await row in try await connection.execute(LastBlock(trackID: trackID.rawValue), logger: logger) { tail = row }
-        guard let tail else { throw RideStoreError.damaged("recording track \(trackID) has no segment") }
-        let segmentID = tail.segmentID
-        var remaining = points[...]
-        var nextPosition: Int64 = 0
-        if let blockID = tail.blockID, let position = tail.position, let count = tail.count, let data = tail.data {
-            nextPosition = position + 1
-            if count < PackedPoints.blockCapacity {
-                guard count >= 0 else { throw RideStoreError.damaged("a point block of track \(trackID) claims \(count) points") }
-                var blockPoints = try PointBlock(pointCount: Int(count), data: data).points()
-                let taken = remaining.prefix(PackedPoints.blockCapacity - Int(count))
-                blockPoints += taken
-                remaining = remaining.dropFirst(taken.count)
-                let block = PointBlock(points: blockPoints[...])
-                _ = try await connection.execute(
-                    RewriteBlock(id: blockID, count: Int64(block.pointCount), data: ByteBuffer(bytes: block.data)), logger: logger)
+        var segmentID: Int64?
+        var tail: [TailBlocks.Block] = []
+        for try await row in try await connection.execute(TailBlocks(trackID: trackID.rawValue), logger: logger) {
+            segmentID = row.segmentID
+            if let block = row.block { tail.append(block) }
+        }
+        guard let segmentID else { throw RideStoreError.damaged("recording track \(trackID) has no segment") }
+        guard !points.isEmpty else { return segmentID }
+        let nextPosition = (tail.first?.position ?? -1) + 1
+        let merged = PointTail.blocksToMerge(tailNewestFirst: tail.map { Int(clamping: $0.count) }, adding: points.count)
+        guard merged > 0 else {
+            try await insertBlocks(PackedPoints(points[...]).packedBlocks, segmentID: segmentID, firstPosition: Int(nextPosition), connection, logger: logger)
+            return segmentID
+        }
+        // The merged blocks, oldest first, then the new points: one block in the oldest one's row.
+        let mergedBlocks = tail.prefix(merged).reversed()
+        var run: [TrackPoint] = []
+        for block in mergedBlocks {
+            guard block.count >= 0, let data = block.data else {
+                throw RideStoreError.damaged("point block \(block.id) of track \(trackID) claims \(block.count) points")
             }
+            run += try PointBlock(pointCount: Int(block.count), data: data).points()
         }
-        if !remaining.isEmpty {
-            try await insertBlocks(PackedPoints(remaining).packedBlocks, segmentID: segmentID, firstPosition: Int(nextPosition), connection, logger: logger)
-        }
+        run += points
+        let packed = PointBlock(points: run[...])
+        _ = try await connection.execute(
+            MergeBlocks(
+                id: mergedBlocks.first!.id, count: Int64(packed.pointCount), data: ByteBuffer(bytes: packed.data),
+                removed: mergedBlocks.dropFirst().map(\.id)), logger: logger)
         return segmentID
+    }
+
+    /// Packs a finished track's segments into full blocks again where their tails were binary counters
+    /// (`PointTail.needsRepacking`).
+    static func repackPoints(trackID: TrackID, _ connection: PostgresConnection, logger: Logger) async throws {
+        let rows = try await connection.query(
+            """
+            SELECT segments.id, array_agg(point_blocks.point_count ORDER BY point_blocks.position)
+            FROM segments JOIN point_blocks ON point_blocks.segment_id = segments.id
+            WHERE segments.track_id = \(trackID.rawValue) GROUP BY segments.id ORDER BY segments.id
+            """, logger: logger)
+        var due: [Int64] = []
+        for try await (segmentID, counts) in rows.decode((Int64, [Int64]).self)
+        where PointTail.needsRepacking(counts.map { Int(clamping: $0) }) {
+            due.append(segmentID)
+        }
+        for segmentID in due {
+            var points: [TrackPoint] = []
+            let blocks = try await connection.query(
+                "SELECT point_count, data FROM point_blocks WHERE segment_id = \(segmentID) ORDER BY position", logger: logger)
+            for try await (count, data) in blocks.decode((Int64, Data).self) {
+                guard count >= 0 else { throw RideStoreError.damaged("a point block of track \(trackID) claims \(count) points") }
+                points += try PointBlock(pointCount: Int(count), data: data).points()
+            }
+            try await connection.query("DELETE FROM point_blocks WHERE segment_id = \(segmentID)", logger: logger)
+            try await insertBlocks(PackedPoints(points[...]).packedBlocks, segmentID: segmentID, firstPosition: 0, connection, logger: logger)
+        }
     }
 }
 
@@ -337,22 +374,29 @@ struct LockRecording: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws -> Recording { try PostgresRideStore.recording(row) }
 }
 
-/// The last segment of a recording's track and the last block of that segment (none in a new segment), in one
-/// round trip.
-struct LastBlock: PostgresPreparedStatement {
+/// The last segment of a recording's track and its newest blocks (`PointTail.tailBlocksRead`), newest first, in one
+/// round trip: a row with no block for a segment without any. A block's data comes only while the blocks up to it hold
+/// a block's worth of points at most: no merge can take more (`PointTail.blocksToMerge`), so a tail of full blocks
+/// is not read.
+struct TailBlocks: PostgresPreparedStatement {
     static let sql = """
-        SELECT s.id, b.id, b.position, b.point_count, b.data
+        SELECT s.id, b.id, b.position, b.point_count, CASE WHEN b.reach <= \(PackedPoints.blockCapacity) THEN b.data END
         FROM (SELECT id FROM segments WHERE track_id = $1 AND role = 0 AND part = 0 ORDER BY position DESC LIMIT 1) AS s
         LEFT JOIN LATERAL (
-            SELECT id, position, point_count, data FROM point_blocks WHERE segment_id = s.id ORDER BY position DESC LIMIT 1
+            SELECT id, position, point_count, data, sum(point_count) OVER (ORDER BY position DESC) AS reach
+            FROM point_blocks WHERE segment_id = s.id ORDER BY position DESC LIMIT \(PointTail.tailBlocksRead)
         ) AS b ON true
+        ORDER BY b.position DESC
         """
+    struct Block {
+        var id: Int64
+        var position: Int64
+        var count: Int64
+        var data: Data?
+    }
     struct Row {
         var segmentID: Int64
-        var blockID: Int64?
-        var position: Int64?
-        var count: Int64?
-        var data: Data?
+        var block: Block?
     }
     var trackID: String
 
@@ -364,22 +408,29 @@ struct LastBlock: PostgresPreparedStatement {
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
         let (segmentID, blockID, position, count, data) = try row.decode((Int64, Int64?, Int64?, Int64?, Data?).self)
-        return Row(segmentID: segmentID, blockID: blockID, position: position, count: count, data: data)
+        guard let blockID, let position, let count else { return Row(segmentID: segmentID, block: nil) }
+        return Row(segmentID: segmentID, block: Block(id: blockID, position: position, count: count, data: data))
     }
 }
 
-struct RewriteBlock: PostgresPreparedStatement {
-    static let sql = "UPDATE point_blocks SET point_count = $2, data = $3 WHERE id = $1"
+/// Merged blocks: the run in the oldest one's row, the others removed.
+struct MergeBlocks: PostgresPreparedStatement {
+    static let sql = """
+        WITH removed AS (DELETE FROM point_blocks WHERE id = ANY($4))
+        UPDATE point_blocks SET point_count = $2, data = $3 WHERE id = $1
+        """
     typealias Row = Void
     var id: Int64
     var count: Int64
     var data: ByteBuffer
+    var removed: [Int64]
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 3)
+        var bindings = PostgresBindings(capacity: 4)
         bindings.append(id)
         bindings.append(count)
         bindings.append(data)
+        bindings.append(removed)
         return bindings
     }
 

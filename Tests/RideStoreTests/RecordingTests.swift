@@ -86,8 +86,9 @@ import RideKit
 }
 
 extension RecordingTests {
-    /// Small batches leave a handful of blocks however many they are (SQLite's tail is a binary counter, `PointTail`;
-    /// PostgreSQL fills its last block again), and full blocks once the recording is stopped, on both stores.
+    /// Small batches leave a handful of blocks however many they are (the tail is a binary counter, `PointTail`, on
+    /// both stores), and full blocks once the recording is stopped; a batch of more than a block between small ones
+    /// leaves its full blocks whole.
     @Test(arguments: StoreKind.allCases) func aRecordingKeepsFewBlocksAndFullOnesOnceStopped(_ kind: StoreKind) async throws {
         try await withStore(kind) { store in
             let user = try await store.localUser()
@@ -105,6 +106,20 @@ extension RecordingTests {
             #expect(try await storedPointRows(store).blocks == 2)  // 1,024 and 476
             let stopped = try #require(try await store.track(id: recording.trackID, userID: user.id))
             #expect(try stopped.content.document().tracks[0].segments[0].points == Self.fixes(0..<1500).map(\.point))
+
+            // Small batches, one of 2,100 fixes, small ones again: every point in order, full blocks once stopped.
+            let second = try await store.startRecording(NewRecording(name: "Mixed"), userID: user.id)
+            var sent = 0
+            for size in [5, 3, 9, 2_100, 4, 4, 30, 1] {
+                _ = try await store.appendFixes(Self.fixes(sent..<sent + size), recordingID: second.id, userID: user.id)
+                sent += size
+            }
+            let mixed = try #require(try await store.track(id: second.trackID, userID: user.id))
+            #expect(try mixed.content.document().tracks[0].segments[0].points == Self.fixes(0..<sent).map(\.point))
+            _ = try await store.stopRecording(id: second.id, userID: user.id, stats: try mixed.content.document().tracks[0].stats(activity: .ride))
+            #expect(try await storedPointRows(store).blocks == 2 + 3)  // 2,156 points: 1,024, 1,024 and 108
+            let packed = try #require(try await store.track(id: second.trackID, userID: user.id))
+            #expect(try packed.content.document().tracks[0].segments[0].points == Self.fixes(0..<sent).map(\.point))
         }
     }
 }

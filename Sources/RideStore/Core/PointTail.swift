@@ -1,9 +1,8 @@
 import Foundation
 import RideKit
 
-/// How points appended to a growing track (a recording's batches, a device's fixes) become blocks on SQLite: the
-/// tail of its last segment is a binary counter. (PostgreSQL still re-encodes its last block on every append, and so
-/// needs no repacking: issue 19 lists that drift; moving it here too made its hot path a statement longer a batch.) New points form a block of their own, merged with the newest
+/// How points appended to a growing track (a recording's batches, a device's fixes) become blocks, on both stores:
+/// the tail of its last segment is a binary counter. New points form a block of their own, merged with the newest
 /// blocks no bigger than the run so far (while the run fits in a block): each point is re-encoded about log2(1,024)
 /// times however the points come, never the whole last block on every batch. A finished track is packed again
 /// into full blocks (`needsRepacking`).
