@@ -174,6 +174,17 @@ public protocol RideStore: AccountStore, AcrossRidesStore, ImportJobStore {
     /// each comes with its id, not its link.
     func activeShares(userID: UserID, now: Date) async throws -> [ActiveShare]
 
+    // MARK: Family on one server (issue 23)
+
+    /// Shares the user's live position with the user named `viewerName` until `expiresAt` (nil: until revoked);
+    /// sharing again with the same user replaces the expiry (`FamilyShareRules`). An unknown name is
+    /// `notFound(kind: "user", …)`, the user themself `invalid`, an expiry not after `now` `invalid`.
+    func shareFamily(with viewerName: String, userID: UserID, expiresAt: Date?, now: Date) async throws -> FamilyShare
+    /// The user's shares that still work at `now`: whom they share with, and who shares with them.
+    func familyCircle(userID: UserID, now: Date) async throws -> FamilyCircle
+    /// Stops sharing the user's position with the user named `viewerName`; false when there was no such share.
+    func revokeFamilyShare(viewerName: String, userID: UserID) async throws -> Bool
+
     // MARK: Documents folder
 
     /// What the last sync saw of each file of the user's documents folder.

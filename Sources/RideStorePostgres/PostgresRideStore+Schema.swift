@@ -383,6 +383,21 @@ extension PostgresRideStore {
                 """,
                 "CREATE INDEX import_jobs_user ON import_jobs (user_id)",
             ]),
+        // Users sharing their live position with other users of the server: SQLite's "v12 family shares".
+        Migration(
+            name: "v12 family shares",
+            statements: [
+                """
+                CREATE TABLE family_shares (
+                    sharer_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    viewer_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT,
+                    PRIMARY KEY (sharer_id, viewer_id)
+                )
+                """,
+                "CREATE INDEX family_shares_viewer ON family_shares (viewer_id)",
+            ]),
     ]
 
     /// The table of applied migrations.
@@ -473,7 +488,7 @@ extension PostgresRideStore {
         "users", "devices", "track_imports", "tracks", "segments", "point_blocks", "recordings", "sessions", "device_fixes", "share_links",
         "places", "notes", "labels", "place_labels", "photos", "photo_bytes", "document_files", "login_failures", "heatmap_states", "heatmap_tracks",
         "heatmap_pieces", "heatmap_rasters", "privacy_zones", "privacy_settings", "track_efforts", "user_goals", "import_jobs",
-        migrationsTable,
+        "family_shares", migrationsTable,
     ]
 
     /// Rows in one of the schema's tables.

@@ -296,6 +296,8 @@ package struct CopyTable: Sendable {
             ]),
         CopyTable("privacy_settings", from: "privacySetting", key: 1, [("userId", .text), ("hiddenEndMeters", .real), ("secret", .bytes)]),
         CopyTable(
+            "family_shares", from: "familyShare", key: 2, [("sharerId", .text), ("viewerId", .text), ("createdAt", .integer), ("expiresAt", .integer)]),
+        CopyTable(
             "places", from: "place",
             [
                 ("id", .text), ("userId", .text), ("latitude", .real), ("longitude", .real), ("name", .text), ("address", .text),
