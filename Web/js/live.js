@@ -1,6 +1,7 @@
 // The Live tab: each device's position, its line of the last 24 hours, when it was last seen and its battery,
 // updated from GET /api/live (server-sent events) as fixes arrive. The browser's EventSource reconnects by
-// itself after a network loss and sends Last-Event-ID, so the server resends what was missed.
+// itself after a network loss and sends Last-Event-ID, so the server resends what was missed. Below, the family:
+// users of this server who share their position with me (GET /api/family, read again every 15 s).
 
 import { api } from './api.js';
 import { escapeHTML, loadLeaflet } from './map.js';
@@ -32,12 +33,76 @@ export class LiveView {
       this.draw(entry);
     }
     this.render();
+    await this.refreshFamily();
     this.fit();
     this.listen(data.lastEventId);
+    // Family members' positions are read again every 15 s while the tab is shown (the server answers from the
+    // database: a revoked or expired share disappears at the next refresh).
+    if (this.familyTimer) clearInterval(this.familyTimer);
+    this.familyTimer = setInterval(() => { this.refreshFamily().catch(() => {}); }, 15000);
   }
 
   hidden() {
     if (this.source) { this.source.close(); this.source = null; }
+    if (this.familyTimer) { clearInterval(this.familyTimer); this.familyTimer = null; }
+  }
+
+  /** The users who share their live position with me: their latest position (or "hidden near a private place"). */
+  async refreshFamily() {
+    let data;
+    try { data = await api.family(); } catch { return; }
+    const section = $('live-family');
+    const members = (data && data.available && data.sharedWithMe) || [];
+    section.hidden = members.length === 0;
+    this.family = this.family || new Map();   // name → marker
+    const seen = new Set();
+    const list = $('live-family-list');
+    list.replaceChildren(...members.map((member) => {
+      seen.add(member.user);
+      const item = document.createElement('li');
+      item.className = 'live-device live-family-member';
+      item.dataset.user = member.user;
+      const dot = document.createElement('span');
+      dot.className = 'live-family-dot';
+      dot.setAttribute('aria-hidden', 'true');
+      const name = document.createElement('strong');
+      name.textContent = member.user;
+      const where = document.createElement('span');
+      where.className = 'live-position';
+      const seenAt = document.createElement('span');
+      seenAt.className = 'live-seen';
+      if (member.position) {
+        where.textContent = `${member.position.latitude.toFixed(5)}, ${member.position.longitude.toFixed(5)}`;
+        seenAt.append('Position at: ');
+        const time = document.createElement('time');
+        time.dateTime = member.position.time;
+        time.textContent = date(member.position.time);
+        seenAt.append(time);
+      } else {
+        where.className = 'live-position live-family-hidden';
+        where.textContent = member.hidden ? 'hidden near a private place' : 'no position yet';
+      }
+      item.append(dot, name, where);
+      if (member.position) item.append(seenAt);
+      this.drawFamily(member);
+      return item;
+    }));
+    for (const [user, marker] of this.family) {
+      if (!seen.has(user) || !members.find((m) => m.user === user && m.position)) { marker.remove(); this.family.delete(user); }
+    }
+  }
+
+  drawFamily(member) {
+    if (!this.map || !member.position) return;
+    const position = [member.position.latitude, member.position.longitude];
+    let marker = this.family.get(member.user);
+    if (!marker) {
+      marker = L.circleMarker(position, { radius: 8, color: '#6a1b9a', weight: 3, fillColor: '#fff', fillOpacity: 1 })
+        .bindTooltip(escapeHTML(member.user)).addTo(this.map);
+      this.family.set(member.user, marker);
+    } else {
+      marker.setLatLng(position);
+    }
   }
 
   entry(id, name) {
@@ -79,7 +144,8 @@ export class LiveView {
   fit() {
     if (!this.map) return;
     // Each device's position and its line of the day.
-    const points = [...this.devices.values()].flatMap((d) => (d.lastFix ? [[d.lastFix.latitude, d.lastFix.longitude], ...d.line] : d.line));
+    const points = [...this.devices.values()].flatMap((d) => (d.lastFix ? [[d.lastFix.latitude, d.lastFix.longitude], ...d.line] : d.line))
+      .concat([...(this.family || new Map()).values()].map((marker) => { const p = marker.getLatLng(); return [p.lat, p.lng]; }));
     if (points.length) this.map.fitBounds(L.latLngBounds(points).pad(0.2), { maxZoom: 16 });
   }
 
