@@ -2,6 +2,7 @@ import Foundation
 import RideKit
 @testable import RideStore
 import Testing
+import TestSupport
 
 /// Family on one server (issue 23): users sharing their live position with each other, on both stores.
 @Suite struct FamilyStoreTests {
@@ -101,6 +102,31 @@ import Testing
             #expect(shown.fix == out && !shown.hidden)
             // Anna sees no one: Bob does not share with her.
             #expect(try await TrackLibrary(store: store, userID: anna.id).familyMembers().isEmpty)
+        }
+    }
+
+    /// With "hide the first N m", the start of the sharer's ride is hidden from family as on the live link: a latest
+    /// position within N m of the ride's start (along it, or as the crow flies) is never shown, one past N + 25 % is.
+    @Test(arguments: StoreKind.allCases) func theHiddenStartOfTheRideIsHiddenFromFamily(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let anna = try await store.createUser(name: "anna", passwordHash: nil)
+            let bob = try await store.createUser(name: "bob", passwordHash: nil)
+            let phone = try await store.createDevice(NewDevice(name: "Phone", tokenHash: "hash-of-annas-phone", protocolName: "owntracks"), userID: anna.id)
+            _ = try await store.shareFamily(with: "bob", userID: anna.id, expiresAt: nil, now: Date())
+            _ = try await store.setHiddenEndMeters(400, userID: anna.id)
+            let library = TrackLibrary(store: store, userID: bob.id)
+            let start = Date().addingTimeInterval(-3_000)
+            // East from home, a fix every 50 m, 20 s apart (one ride: no gap).
+            for step in 0...14 {
+                let here = Self.home.destination(distanceMeters: Double(step) * 50, bearingDegrees: 90)
+                _ = try await store.ingest(
+                    [TrackerFix(time: start.addingTimeInterval(Double(step) * 20), latitude: here.latitude, longitude: here.longitude)],
+                    deviceID: phone.id, userID: anna.id, gapSeconds: 1_800)
+                let member = try #require(try await library.familyMembers().first)
+                let fromStart = TestGeodesic.meters(Self.home.latitude, Self.home.longitude, here.latitude, here.longitude)
+                if fromStart <= 400 { #expect(member.fix == nil && member.hidden, "\(fromStart) m from the start shown") }
+                if fromStart > 500 { #expect(member.fix?.latitude == here.latitude && !member.hidden, "\(fromStart) m from the start hidden") }
+            }
         }
     }
 }

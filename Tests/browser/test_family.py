@@ -34,8 +34,12 @@ def family_server():
         cli(work, 'family', 'add', 'bob', '--hours', '4', '--user', name)
     cli(work, 'privacy-zones', 'add', '--latitude', str(CARL[0]), '--longitude', str(CARL[1] + 0.001), '--radius', '300', '--user', 'carl')
     base, process = start_server(work, ['--accounts'])
-    yield base, tokens
+    yield base, tokens, work
     stop_server(process, work)
+
+
+def cli_path(fixture, *arguments):
+    return cli(fixture[2], *arguments)
 
 
 def owntracks(base, user, token, lat, lon, tst):
@@ -46,7 +50,7 @@ def owntracks(base, user, token, lat, lon, tst):
 
 
 def test_live_tab_shows_family_members(browser, family_server, viewport):
-    base, tokens = family_server
+    base, tokens, _ = family_server
     tst = int(time.time()) - 120
     assert owntracks(base, 'anna', tokens['anna'], ANNA[0], ANNA[1], tst) == '[]'
     assert owntracks(base, 'carl', tokens['carl'], CARL[0], CARL[1], tst) == '[]'
@@ -75,5 +79,22 @@ def test_live_tab_shows_family_members(browser, family_server, viewport):
         # Anna's position is on the map as a marker of its own; Carl's is not.
         wait_until(page, "() => document.querySelectorAll('#live-map path.leaflet-interactive').length >= 1")
         shot(page, 'live-family')
+
+        # Bob shares his own position with Anna from the form, for a day; an unknown name is refused in words.
+        page.get_by_label('Share my position with').fill('nobody')
+        page.get_by_role('button', name='Share', exact=True).click()
+        page.get_by_role('status').filter(has_text='no user of that name').wait_for()
+        page.get_by_label('Share my position with').fill('anna')
+        page.get_by_label('for', exact=True).select_option(label='a day')
+        page.get_by_role('button', name='Share', exact=True).click()
+        sharing = page.get_by_role('list', name='Sharing my position with')
+        sharing.locator('li[data-user="anna"]').wait_for()
+        assert 'anna sees my position until' in sharing.inner_text()
+        listed = json.loads(cli_path(family_server, 'family', 'list', '--json', '--user', 'bob'))
+        assert [entry['user'] for entry in listed['sharing']] == ['anna']
+        shot(page, 'live-family-sharing')
+        page.get_by_role('button', name='Stop sharing with anna').click()
+        page.get_by_role('status').filter(has_text='anna no longer sees your position').wait_for()
+        wait_until(page, "() => document.querySelectorAll('#family-sharing li').length === 0")
     finally:
         context.close()

@@ -53,7 +53,10 @@ export class LiveView {
     try { data = await api.family(); } catch { return; }
     const section = $('live-family');
     const members = (data && data.available && data.sharedWithMe) || [];
-    section.hidden = members.length === 0;
+    // A single-user server has no one to share with: no Family section.
+    section.hidden = !(data && data.available);
+    this.renderSharing((data && data.sharing) || []);
+    this.bindFamilyForm();
     this.family = this.family || new Map();   // name → marker
     const seen = new Set();
     const list = $('live-family-list');
@@ -87,9 +90,58 @@ export class LiveView {
       this.drawFamily(member);
       return item;
     }));
+    if (members.length === 0) {
+      const empty = document.createElement('li');
+      empty.textContent = 'No one shares their position with you yet.';
+      list.replaceChildren(empty);
+    }
     for (const [user, marker] of this.family) {
       if (!seen.has(user) || !members.find((m) => m.user === user && m.position)) { marker.remove(); this.family.delete(user); }
     }
+  }
+
+  /** Whom I share my position with, each with when it ends and a Stop button. */
+  renderSharing(sharing) {
+    $('family-sharing').replaceChildren(...sharing.map((share) => {
+      const item = document.createElement('li');
+      item.dataset.user = share.user;
+      const text = document.createElement('span');
+      text.textContent = `${share.user} sees my position ${share.expiresAt ? `until ${date(share.expiresAt)}` : 'until I stop'}`;
+      const stop = document.createElement('button');
+      stop.type = 'button';
+      stop.textContent = 'Stop sharing';
+      stop.setAttribute('aria-label', `Stop sharing with ${share.user}`);
+      stop.addEventListener('click', async () => {
+        try {
+          await api.stopFamily(share.user);
+          $('family-message').textContent = `${share.user} no longer sees your position.`;
+        } catch (error) {
+          $('family-message').textContent = error.message;
+        }
+        await this.refreshFamily();
+      });
+      item.append(text, stop);
+      return item;
+    }));
+  }
+
+  bindFamilyForm() {
+    const form = $('family-share-form');
+    if (form.dataset.bound) return;
+    form.dataset.bound = 'true';
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const user = $('family-user').value.trim();
+      const hours = $('family-hours').value === '' ? null : Number($('family-hours').value);
+      try {
+        await api.shareFamily(user, hours);
+        $('family-message').textContent = `${user} now sees your position in their Live tab and OwnTracks.`;
+        $('family-user').value = '';
+      } catch (error) {
+        $('family-message').textContent = error.message;
+      }
+      await this.refreshFamily();
+    });
   }
 
   drawFamily(member) {
