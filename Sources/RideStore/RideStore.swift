@@ -38,6 +38,9 @@ public protocol RideStore: AccountStore, AcrossRidesStore, ImportJobStore {
     func importedTracks(contentHash: String, userID: UserID) async throws -> [TrackID]
     /// One page of tracks, newest first (by start time, else save time), optionally filtered.
     func tracks(_ query: TrackQuery, userID: UserID) async throws -> TrackPage
+    /// The file a track was imported from, as it came, when the store kept it (`OriginalFileRules`: FIT files) and
+    /// the file gave only this track; nil otherwise.
+    func originalFile(trackID: TrackID, userID: UserID) async throws -> OriginalFile?
     /// How many complete, undeleted tracks the user has.
     func trackCount(userID: UserID) async throws -> Int
     /// For each moment, the sums of the figures of the complete, not deleted, non-route tracks with times that

@@ -398,6 +398,17 @@ extension PostgresRideStore {
                 """,
                 "CREATE INDEX family_shares_viewer ON family_shares (viewer_id)",
             ]),
+        // An imported file's own bytes (FIT files up to 16 MiB, `OriginalFileRules`): SQLite's "v13 original files".
+        Migration(
+            name: "v13 original files",
+            statements: [
+                """
+                CREATE TABLE import_originals (
+                    import_id TEXT PRIMARY KEY REFERENCES track_imports (id) ON DELETE CASCADE,
+                    bytes BYTEA NOT NULL
+                )
+                """
+            ]),
     ]
 
     /// The table of applied migrations.
@@ -488,7 +499,7 @@ extension PostgresRideStore {
         "users", "devices", "track_imports", "tracks", "segments", "point_blocks", "recordings", "sessions", "device_fixes", "share_links",
         "places", "notes", "labels", "place_labels", "photos", "photo_bytes", "document_files", "login_failures", "heatmap_states", "heatmap_tracks",
         "heatmap_pieces", "heatmap_rasters", "privacy_zones", "privacy_settings", "track_efforts", "user_goals", "import_jobs",
-        "family_shares", migrationsTable,
+        "family_shares", "import_originals", migrationsTable,
     ]
 
     /// Rows in one of the schema's tables.

@@ -247,6 +247,7 @@ package struct CopyTable: Sendable {
                 ("id", .text), ("userId", .text), ("contentHash", .text), ("fileName", .text), ("format", .text), ("byteCount", .integer),
                 ("importedAt", .integer),
             ]),
+        CopyTable("import_originals", from: "importOriginal", [("importId", .text), ("bytes", .bytes)], batchDivisor: 16),
         CopyTable(
             "tracks", from: "track",
             [

@@ -184,6 +184,7 @@ extension SQLiteRideStore {
         SQLiteRideStore.registerAcrossRidesMigration(&migrator)
         SQLiteRideStore.registerImportJobsMigration(&migrator)
         SQLiteRideStore.registerFamilyMigration(&migrator)
+        SQLiteRideStore.registerOriginalFilesMigration(&migrator)
         return migrator
     }()
 }
