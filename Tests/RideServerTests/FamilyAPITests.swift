@@ -109,6 +109,57 @@ import TestSupport
         }
     }
 
+    /// Both family surfaces (the Live tab's list and the OwnTracks answer) against the zone layouts of the shared
+    /// surfaces' test (the start inside, an overlapping zone, a zone the ride passes through) and the hidden start:
+    /// at every step of a ride east from home, what Bob gets is no position, or one outside every circle (geodesic
+    /// distance of the test's own), and once past them Anna's latest position is shown.
+    @Test func familySurfacesNeverShowAPositionInsideTheSharersZones() async throws {
+        let server = try await TestServer.withAccounts(users: ["anna", "bob"])
+        let (_, annasToken) = try await server.addDevice("Anna's phone", user: "anna")
+        let (_, bobsToken) = try await server.addDevice("Bob's phone", user: "bob")
+        try await server.run { client in
+            let anna = try await Session.login(client, "anna"), bob = try await Session.login(client, "bob")
+            #expect(try await anna.post("/api/family", json: #"{"user":"bob","hours":1}"#).status == .created)
+            for zone in SharedSurfacesPrivacyTests.zones() {
+                let added = try await anna.post("/api/privacy-zones", json: #"{"latitude":\#(zone.latitude),"longitude":\#(zone.longitude),"radiusMeters":\#(zone.radius)}"#)
+                #expect(added.status == .created)
+            }
+            #expect(try await anna.patch("/api/privacy-zones", json: #"{"hideEndsMeters":\#(SharedSurfacesPrivacyTests.hiddenEnds)}"#).status == .ok)
+            let home = SharedSurfacesPrivacyTests.home
+            let start = Coordinate(latitude: home.latitude, longitude: home.longitude)
+            let circles = SharedSurfacesPrivacyTests.zones().map { ($0.latitude, $0.longitude, $0.radius) }
+                + [(start.latitude, start.longitude, SharedSurfacesPrivacyTests.hiddenEnds)]
+            let now = Int(Date().timeIntervalSince1970) - 1_000
+            var shownCount = 0
+            for step in 0...40 {
+                let here = start.destination(distanceMeters: Double(step) * 100, bearingDegrees: 90)
+                _ = try await Self.ownTracksPost(client, user: "anna", token: annasToken, latitude: here.latitude, longitude: here.longitude, tst: now + step * 20)
+                // Bob's phone: (a real OwnTracks iPhone message from the fixtures).
+                let answer = try await client.execute(
+                    uri: "/ingest/owntracks", method: .post, headers: [.authorization: IngestAPITests.basic("bob", bobsToken), .contentType: "application/json"],
+                    body: ByteBuffer(bytes: try Fixtures.bytes("clients/owntracks/json-schema__location-5s.json")))
+                let messages = try #require(try JSONSerialization.jsonObject(with: Data(buffer: answer.body)) as? [[String: Any]])
+                let friendLocations = messages.filter { $0["_type"] as? String == "location" }.map { ($0["lat"] as! Double, $0["lon"] as! Double) }
+                let member = try #require((try await bob.get("/api/family").jsonObject()["sharedWithMe"] as? [[String: Any]])?.first)
+                let listed = (member["position"] as? [String: Any]).map { [($0["latitude"] as! Double, $0["longitude"] as! Double)] } ?? []
+                let inside = circles.contains { TestGeodesic.meters($0.0, $0.1, here.latitude, here.longitude) < $0.2 }
+                for (lat, lon) in friendLocations + listed {
+                    for (cLat, cLon, radius) in circles {
+                        #expect(TestGeodesic.meters(cLat, cLon, lat, lon) >= radius, "step \(step): \(lat), \(lon) inside a circle")
+                    }
+                }
+                if inside { #expect(friendLocations.isEmpty && listed.isEmpty && member["hidden"] as? Bool == true, "step \(step)") }
+                // Past every circle and its moved edge (a quarter of the radius): shown, in both.
+                let clear = circles.allSatisfy { TestGeodesic.meters($0.0, $0.1, here.latitude, here.longitude) > $0.2 * 1.25 + 1 }
+                if clear {
+                    #expect(listed.count == 1 && friendLocations.count == 1, "step \(step): not shown")
+                    shownCount += 1
+                }
+            }
+            #expect(shownCount > 20)
+        }
+    }
+
     @Test func badSharesAreClear4xxAndStoreNothing() async throws {
         let server = try await TestServer.withAccounts(users: ["anna", "bob"])
         try await server.run { client in
