@@ -1,7 +1,7 @@
 // The service worker: keeps the app shell (and Leaflet, and offline tiles seen) so that the app opens and
 // records with no network; the fix queue itself is in IndexedDB (js/outbox.js). The API is never cached.
 
-const SHELL_CACHE = 'bikeride-shell-v3';
+const SHELL_CACHE = 'bikeride-shell-v4';
 const TILE_CACHE = 'bikeride-tiles-v1';
 const SHELL = [
   '/', '/index.html', '/css/app.css', '/manifest.webmanifest', '/icons/icon.svg', '/icons/icon-192.png', '/icons/icon-512.png',

@@ -38,6 +38,9 @@ public protocol RideStore: AccountStore, AcrossRidesStore, ImportJobStore {
     func importedTracks(contentHash: String, userID: UserID) async throws -> [TrackID]
     /// One page of tracks, newest first (by start time, else save time), optionally filtered.
     func tracks(_ query: TrackQuery, userID: UserID) async throws -> TrackPage
+    /// The file a track was imported from, as it came, when the store kept it (`OriginalFileRules`: FIT files) and
+    /// the file gave only this track; nil otherwise.
+    func originalFile(trackID: TrackID, userID: UserID) async throws -> OriginalFile?
     /// How many complete, undeleted tracks the user has.
     func trackCount(userID: UserID) async throws -> Int
     /// For each moment, the sums of the figures of the complete, not deleted, non-route tracks with times that
@@ -173,6 +176,17 @@ public protocol RideStore: AccountStore, AcrossRidesStore, ImportJobStore {
     /// The user's links that still work (places, live positions, rides), newest first. Their tokens are kept hashed:
     /// each comes with its id, not its link.
     func activeShares(userID: UserID, now: Date) async throws -> [ActiveShare]
+
+    // MARK: Family on one server (issue 23)
+
+    /// Shares the user's live position with the user named `viewerName` until `expiresAt` (nil: until revoked);
+    /// sharing again with the same user replaces the expiry (`FamilyShareRules`). An unknown name is
+    /// `notFound(kind: "user", …)`, the user themself `invalid`, an expiry not after `now` `invalid`.
+    func shareFamily(with viewerName: String, userID: UserID, expiresAt: Date?, now: Date) async throws -> FamilyShare
+    /// The user's shares that still work at `now`: whom they share with, and who shares with them.
+    func familyCircle(userID: UserID, now: Date) async throws -> FamilyCircle
+    /// Stops sharing the user's position with the user named `viewerName`; false when there was no such share.
+    func revokeFamilyShare(viewerName: String, userID: UserID) async throws -> Bool
 
     // MARK: Documents folder
 

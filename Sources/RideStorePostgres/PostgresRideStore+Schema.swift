@@ -383,11 +383,37 @@ extension PostgresRideStore {
                 """,
                 "CREATE INDEX import_jobs_user ON import_jobs (user_id)",
             ]),
+        // Users sharing their live position with other users of the server: SQLite's "v12 family shares".
+        Migration(
+            name: "v12 family shares",
+            statements: [
+                """
+                CREATE TABLE family_shares (
+                    sharer_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    viewer_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT,
+                    PRIMARY KEY (sharer_id, viewer_id)
+                )
+                """,
+                "CREATE INDEX family_shares_viewer ON family_shares (viewer_id)",
+            ]),
+        // An imported file's own bytes (FIT files up to 16 MiB, `OriginalFileRules`): SQLite's "v13 original files".
+        Migration(
+            name: "v13 original files",
+            statements: [
+                """
+                CREATE TABLE import_originals (
+                    import_id TEXT PRIMARY KEY REFERENCES track_imports (id) ON DELETE CASCADE,
+                    bytes BYTEA NOT NULL
+                )
+                """
+            ]),
         // A live device track's newest fixes wait in device_fixes (after blocks_until; all of them while it is NULL)
         // until its figures are computed again, as on SQLite since its "v8": appending them to the blocks on every
         // post was most of a post's work. Until now every fix was in the blocks.
         Migration(
-            name: "v12 device fixes wait for their blocks",
+            name: "v14 device fixes wait for their blocks",
             statements: [
                 "ALTER TABLE recordings ADD COLUMN blocks_until BIGINT",
                 """
@@ -485,7 +511,7 @@ extension PostgresRideStore {
         "users", "devices", "track_imports", "tracks", "segments", "point_blocks", "recordings", "sessions", "device_fixes", "share_links",
         "places", "notes", "labels", "place_labels", "photos", "photo_bytes", "document_files", "login_failures", "heatmap_states", "heatmap_tracks",
         "heatmap_pieces", "heatmap_rasters", "privacy_zones", "privacy_settings", "track_efforts", "user_goals", "import_jobs",
-        migrationsTable,
+        "family_shares", "import_originals", migrationsTable,
     ]
 
     /// Rows in one of the schema's tables.

@@ -30,6 +30,10 @@ extension PostgresRideStore {
                 VALUES (\(importID.rawValue), \(userID.rawValue), \(batch.source.contentHash), \(TrackRules.importFileName(batch.source.fileName)),
                         \(batch.source.format.rawValue), \(Int64(batch.source.byteCount)), \(Self.milliseconds(now)))
                 """, logger: logger)
+            if let original = OriginalFileRules.bytes(of: batch) {
+                try await connection.query(
+                    "INSERT INTO import_originals (import_id, bytes) VALUES (\(importID.rawValue), \(original))", logger: logger)
+            }
             var summaries: [TrackSummary] = []
             if let replacing = batch.replacing {
                 guard var record = try await Self.trackRecord(connection, id: replacing, userID: userID, logger: logger) else {

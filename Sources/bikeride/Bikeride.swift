@@ -14,7 +14,7 @@ struct Bikeride: AsyncParsableCommand {
         subcommands: [
             Serve.self, Stats.self, Convert.self, Import.self, Export.self, List.self, Show.self, Rename.self, Delete.self,
             Places.self, Sync.self, Cues.self, Simulate.self, Migrate.self, Users.self, Devices.self, Copy.self, Heatmap.self, ExportAll.self,
-            PrivacyZones.self, Records.self, Overview.self,
+            PrivacyZones.self, Records.self, Overview.self, Family.self,
         ]
     )
 }

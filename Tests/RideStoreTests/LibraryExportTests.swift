@@ -130,6 +130,17 @@ import ZIPFoundation
                 #expect(Self.trackPoints(gpx: String(decoding: bytes, as: UTF8.self)) == expected, "\(summary.name)")
             }
 
+            // The FIT file as it came, beside its GPX: byte for byte the fixture; no other track has one.
+            let fitBytes = try Data(contentsOf: Fixtures.url("fit/python-fitparse/garmin-edge-820-bike.fit"))
+            let fitEntries = manifest.entries.filter { $0.path.hasSuffix(".fit") }
+            #expect(fitEntries.count == 1)
+            let fitEntry = try #require(fitEntries.first)
+            var exportedFit = Data()
+            _ = try archive.extract(try #require(archive[fitEntry.path])) { exportedFit.append($0) }
+            #expect(exportedFit == fitBytes)
+            let fitTrack = try #require(sourceTracks.first { "tracks/\($0.id.rawValue).fit" == fitEntry.path })
+            #expect(try await source.originalFile(trackID: fitTrack.id, userID: user)?.bytes == fitBytes)
+
             try await withStore(kind) { target in
                 let targetUser = try await target.localUser().id
                 let targetLibrary = TrackLibrary(store: target, userID: targetUser)
@@ -156,6 +167,10 @@ import ZIPFoundation
                     #expect(abs(copy.distanceMeters - summary.distanceMeters) <= 0.001 * max(1, summary.distanceMeters), "\(summary.name)")
                 }
                 #expect(targetTracks.contains { $0.name == "Morning run" && $0.kind == .run })
+                // The FIT track came back from its FIT file, which the target keeps too; once, not beside its GPX.
+                let fitCopies = targetTracks.filter { $0.name == fitTrack.name }
+                #expect(fitCopies.count == 1)
+                #expect(try await target.originalFile(trackID: try #require(fitCopies.first).id, userID: targetUser)?.bytes == fitBytes)
 
                 // Places, notes, photos, labels and settings.
                 let places = try await target.places(PlaceQuery(order: .name), userID: targetUser)

@@ -117,6 +117,11 @@ export const api = {
   rotateDevice: (id) => call('POST', `/api/devices/${encodeURIComponent(id)}/token`),
   deleteDevice: (id) => call('DELETE', `/api/devices/${encodeURIComponent(id)}`),
   liveDevices: () => call('GET', '/api/live/devices'),
+  /** Who shares their live position with me (latest shown position each), and whom I share with. */
+  family: () => call('GET', '/api/family'),
+  /** Share my live position with another user of this server, for `hours` (null: until I stop). */
+  shareFamily: (user, hours) => call('POST', '/api/family', { user, hours }),
+  stopFamily: (user) => call('DELETE', `/api/family/${encodeURIComponent(user)}`),
   shareDevice: (id, options) => call('POST', `/api/devices/${encodeURIComponent(id)}/share`, options || {}),
   revokeShare: (token) => call('DELETE', `/api/shares/${encodeURIComponent(token)}`),
   /** Everything shared that still works: places, live links, rides. */

@@ -8,7 +8,8 @@ import RideStore
 /// The endpoints phone apps post to (DESIGN 2.6, 4.4), each authenticated by a device's token and answering
 /// exactly what its app needs to let go of what it sent:
 ///
-/// - `POST /ingest/owntracks`: HTTP Basic (the user's name, the token as password); answers `200 []`. A body
+/// - `POST /ingest/owntracks`: HTTP Basic (the user's name, the token as password); answers `200` with the
+///   friends of the poster (`ownTracksFriends`: users who share their position with them), `[]` for none. A body
 ///   that can never be valid (not JSON, wrong types, encrypted without a key) is answered 200 too, with the
 ///   reason logged and counted: OwnTracks re-sends on anything else and would block its queue behind it.
 ///   Encrypted payloads are opened with `ownTracksSecret` (refused, logged, without one).
@@ -56,7 +57,39 @@ struct IngestController<Context: UserRequestContext>: Sendable {
         } catch let error as TrackerPayloadError {
             refuse(error, device: device, app: "owntracks", context)
         }
-        return Self.json("[]")
+        return Self.json(try await ownTracksFriends(of: device, encrypted: Self.isEncrypted(body), context))
+    }
+
+    /// The answer to an OwnTracks post (its "Friends in HTTP mode"): the `card` and `location` of each user who
+    /// shares their position with the poster's user, as others may see it (`TrackLibrary.familyMembers`: a position
+    /// inside their privacy zones is left out), encrypted when the post was and the server has the secret; `[]`
+    /// when no one shares. A failure to read them is logged and answered `[]`: the fixes are stored, and a 5xx
+    /// would make the phone send them again.
+    func ownTracksFriends(of device: Device, encrypted: Bool, _ context: Context) async throws -> String {
+        let members: [FamilyMember]
+        do {
+            members = try await TrackLibrary.familyMembers(of: device.userID, store: store)
+        } catch {
+            context.logger.error("owntracks friends not read", metadata: ["device": "\(device.id)", "error": "\(error)"])
+            return "[]"
+        }
+        let friends = members.compactMap { member in
+            member.fix.map {
+                OwnTracksFriends.Friend(
+                    name: member.share.sharerName, latitude: $0.latitude, longitude: $0.longitude, time: $0.time, accuracyMeters: $0.accuracyMeters)
+            }
+        }
+        guard !friends.isEmpty else { return "[]" }
+        let answer = encrypted && ownTracksSecret != nil
+            ? OwnTracksFriends.answer(friends, key: SecretBox.key(fromSecret: ownTracksSecret!)) : OwnTracksFriends.answer(friends)
+        return String(decoding: answer, as: UTF8.self)
+    }
+
+    /// Whether an OwnTracks body is an `encrypted` message (the phone then expects its friends encrypted too).
+    static func isEncrypted(_ body: Data) -> Bool {
+        guard body.count < smallBodyLimitBytes, let object = try? JSONSerialization.jsonObject(with: body) else { return false }
+        if let message = object as? [String: Any] { return message["_type"] as? String == "encrypted" }
+        return (object as? [[String: Any]])?.contains { $0["_type"] as? String == "encrypted" } ?? false
     }
 
     func overland(_ request: Request, _ context: Context) async throws -> Response {

@@ -145,6 +145,7 @@ public func buildRouter(
     LiveShareController<RideRequestContext>(library: library).addRoutes(to: router)
     RideShareController<RideRequestContext>(library: library, tiles: tiles, publicURL: configuration.publicURL).addRoutes(to: router)
     PrivacyController<RideRequestContext>(library: library).addRoutes(to: router)
+    FamilyController<RideRequestContext>(library: library, accountsRequired: configuration.requiresAccounts, limiter: limiter).addRoutes(to: router)
     ExportController<RideRequestContext>(library: library).addRoutes(to: router)
     if let tiles {
         TilesController<RideRequestContext>(tiles: tiles, metrics: metrics).addRoutes(to: router.group("tiles"))

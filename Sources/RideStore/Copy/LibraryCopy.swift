@@ -247,6 +247,7 @@ package struct CopyTable: Sendable {
                 ("id", .text), ("userId", .text), ("contentHash", .text), ("fileName", .text), ("format", .text), ("byteCount", .integer),
                 ("importedAt", .integer),
             ]),
+        CopyTable("import_originals", from: "importOriginal", [("importId", .text), ("bytes", .bytes)], batchDivisor: 16),
         CopyTable(
             "tracks", from: "track",
             [
@@ -295,6 +296,8 @@ package struct CopyTable: Sendable {
                 ("createdAt", .integer),
             ]),
         CopyTable("privacy_settings", from: "privacySetting", key: 1, [("userId", .text), ("hiddenEndMeters", .real), ("secret", .bytes)]),
+        CopyTable(
+            "family_shares", from: "familyShare", key: 2, [("sharerId", .text), ("viewerId", .text), ("createdAt", .integer), ("expiresAt", .integer)]),
         CopyTable(
             "places", from: "place",
             [

@@ -37,11 +37,17 @@ extension TrackLibrary {
                     return GPXWriter.write(document, creator: document.creator)
                 }
                 try await add(file, gpx)
+                // The file as it came, when kept (a FIT file): beside the GPX, already compressed by FIT's nature.
+                var originalPath: String?
+                if let original = try await store.originalFile(trackID: summary.id, userID: userID), original.format == .fit {
+                    originalPath = "tracks/\(summary.id.rawValue).fit"
+                    try await add(originalPath!, [UInt8](original.bytes))
+                }
                 exportedTracks.append(
                     ExportedTrack(
                         id: summary.id.rawValue, file: file, name: summary.name, kind: summary.kind, source: summary.source,
                         createdAt: GPXTime(date: summary.createdAt).rfc3339, startTime: summary.startTime?.rfc3339, pointCount: summary.pointCount,
-                        device: track.device))
+                        device: track.device, originalFile: originalPath))
                 counts.tracks += 1
                 counts.points += summary.pointCount
             }

@@ -26,7 +26,8 @@ extension TrackLibrary {
         let handler = try await Self.blocking { try Self.read(data: data, format: format, path: path, options: limited(options)) }
         return try await save(
             handler, source: ImportSource(fileName: fileName, format: format, contentHash: hash, byteCount: data.count),
-            path: path, options: options, documentName: nil, replacing: nil)
+            path: path, options: options, documentName: nil, replacing: nil,
+            original: OriginalFileRules.keeps(format: format, byteCount: data.count) ? data : nil)
     }
 
     /// A new spool for an upload, in `uploadsFolder` (else the temporary folder).
@@ -50,9 +51,10 @@ extension TrackLibrary {
             return outcome
         }
         let handler = try await Self.blocking { try Self.read(fileAt: upload.url, format: format, path: path, options: limited(options)) }
+        let original = OriginalFileRules.keeps(format: format, byteCount: upload.byteCount) ? try? Data(contentsOf: upload.url) : nil
         return try await save(
             handler, source: ImportSource(fileName: fileName, format: format, contentHash: upload.contentHash, byteCount: upload.byteCount),
-            path: path, options: options, documentName: nil, replacing: nil)
+            path: path, options: options, documentName: nil, replacing: nil, original: original)
     }
 
     func importFile(at url: URL, options: ImportOptions, documentName: String?, replacing: TrackID?) async throws -> FileImportOutcome {
@@ -90,9 +92,10 @@ extension TrackLibrary {
                 return outcome
             }
         }
+        let original = OriginalFileRules.keeps(format: format, byteCount: byteCount) ? try? Data(contentsOf: url) : nil
         return try await save(
             handler, source: ImportSource(fileName: url.lastPathComponent, format: format, contentHash: hash!, byteCount: byteCount),
-            path: path, options: options, documentName: documentName, replacing: replacing)
+            path: path, options: options, documentName: documentName, replacing: replacing, original: original)
     }
 
     /// Runs blocking work (parsing, hashing, waiting for the import worker) on a GCD thread rather than on Swift

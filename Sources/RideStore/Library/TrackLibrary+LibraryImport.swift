@@ -171,12 +171,19 @@ extension TrackLibrary {
                 continue
             }
             do {
-                let bytes = try entryBytes(track.file, maximumBytes: limits.maximumEntryBytes)
+                // The FIT file as it came, when the export has it (the other library then keeps it too), else the GPX:
+                // one of the two, never both, so the track is not doubled.
+                let original = track.originalFile.flatMap { listed[$0] != nil && $0.hasSuffix(".fit") ? $0 : nil }
+                let file = original ?? track.file
+                // The GPX is checked against the manifest even when the FIT is read (every entry is).
+                if original != nil { _ = try entryBytes(track.file, maximumBytes: limits.maximumEntryBytes) }
+                let bytes = try entryBytes(file, maximumBytes: limits.maximumEntryBytes)
                 var trackOptions = ImportOptions(oneTrackPerFile: true, kind: track.kind, allowsDuplicates: options.allowsDuplicates)
                 trackOptions.trackName = track.name
                 trackOptions.trackSource = track.source
                 trackOptions.deviceMeasurements = track.device
-                let outcome = try await importData(Data(bytes), fileName: (track.file as NSString).lastPathComponent, format: .gpx, options: trackOptions)
+                let outcome = try await importData(
+                    Data(bytes), fileName: (file as NSString).lastPathComponent, format: original == nil ? .gpx : .fit, options: trackOptions)
                 switch outcome.result {
                 case .imported(_, let saved, _):
                     report.imported += 1

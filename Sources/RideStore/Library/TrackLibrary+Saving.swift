@@ -7,7 +7,7 @@ extension TrackLibrary {
     /// Turns what was read into tracks and saves them in one `saveImport`.
     func save(
         _ handler: ImportContentHandler, source: ImportSource, path: String, options: ImportOptions, documentName: String?,
-        replacing: TrackID?
+        replacing: TrackID?, original: Data? = nil
     ) async throws -> FileImportOutcome {
         if let error = handler.limitError {
             handler.discard()
@@ -112,7 +112,7 @@ extension TrackLibrary {
         let result = try await store.saveImport(
             TrackImport(
                 source: source, tracks: tracks, places: places, allowsDuplicate: options.allowsDuplicates, replacing: replacing,
-                maximumUserPoints: limits.maximumUserPoints),
+                maximumUserPoints: limits.maximumUserPoints, originalBytes: original),
             userID: userID)
         var outcome = FileImportOutcome(path: path, result: result, pointCount: pointCount, byteCount: source.byteCount)
         outcome.readReport = handler.readReport

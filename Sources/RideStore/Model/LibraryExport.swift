@@ -77,9 +77,12 @@ public struct ExportedTrack: Sendable, Hashable, Codable {
     /// Its first time as written (RFC 3339, its offset kept); nil without times.
     public var startTime: String?
     public var pointCount: Int
-    /// The bike computer's own totals and laps, when the track came from its FIT or TCX file (the file itself is not
-    /// kept by bikeride; its points are in the GPX).
+    /// The bike computer's own totals and laps, when the track came from its FIT or TCX file (its points are in the
+    /// GPX).
     public var device: DeviceMeasurements?
+    /// The file the track was imported from, as it came, when bikeride kept it (a FIT file): `tracks/<id>.fit`.
+    /// Importing the export reads this file instead of the GPX, so that the other library keeps it too.
+    public var originalFile: String? = nil
 }
 
 /// A place of an export (`places.json`), with its notes and the archive paths of their photos.

@@ -19,11 +19,15 @@ public struct TrackImport: Sendable {
     /// Points the user may keep in all their tracks (`StorageLimits.maximumUserPoints`), checked in the same
     /// transaction as the save; nil for no limit.
     public var maximumUserPoints: Int?
+    /// The file's own bytes, kept beside its tracks when `OriginalFileRules.keeps` says so (a FIT file, up to a
+    /// size): the export then carries the file as it came (issue 23).
+    public var originalBytes: Data?
 
     public init(
         source: ImportSource, tracks: [NewTrack], places: [NewPlace] = [], allowsDuplicate: Bool = false,
-        replacing: TrackID? = nil, maximumUserPoints: Int? = nil
+        replacing: TrackID? = nil, maximumUserPoints: Int? = nil, originalBytes: Data? = nil
     ) {
+        self.originalBytes = originalBytes
         self.source = source
         self.tracks = tracks
         self.places = places
@@ -186,5 +190,18 @@ public struct TrackPage: Sendable, Hashable {
     public init(tracks: [TrackSummary], nextCursor: String?) {
         self.tracks = tracks
         self.nextCursor = nextCursor
+    }
+}
+
+/// An imported file as it came (`RideStore.originalFile(trackID:userID:)`).
+public struct OriginalFile: Sendable, Hashable {
+    public var fileName: String?
+    public var format: TrackFileFormat
+    public var bytes: Data
+
+    public init(fileName: String?, format: TrackFileFormat, bytes: Data) {
+        self.fileName = fileName
+        self.format = format
+        self.bytes = bytes
     }
 }

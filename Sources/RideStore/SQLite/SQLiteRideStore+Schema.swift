@@ -183,6 +183,8 @@ extension SQLiteRideStore {
         SQLiteRideStore.registerShareTokenHashMigration(&migrator)
         SQLiteRideStore.registerAcrossRidesMigration(&migrator)
         SQLiteRideStore.registerImportJobsMigration(&migrator)
+        SQLiteRideStore.registerFamilyMigration(&migrator)
+        SQLiteRideStore.registerOriginalFilesMigration(&migrator)
         return migrator
     }()
 }

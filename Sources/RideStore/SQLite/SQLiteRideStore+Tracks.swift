@@ -29,6 +29,9 @@ extension SQLiteRideStore {
                 fileName: TrackRules.importFileName(batch.source.fileName), format: batch.source.format.rawValue, byteCount: batch.source.byteCount,
                 importedAt: now)
             try importRecord.insert(db)
+            if let original = OriginalFileRules.bytes(of: batch) {
+                try db.execute(sql: "INSERT INTO importOriginal (importId, bytes) VALUES (?, ?)", arguments: [importRecord.id, original])
+            }
 
             var summaries: [TrackSummary] = []
             if let replacing = batch.replacing {
