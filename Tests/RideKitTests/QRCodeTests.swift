@@ -189,3 +189,50 @@ import Testing
         #expect(svg.contains("<title>&lt;a &amp; b&gt;</title>"))
     }
 }
+
+/// The mask choice against a second, independent scoring of ISO 18004 §7.8.3 written over the finished symbol's rows
+/// and columns as text: runs by scanning, 2 × 2 blocks, the 1011101 pattern with four light modules on either side
+/// found by substring search, and the dark share in 5 % steps. The encoder must pick the mask this scores lowest
+/// (the first of equals).
+@Suite struct QRCodeMaskPenaltyTests {
+    static func penalty(_ code: QRCode) -> Int {
+        let n = code.size
+        let rows = (0..<n).map { y in String((0..<n).map { code[$0, y] ? "1" : "0" }) }
+        let columns = (0..<n).map { x in String((0..<n).map { code[x, $0] ? "1" : "0" }) }
+        var score = 0
+        for line in rows + columns {
+            // N1: each run of 5 or more alike scores 3 + (length − 5).
+            var runLength = 0
+            var last: Character = "x"
+            for character in line + "x" {
+                if character == last { runLength += 1; continue }
+                if runLength >= 5 { score += runLength - 2 }
+                runLength = 1
+                last = character
+            }
+            // N3: every occurrence (overlapping too) of either pattern.
+            for pattern in ["10111010000", "00001011101"] {
+                var start = line.startIndex
+                while let found = line[start...].range(of: pattern) {
+                    score += 40
+                    start = line.index(after: found.lowerBound)
+                }
+            }
+        }
+        // N2: every 2 × 2 block of one colour.
+        for y in 0..<(n - 1) {
+            for x in 0..<(n - 1) where Set([code[x, y], code[x + 1, y], code[x, y + 1], code[x + 1, y + 1]]).count == 1 { score += 3 }
+        }
+        // N4: 10 per whole 5 % step away from half dark.
+        let share = Double(code.modules.filter { $0 }.count) / Double(n * n) * 100
+        score += Int((abs(share - 50) / 5).rounded(.down)) * 10
+        return score
+    }
+
+    @Test(arguments: ["a", "https://rides.example.org/ingest/owntracks", String(repeating: "bikeride ", count: 12), "Zürich", "0123456789" + String(repeating: "x", count: 150)])
+    func theMaskWithTheLowestPenaltyIsChosen(text: String) throws {
+        let chosen = try QRCode(text: text)
+        let scores = try (0..<8).map { Self.penalty(try QRCode(text: text, mask: $0)) }
+        #expect(chosen.mask == scores.firstIndex(of: scores.min()!), "scores \(scores)")
+    }
+}

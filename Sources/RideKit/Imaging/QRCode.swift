@@ -485,9 +485,9 @@ struct QRGrid {
                 if module(x + 1, y) == value, module(x, y + 1) == value, module(x + 1, y + 1) == value { score += 3 }
             }
         }
+        // k whole steps of 5 % between the dark share and half: |dark / total − 1/2| / (1/20), rounded down.
         let darkCount = dark.reduce(0) { $0 + ($1 ? 1 : 0) }
-        let percent = darkCount * 100 / dark.count
-        score += abs(percent - 50) / 5 * 10
+        score += abs(darkCount * 20 - dark.count * 10) / dark.count * 10
         return score
     }
 }

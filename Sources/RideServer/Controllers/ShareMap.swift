@@ -58,7 +58,8 @@ struct ShareMap: Sendable {
                 let url = template.replacingOccurrences(of: "{s}", with: ["a", "b", "c"][index % 3]).replacingOccurrences(of: "{r}", with: "")
                     .replacingOccurrences(of: "{z}", with: String(tile.zoom)).replacingOccurrences(of: "{x}", with: String(tile.x))
                     .replacingOccurrences(of: "{y}", with: String(tile.y))
-                // alt="": a tile that does not load shows nothing (no broken-image sign over the drawing).
+                // A tile that does not load is covered by its `::after` (the share pages' style: browsers draw it only
+                // for a broken image), so the plain drawing shows instead of broken-image signs.
                 parts.append("<img class=\"tile\" src=\"\(SharesController<RideRequestContext>.escaped(url))\" alt=\"\" referrerpolicy=\"origin\" "
                     + "loading=\"eager\" style=\"position:absolute;left:\(percent(tile.left, of: width));top:\(percent(tile.top, of: height));"
                     + "width:\(percent(StaticMapLayout.tileSizePixels, of: width));height:\(percent(StaticMapLayout.tileSizePixels, of: height));"
