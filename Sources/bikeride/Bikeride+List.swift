@@ -57,6 +57,10 @@ extension Bikeride {
                 printError("bikeride: --cursor \(cursor ?? ""): not a cursor of this list; use the nextCursor of a page of --json output")
                 throw ExitCode.failure
             }
+            if page.tracks.isEmpty, cursor == nil, search == nil, let hint = await owner.otherUsersHint(library) {
+                // On standard error: --json's output stays the page alone.
+                printError(hint)
+            }
             if json {
                 print(try encodeJSON(page))
                 return

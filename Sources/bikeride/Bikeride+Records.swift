@@ -23,13 +23,14 @@ extension Bikeride {
         var json = false
 
         @OptionGroup var library: LibraryOptions
+        @OptionGroup var owner: UserOptions
 
         func validate() throws {
             guard let kind = TrackKind(rawValue: kind), kind != .route else { throw ValidationError("--kind takes ride, run or walk") }
         }
 
         func run() async throws {
-            let library = try await library.open()
+            let library = try await owner.scoped(library.open())
             let kind = TrackKind(rawValue: kind)!
             let records = try await library.store.personalRecords(kind: kind, userID: library.userID)
             if json {
@@ -82,6 +83,7 @@ extension Bikeride {
         var json = false
 
         @OptionGroup var library: LibraryOptions
+        @OptionGroup var owner: UserOptions
 
         func validate() throws {
             if let year, !(1900...2200).contains(year) { throw ValidationError("--year takes a year from 1900 to 2200") }
@@ -89,7 +91,7 @@ extension Bikeride {
         }
 
         func run() async throws {
-            let library = try await library.open()
+            let library = try await owner.scoped(library.open())
             let today = RideKit.Overview.day(of: Date().timeIntervalSince1970, utcOffsetMinutes: 0)
             let overview = try await library.overview(
                 year: year ?? RideKit.Overview.year(ofDay: today), kind: kind.flatMap(TrackKind.init(rawValue:)), today: today)

@@ -66,6 +66,16 @@ struct UserOptions: ParsableArguments {
         return found.id
     }
 
+    /// Without `--user`, on a library whose users have accounts: a line saying whose data this was and how to name
+    /// another user (an empty list of the local user's is otherwise read as "the server has no rides").
+    func otherUsersHint(_ library: TrackLibrary) async -> String? {
+        guard user == nil, let users = try? await library.store.users() else { return nil }
+        let others = users.filter { $0.id != library.userID && $0.passwordHash != nil }.map(\.name)
+        guard !others.isEmpty else { return nil }
+        return "bikeride: these are the local user's; this library has users with accounts ("
+            + others.prefix(5).joined(separator: ", ") + (others.count > 5 ? ", …" : "") + "): add --user NAME for theirs"
+    }
+
     /// `library` for `--user`'s user (without the local user's documents folder), or itself.
     func scoped(_ library: TrackLibrary) async throws -> TrackLibrary {
         let id = try await userID(library)

@@ -420,7 +420,47 @@ import Testing
             let token = try #require(object["token"] as? String)
             let setup = try #require(object["setup"] as? [String: [String: Any]])
             #expect(setup["overland"]?["url"] as? String == "https://rides.example.org/ingest/overland?token=\(token)")
+            // Each app's QR code (and the token's), drawn from the answer's SVG alone and read by zbar, is the URL
+            // to paste: the public address, the token in it where the app needs it there.
+            guard let zbarimg = ["/usr/bin/zbarimg", "/usr/local/bin/zbarimg"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
+                Issue.record("zbarimg is missing: apt-get install zbar-tools (scripts/test.sh installs it)")
+                return
+            }
+            var expected = try ["owntracks", "overland", "osmand", "gpslogger"].map { app in
+                (try #require(setup[app]?["url"] as? String), try #require(setup[app]?["qrSVG"] as? String))
+            }
+            expected.append((token, try #require(object["tokenQRSVG"] as? String)))
+            for (url, svg) in expected {
+                #expect(url.hasPrefix("https://rides.example.org/") || url == token)
+                #expect(try Self.readQR(svg, zbarimg: zbarimg) == url)
+            }
         }
+    }
+
+    /// The modules of a QR code SVG (its path of `M x y h w v1 h-w z` rectangles, a module a unit), painted 4 pixels
+    /// a module as a PNG and read by `zbarimg`.
+    static func readQR(_ svg: String, zbarimg: String) throws -> String {
+        let side = try #require(svg.firstMatch(of: #/viewBox="0 0 (\d+) \d+"/#).flatMap { Int($0.1) })
+        var canvas = RGBACanvas(width: side * 4, height: side * 4)
+        canvas.fill(RGBAColor(red: 255, green: 255, blue: 255))
+        for match in svg.matches(of: #/M(\d+) (\d+)h(\d+)v1h-\d+z/#) {
+            let x = Int(match.1)!, y = Int(match.2)!, width = Int(match.3)!
+            for px in (x * 4)..<((x + width) * 4) {
+                for py in (y * 4)..<((y + 1) * 4) { canvas[px, py] = RGBAColor(red: 0, green: 0, blue: 0) }
+            }
+        }
+        let file = FileManager.default.temporaryDirectory.appending(path: "setup-qr-\(UUID().uuidString).png")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try PNGEncoder.encode(canvas).write(to: file)
+        let process = TestProcess()
+        process.executableURL = URL(filePath: zbarimg)
+        process.arguments = ["--quiet", "--raw", file.path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
     }
 
     @Test func liveFeedSendsNewFixesAndResumesAfterLastEventID() async throws {

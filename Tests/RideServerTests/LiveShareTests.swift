@@ -34,7 +34,7 @@ import Testing
             #expect(page.headers[.contentType] == "text/html; charset=utf-8" && page.headers[.refresh] == "15")
             #expect(page.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
             #expect(page.text.contains("Anna &lt;b&gt;bike&lt;/b&gt;") && !page.text.contains("<b>bike"))  // escaped
-            #expect(page.text.contains("46.51, 6.6") && page.text.contains("battery 64 %") && page.text.contains("<polyline"))
+            #expect(page.text.contains("46.51000, 6.60000") && page.text.contains("battery 64 %") && page.text.contains("<polyline"))
             #expect(page.text.contains("Last update"))
             let json = try await client.get(url + ".json").jsonObject()
             #expect((json["path"] as? [[Double]])?.count == 2)

@@ -36,7 +36,7 @@ import Testing
             #expect(html.contains("<h1>&lt;script&gt;alert(1)&lt;/script&gt; Café</h1>"))
             #expect(html.contains("Rue &quot;du&quot; Lac &amp; &lt;b&gt;1&lt;/b&gt;"))
             #expect(html.contains("&lt;img src=x onerror=alert(2)&gt;\nsecond line"))
-            #expect(!html.contains("<script>") && !html.contains("<img") && !html.contains("<b>"))
+            #expect(!html.contains("<script>") && !html.contains("<img src=x") && !html.contains("<b>"))
             #expect(html.contains(#"href="geo:46.5197,6.6323""#))
             #expect(html.contains("https://www.openstreetmap.org/?mlat=46.5197&amp;mlon=6.6323"))
 

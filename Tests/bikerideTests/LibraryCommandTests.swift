@@ -38,10 +38,18 @@ import Testing
         #expect(imported.status == 0, "\(imported.error)")
         #expect(try listed(["list", "--json", "--user", "anna"]).tracks.count == 1)
         #expect(try listed(["list", "--json"]).tracks.isEmpty)
+        // The local user's empty list says whose it is, and how to see anna's.
+        #expect(try run(["list", "--json", "--all"]).error.contains("anna): add --user NAME"))
         let id = try #require(try listed(["list", "--json", "--user", "anna"]).tracks.first?["id"] as? String)
         #expect(try run(["show", id, "--json"]).status != 0, "the local user has no such track")
         #expect(try run(["show", id, "--json", "--user", "anna"]).status == 0)
         #expect(try run(["places", "list", "--user", "anna"]).status == 0)
+        // The figures over all rides too (records, overview): for the user named, an unknown name refused.
+        for command in [["records"], ["overview"]] {
+            #expect(try run(command + ["--json", "--user", "anna"]).status == 0)
+            let nobody = try run(command + ["--json", "--user", "nobody"])
+            #expect(nobody.status != 0 && nobody.error.contains("no user named nobody"))
+        }
         let unknown = try run(["list", "--user", "nobody"])
         #expect(unknown.status != 0)
         #expect(unknown.error.contains("no user named nobody"))

@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -74,6 +75,22 @@ def test_login_device_live_positions_and_logout(browser, accounts_server, viewpo
             assert box['width'] >= 43.5 and box['height'] >= 43.5, (controls.nth(index).inner_text(), box)
         shot(page, 'devices')
 
+        # Each app's URL, and the token, as a QR code; a second reader (zbar) reads the URL shown beside it.
+        assert page.locator('#device-setup figure.qr img').count() == 5
+        qr = page.locator('section[data-app="overland"] figure.qr img')
+        qr.scroll_into_view_if_needed()
+        wait_until(page, "document.querySelector('section[data-app=\"overland\"] figure.qr img').naturalWidth > 0")
+        assert qr.bounding_box()['width'] >= 150
+        shot(page, 'devices-qr')
+        if shutil.which('zbarimg'):
+            picture = Path(tempfile.mkdtemp(prefix='bikeride-qr-')) / 'overland.png'
+            qr.screenshot(path=str(picture))
+            read = subprocess.run(['zbarimg', '--quiet', '--raw', str(picture)], capture_output=True, text=True)
+            shutil.rmtree(picture.parent, ignore_errors=True)
+            assert read.stdout.strip() == f'{base}/ingest/overland?token={token}', read
+        else:
+            warnings.warn('zbarimg is missing (apt-get install zbar-tools; scripts/test.sh installs it): the QR code was not read back')
+
         # Live: positions posted with curl (as OwnTracks sends them) appear within a second.
         page.goto('/#/live')
         page.wait_for_selector('#live-devices')
@@ -100,7 +117,11 @@ def test_login_device_live_positions_and_logout(browser, accounts_server, viewpo
         try:
             other = viewer.new_page()
             other.goto(link)
-            assert '46.521, 6.634' in other.content() and 'Last update' in other.content()
+            assert '46.52100, 6.63400' in other.content() and 'Last update' in other.content()
+            # Lausanne's clock (the zone at the position), and the plain drawing where the tiles cannot come (this
+            # browser reaches nothing but the server).
+            assert 'Europe/Zurich)' in other.content()
+            assert other.locator('.map svg circle').count() == 1
             other.context.viewport_name = viewport
             shot(other, 'live-share')
             page.get_by_role('button', name='Stop sharing').click()

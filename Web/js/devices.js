@@ -7,6 +7,22 @@ import { escapeHTML } from './map.js';
 const $ = (id) => document.getElementById(id);
 const APPS = { owntracks: 'OwnTracks (HTTP mode)', overland: 'Overland', osmand: 'Traccar Client / OsmAnd', gpslogger: 'GPSLogger (custom URL)' };
 
+/** A figure with the QR code (an SVG document) as an image and a caption, built as elements, not markup. */
+function qrFigure(svg, label, caption) {
+  const figure = document.createElement('figure');
+  figure.className = 'qr';
+  const image = document.createElement('img');
+  image.src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(svg);
+  image.alt = label;
+  image.width = 180;
+  image.height = 180;
+  const text = document.createElement('figcaption');
+  text.className = 'hint';
+  text.textContent = caption;
+  figure.append(image, text);
+  return figure;
+}
+
 export class DevicesView {
   constructor() {
     $('device-form').addEventListener('submit', async (event) => {
@@ -79,7 +95,7 @@ export class DevicesView {
       const app = device.setup[key];
       const settings = Object.entries(app.settings).map(([name, value]) =>
         `<dt>${escapeHTML(name)}</dt><dd><code>${escapeHTML(value)}</code> <button type="button" class="copy" data-copy="${escapeHTML(value)}" aria-label="Copy ${escapeHTML(title)} ${escapeHTML(name)}">Copy</button></dd>`).join('');
-      return `<section><h4>${escapeHTML(title)}</h4><dl>${settings}</dl></section>`;
+      return `<section data-app="${escapeHTML(key)}"><h4>${escapeHTML(title)}</h4><dl>${settings}</dl></section>`;
     }).join('');
     // A phone cannot reach the loopback address the browser used: say what to do instead of letting it fail quietly.
     const urls = Object.values(device.setup).flatMap((app) => Object.values(app.settings)).filter((value) => /^https?:\/\//.test(value));
@@ -91,6 +107,13 @@ export class DevicesView {
       : '';
     $('device-setup').innerHTML = `<h3>Set up ${escapeHTML(device.name)}</h3>${warning}
       <p>Token (shown only now): <code id="device-token">${escapeHTML(device.token)}</code> <button type="button" class="copy" data-copy="${escapeHTML(device.token)}" aria-label="Copy the token">Copy</button></p>${rows}`;
+    // Each app's URL as a QR code the phone's camera reads (the server draws it: RideKit's QRCode). An SVG in an
+    // <img> runs nothing; the URL it holds is text the server made.
+    for (const section of $('device-setup').querySelectorAll('section[data-app]')) {
+      const app = device.setup[section.dataset.app];
+      if (app && app.qrSVG) section.append(qrFigure(app.qrSVG, `QR code of the ${APPS[section.dataset.app]} URL`, 'Scan with the phone to open or copy the URL.'));
+    }
+    if (device.tokenQRSVG) $('device-token').parentElement.after(qrFigure(device.tokenQRSVG, 'QR code of the token', 'The token, to scan where an app asks for it.'));
     for (const button of $('device-setup').querySelectorAll('button.copy')) {
       button.addEventListener('click', async () => {
         try {

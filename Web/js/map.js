@@ -695,10 +695,20 @@ class PlacesMap {
     this.pins.clearLayers();
     for (const place of places) {
       const colour = place.labels && place.labels.length ? place.labels[0].colour : '#37474f';  // never the rider's blue
+      // The name shows beside the pin at all times: an element with the name as text (never markup).
+      const name = document.createElement('span');
+      name.textContent = place.name;
       L.circleMarker([place.latitude, place.longitude], {
         radius: 10, color: '#fff', weight: 2, fillColor: colour, fillOpacity: 1, className: 'place-pin',
-      }).bindTooltip(escapeHTML(place.name)).on('click', () => this.onPin(place.id)).addTo(this.pins);
+      }).bindTooltip(name, { permanent: true, direction: 'right', offset: [10, 0], className: 'place-pin-name' })
+        .on('click', () => this.onPin(place.id)).addTo(this.pins);
     }
+    this.keepMeOnTop();
+  }
+
+  /** The rider's blue dot stays above the pins (a pin dropped where the rider stands must not hide it). */
+  keepMeOnTop() {
+    if (this.me) this.me.bringToFront();
   }
 
   /** The pin being named, or none. */
@@ -706,11 +716,13 @@ class PlacesMap {
     if (this.draft) this.map.removeLayer(this.draft);
     this.draft = latitude === undefined ? null
       : L.circleMarker([latitude, longitude], { radius: 12, color: '#c62828', weight: 3, fillOpacity: 0.3, className: 'place-draft' }).addTo(this.map);
+    this.keepMeOnTop();
   }
 
   showMe(latitude, longitude, zoom) {
     if (!this.me) {
-      this.me = L.circleMarker([latitude, longitude], { radius: 8, color: '#fff', weight: 3, fillColor: '#1a73e8', fillOpacity: 1, className: 'me-dot' }).addTo(this.map);
+      this.me = L.circleMarker([latitude, longitude], { radius: 8, color: '#fff', weight: 3, fillColor: '#1a73e8', fillOpacity: 1, className: 'me-dot', interactive: false,
+      }).addTo(this.map);
     } else {
       this.me.setLatLng([latitude, longitude]);
     }

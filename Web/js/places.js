@@ -116,6 +116,8 @@ export class PlacesView {
   async loadLabels() {
     try {
       this.labels = (await api.labels()).labels;
+      // The new-label box suggests the labels there are (typing one's name picks that label).
+      $('place-label-names').replaceChildren(...this.labels.map((label) => new Option(label.name)));
     } catch {
       return;  // the list says whether the server is there
     }
@@ -332,8 +334,11 @@ export class PlacesView {
       const labels = this.chosenLabels($('place-new-labels'));
       const newLabel = $('place-new-label').value.trim();
       if (newLabel) {
-        const label = await api.createLabel(newLabel, LABEL_COLOURS[this.labels.length % LABEL_COLOURS.length]);
-        labels.push(label.id);
+        // A name that is already a label's (in any case, spaces aside) is that label, not a second one.
+        const key = newLabel.replace(/\s+/g, ' ').toLocaleLowerCase();
+        const known = this.labels.find((label) => label.name.replace(/\s+/g, ' ').trim().toLocaleLowerCase() === key);
+        const label = known || await api.createLabel(newLabel, LABEL_COLOURS[this.labels.length % LABEL_COLOURS.length]);
+        if (!labels.includes(label.id)) labels.push(label.id);
       }
       if (labels.length) body.labels = labels;
       const place = await api.createPlace(body);
@@ -380,8 +385,9 @@ export class PlacesView {
     if (this.position) {
       $('place-osm-from').href = `https://www.openstreetmap.org/directions?from=${encodeURIComponent(`${this.position.latitude},${this.position.longitude}`)}&to=${encodeURIComponent(to)}`;
     }
-    $('place-gpx').href = '/api/places.gpx';
-    $('place-gpx').download = 'places.gpx';
+    // This place only (the list's own download has them all).
+    $('place-gpx').href = `/api/places.gpx?place=${encodeURIComponent(place.id)}`;
+    $('place-gpx').download = `${place.name.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '_').slice(0, 80) || 'place'}.gpx`;
   }
 
   async change(what, request) {

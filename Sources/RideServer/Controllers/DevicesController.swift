@@ -55,6 +55,7 @@ struct DevicesController<Context: UserRequestContext>: Sendable {
         let user = try await library.store.user(id: library.userID)
         var payload = DevicePayload(device, latest: nil)
         payload.token = token
+        payload.tokenQRSVG = try? QRCode(text: token).svg()
         payload.setup = DeviceSetup(baseURL: baseURL(request, context), userName: user?.name ?? "", token: token)
         return EditedResponse(status: .created, headers: [.location: "/api/devices/\(device.id)"], response: payload)
     }
@@ -69,6 +70,7 @@ struct DevicesController<Context: UserRequestContext>: Sendable {
         let user = try await library.store.user(id: library.userID)
         var payload = DevicePayload(device, latest: nil)
         payload.token = token
+        payload.tokenQRSVG = try? QRCode(text: token).svg()
         payload.setup = DeviceSetup(baseURL: baseURL(request, context), userName: user?.name ?? "", token: token)
         return payload
     }
@@ -104,6 +106,9 @@ struct DevicePayload: ResponseEncodable {
     var createdAt: String
     var lastSeenAt: String?
     var token: String?
+    /// The token as a QR code (SVG), beside it in the answer that made it: for apps that take it as a password or
+    /// identifier.
+    var tokenQRSVG: String?
     var setup: DeviceSetup?
     var lastFix: LiveFixPayload?
 
@@ -122,6 +127,15 @@ struct DeviceSetup: Codable, Sendable {
     struct App: Codable, Sendable {
         var url: String
         var settings: [String: String]
+        /// `url` as a QR code (an SVG document, RideKit's `QRCode`) for the phone's camera; nil when it is too long
+        /// for one (over 271 bytes, which no setup URL reaches).
+        var qrSVG: String?
+
+        init(url: String, settings: [String: String]) {
+            self.url = url
+            self.settings = settings
+            qrSVG = try? QRCode(text: url).svg(title: url)
+        }
     }
 
     var owntracks: App

@@ -187,8 +187,8 @@ struct PlacesController<Context: UserRequestContext>: Sendable {
 
     // MARK: GPX
 
-    /// `GET /api/places.gpx?label=ID`: every place (or those with the label) as a GPX 1.1 waypoint, its notes
-    /// in `desc`, the address in `cmt`.
+    /// `GET /api/places.gpx?label=ID` or `?place=ID`: every place (or those with the label, or that one place, as its
+    /// page downloads it) as a GPX 1.1 waypoint, its notes in `desc`, the address in `cmt`.
     func exportGPX(_ request: Request, _ context: Context) async throws -> Response {
         let library = try self.library.scoped(to: context)
         var ids: [PlaceID]?
@@ -196,6 +196,13 @@ struct PlacesController<Context: UserRequestContext>: Sendable {
             guard let id = LabelID(text) else { throw APIError.badRequest("invalid_value", "label '\(text)' is not a label id") }
             let query = PlaceQuery(labelIDs: [id], order: .name, limit: .max)
             ids = try await library.store.places(query, userID: library.userID).map(\.id)
+        }
+        if let text = request.uri.formQueryValue("place") {
+            // Another user's place and one that never existed answer the same 404.
+            guard let id = PlaceID(text), try await library.store.place(id: id, userID: library.userID) != nil else {
+                throw APIError.notFound("no place with id \(text.prefix(16))")
+            }
+            ids = [id]
         }
         let document = try await library.placesDocument(ids)
         var headers = HTTPFields()

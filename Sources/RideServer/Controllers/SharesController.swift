@@ -11,6 +11,8 @@ import RideStore
 /// and asks browsers not to send the link on (`Referrer-Policy`), not to cache it and not to index it.
 struct SharesController<Context: UserRequestContext>: Sendable {
     let library: TrackLibrary
+    /// The page's map around the place (`ShareMap`).
+    var map = ShareMap(tileTemplate: nil, attribution: "")
 
     /// Random bytes in a token: 256 bits, far beyond guessing.
     static var tokenByteCount: Int { ShareLink.tokenByteCount }
@@ -82,7 +84,9 @@ struct SharesController<Context: UserRequestContext>: Sendable {
             return Self.html(status: .notFound, title: "Link not found", body: "<h1>Link not found</h1>\n<p>This link does not exist or was revoked.</p>")
         }
         let notes = try await library.store.notes(placeID: place.id, userID: link.userID)
-        return Self.html(status: .ok, title: place.name, body: Self.body(place, notes: notes, photoBase: "/share/\(link.token)/photos/"))
+        return Self.html(
+            status: .ok, title: place.name, body: Self.body(place, notes: notes, photoBase: "/share/\(link.token)/photos/", map: map),
+            imageSources: map.imageSource.map { [$0] } ?? [])
     }
 
     // MARK: Helpers
@@ -93,14 +97,20 @@ struct SharesController<Context: UserRequestContext>: Sendable {
     /// The page's content: name, address, labels, position with a `geo:` link (phones open their map app) and
     /// OpenStreetMap links (the map, and directions to the place), then the notes, each with its photos'
     /// thumbnails linked to the photos (`photoBase` + id: the link's own photo addresses).
-    static func body(_ place: Place, notes: [PlaceNote], photoBase: String = "") -> String {
+    static func body(_ place: Place, notes: [PlaceNote], photoBase: String = "", map: ShareMap = ShareMap(tileTemplate: nil, attribution: "")) -> String {
         let latitude = String(place.latitude), longitude = String(place.longitude)
+        // Shown with 5 decimals: about a metre (the links keep every digit).
+        let shown = String(format: "%.5f, %.5f", place.latitude, place.longitude)
+        // Dates on the clock where the place is (its time zone), whoever opens the link.
+        func local(_ date: Date) -> String { LocalTimeText.text(date, latitude: place.latitude, longitude: place.longitude) }
         var lines = ["<h1>\(escaped(place.name))</h1>"]
         if let address = place.address { lines.append("<p class=\"address\">\(escaped(address))</p>") }
         if !place.labels.isEmpty {
             lines.append("<p class=\"labels\">" + place.labels.map { "<span>\(escaped($0.name))</span>" }.joined(separator: " ") + "</p>")
         }
-        lines.append("<p class=\"position\">\(latitude), \(longitude)</p>")
+        lines.append("<p class=\"position\">\(shown)</p>")
+        lines.append(map.html(segments: [], dot: place.coordinate, dotColour: place.labels.first?.color ?? "#c62828", label: "Map of the place"))
+        lines.append("<p class=\"added\">Added \(escaped(local(place.createdAt)))</p>")
         lines.append("<ul class=\"links\">")
         lines.append("<li><a href=\"geo:\(latitude),\(longitude)\">Open in a map app</a></li>")
         lines.append(
@@ -110,6 +120,7 @@ struct SharesController<Context: UserRequestContext>: Sendable {
         if !notes.isEmpty {
             lines.append("<h2>Notes</h2>")
             for note in notes {
+                lines.append("<p class=\"note-time\"><time>\(escaped(local(note.createdAt)))</time></p>")
                 lines.append("<p class=\"note\">\(escaped(note.body))</p>")
                 guard !note.photos.isEmpty else { continue }
                 // Ids are the store's (8 letters and digits); escaped all the same.
@@ -122,7 +133,8 @@ struct SharesController<Context: UserRequestContext>: Sendable {
         return lines.joined(separator: "\n")
     }
 
-    static func html(status: HTTPResponse.Status, title: String, body: String, head: String = "") -> Response {
+    /// `imageSources`: origins the page's images may also come from (a map's tile server, `ShareMap.imageSource`).
+    static func html(status: HTTPResponse.Status, title: String, body: String, head: String = "", imageSources: [String] = []) -> Response {
         let document = """
             <!doctype html>
             <html lang="en">
@@ -133,7 +145,8 @@ struct SharesController<Context: UserRequestContext>: Sendable {
             <title>\(escaped(title))</title>
             \(head)
             <style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:1rem auto;padding:0 1rem;line-height:1.4}\
-            .note{white-space:pre-wrap;border-left:3px solid #ccc;padding-left:.6rem}.labels span{background:#eee;border-radius:.6rem;padding:0 .5rem}.photos img{max-width:8rem;object-fit:cover;border-radius:.3rem}</style>
+            .note{white-space:pre-wrap;border-left:3px solid #ccc;padding-left:.6rem}.labels span{background:#eee;border-radius:.6rem;padding:0 .5rem}.photos img{max-width:8rem;object-fit:cover;border-radius:.3rem}\
+            .map img.tile::after{content:"";position:absolute;left:-4px;top:-4px;right:-4px;bottom:-4px;background:#f3f5f7}</style>
             </head>
             <body>
             \(body)
@@ -144,7 +157,8 @@ struct SharesController<Context: UserRequestContext>: Sendable {
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.xContentTypeOptions] = "nosniff"
-        headers[.contentSecurityPolicy] = "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        let images = (["'self'"] + imageSources).joined(separator: " ")
+        headers[.contentSecurityPolicy] = "default-src 'none'; img-src \(images); style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
         headers[.cacheControl] = "no-store"
         headers[.init("Referrer-Policy")!] = "no-referrer"
         headers[.init("X-Robots-Tag")!] = "noindex"

@@ -11,6 +11,8 @@ import RideStore
 /// link shows nothing (404).
 struct LiveShareController<Context: UserRequestContext>: Sendable {
     let library: TrackLibrary
+    /// The page's map: tiles under the path when there are any (`ShareMap`), else the plain drawing.
+    var map = ShareMap(tileTemplate: nil, attribution: "")
 
     static var maximumHours: Double { 168 }
     /// The most points of a path a page draws (thinned evenly beyond).
@@ -98,7 +100,8 @@ struct LiveShareController<Context: UserRequestContext>: Sendable {
             response.headers[.cacheControl] = "no-store"
             return response
         }
-        var response = SharesController<Context>.html(status: .ok, title: share.deviceName, body: Self.body(payload))
+        var response = SharesController<Context>.html(
+            status: .ok, title: share.deviceName, body: Self.body(payload, map: map), imageSources: map.imageSource.map { [$0] } ?? [])
         response.headers[.refresh] = "15"
         return response
     }
@@ -110,51 +113,43 @@ struct LiveShareController<Context: UserRequestContext>: Sendable {
         return (0..<maximumPathPoints).map { points[Int((Double($0) * step).rounded())] }
     }
 
-    static func body(_ payload: LiveShareViewPayload) -> String {
+    static func body(_ payload: LiveShareViewPayload, map: ShareMap = ShareMap(tileTemplate: nil, attribution: "")) -> String {
         let name = SharesController<Context>.escaped(payload.name)
         var lines = ["<h1>\(name)</h1>"]
         guard let fix = payload.lastFix else {
             if payload.hidden {
                 lines.append("<p class=\"hidden\">The position is hidden near a private place. This page refreshes by itself.</p>")
-                if !payload.path.isEmpty { lines.append(svg(payload.segments, dot: false)) }
+                if !payload.path.isEmpty { lines.append(map.html(segments: coordinates(payload.segments), dot: nil, label: "Path so far")) }
             } else {
                 lines.append("<p>No position yet. This page refreshes by itself.</p>")
             }
             return lines.joined(separator: "\n")
         }
         let latitude = String(fix.latitude), longitude = String(fix.longitude)
-        lines.append("<p class=\"updated\">Last update: <time datetime=\"\(fix.time)\">\(fix.time)</time> (UTC)</p>")
-        lines.append("<p class=\"position\">\(latitude), \(longitude)"
+        // Shown with 5 decimals: about a metre, more than a phone's fix is worth (the links keep every digit).
+        let shown = String(format: "%.5f, %.5f", fix.latitude, fix.longitude)
+        // Times on the clock where the rider is (the time zone at the position), as family there reads them.
+        func local(_ text: String, seconds: Bool) -> String {
+            guard let time = try? GPXTime(parsing: text) else { return SharesController<Context>.escaped(text) }
+            return LocalTimeText.text(time.date, latitude: fix.latitude, longitude: fix.longitude, seconds: seconds)
+        }
+        let updated = SharesController<Context>.escaped(fix.time)
+        lines.append("<p class=\"updated\">Last update: <time datetime=\"\(updated)\">\(local(fix.time, seconds: true))</time></p>")
+        lines.append("<p class=\"position\">\(shown)"
             + (fix.batteryPercent.map { " · battery \(Int($0.rounded())) %" } ?? "")
             + (fix.speedMetersPerSecond.map { " · \(String(format: "%.1f", $0 * 3.6)) km/h" } ?? "") + "</p>")
-        lines.append(svg(payload.segments))
+        lines.append(map.html(segments: coordinates(payload.segments), dot: Coordinate(latitude: fix.latitude, longitude: fix.longitude), label: "Path so far"))
         lines.append("<ul class=\"links\">")
         lines.append(
             "<li><a href=\"https://www.openstreetmap.org/?mlat=\(latitude)&amp;mlon=\(longitude)#map=16/\(latitude)/\(longitude)\">Show on OpenStreetMap</a></li>")
         lines.append("<li><a href=\"geo:\(latitude),\(longitude)\">Open in a map app</a></li>")
         lines.append("</ul>")
-        lines.append("<p class=\"expires\">This link works until \(payload.expiresAt) (UTC). The page refreshes every 15 seconds.</p>")
+        lines.append("<p class=\"expires\">This link works until \(local(payload.expiresAt, seconds: false)). The page refreshes every 15 seconds.</p>")
         return lines.joined(separator: "\n")
     }
 
-    /// The path as SVG lines (north up, metres to scale), one per shown piece, the last position as a dot.
-    static func svg(_ segments: [[[Double]]], dot: Bool = true) -> String {
-        let path = segments.flatMap { $0 }
-        guard let last = path.last else { return "" }
-        let width = 320.0, height = 220.0, margin = 10.0
-        let cosine = cos(last[0] * .pi / 180)
-        let xs = path.map { $0[1] * cosine }, ys = path.map { -$0[0] }
-        let minX = xs.min()!, maxX = xs.max()!, minY = ys.min()!, maxY = ys.max()!
-        let scale = min((width - 2 * margin) / max(maxX - minX, 1e-6), (height - 2 * margin) / max(maxY - minY, 1e-6))
-        func point(_ p: [Double]) -> String {
-            String(format: "%.1f,%.1f", margin + (p[1] * cosine - minX) * scale, margin + (-p[0] - minY) * scale)
-        }
-        let lines = segments.map { "<polyline points=\"\($0.map(point).joined(separator: " "))\" fill=\"none\" stroke=\"#c62828\" stroke-width=\"3\" stroke-linejoin=\"round\"/>" }.joined()
-        let end = point(last).split(separator: ",")
-        return """
-            <svg role="img" aria-label="Path so far" viewBox="0 0 \(Int(width)) \(Int(height))" width="100%" style="max-width:\(Int(width))px;background:#f3f5f7;border-radius:8px">\
-            \(lines)\
-            \(dot ? "<circle cx=\"\(end[0])\" cy=\"\(end[1])\" r=\"6\" fill=\"#c62828\" stroke=\"#fff\" stroke-width=\"2\"/>" : "")</svg>
-            """
+    /// The payload's `[latitude, longitude]` pairs as coordinates.
+    static func coordinates(_ segments: [[[Double]]]) -> [[Coordinate]] {
+        segments.map { $0.compactMap { $0.count >= 2 ? Coordinate(latitude: $0[0], longitude: $0[1]) : nil } }
     }
 }

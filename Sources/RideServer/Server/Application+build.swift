@@ -120,7 +120,11 @@ public func buildRouter(
     PlacesController<RideRequestContext>(library: library).addRoutes(to: router)
     LabelsController<RideRequestContext>(library: library).addRoutes(to: router.group("api/labels"))
     AcrossRidesController<RideRequestContext>(library: library).addRoutes(to: router)
-    SharesController<RideRequestContext>(library: library).addRoutes(to: router)
+    // The live and place share pages' map: the offline tile set's tiles, else the standard map's (`ShareMap`).
+    let shareMap = ShareMap(
+        offlineTiles: tiles?.metadata.format == "png", standardTilesURL: configuration.standardTilesURL,
+        attribution: configuration.standardTilesAttribution, offlineAttribution: tiles.flatMap { $0.metadata.attribution ?? $0.metadata.name })
+    SharesController<RideRequestContext>(library: library, map: shareMap).addRoutes(to: router)
     PhotosController<RideRequestContext>(library: library).addRoutes(to: router)
     GeocodeController<RideRequestContext>(geocoder: configuration.geocoder.map { Geocoder(configuration: $0) }).addRoutes(to: router)
     // Failed logins: in the database when several instances share it (they add up across them), else in memory.
@@ -142,7 +146,7 @@ public func buildRouter(
         library: library, feed: liveFeed, pollSeconds: configuration.livePollSeconds,
         sessions: configuration.requiresAccounts ? sessions : nil
     ).addRoutes(to: router)
-    LiveShareController<RideRequestContext>(library: library).addRoutes(to: router)
+    LiveShareController<RideRequestContext>(library: library, map: shareMap).addRoutes(to: router)
     RideShareController<RideRequestContext>(library: library, tiles: tiles, publicURL: configuration.publicURL).addRoutes(to: router)
     PrivacyController<RideRequestContext>(library: library).addRoutes(to: router)
     FamilyController<RideRequestContext>(library: library, accountsRequired: configuration.requiresAccounts, limiter: limiter).addRoutes(to: router)
