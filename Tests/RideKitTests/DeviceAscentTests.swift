@@ -73,6 +73,33 @@ import TestSupport
         #expect(checked.count >= 2, "\(checked)")
     }
 
+    /// A real spike: the fēnix 2 run's altitude jumps from 55.0 m to 142.4 m for three records two seconds into
+    /// the run and back to 56.0 m (87 m in 2 s). Those three are dropped before climb, range, splits and the
+    /// profile: the highest altitude is then the highest of the other records (read here from the file), and
+    /// the first kilometre's split climbs no more than every rise of the records over their first 1.5 km
+    /// (point to point, longer than the filtered distance), the spike's steps left out.
+    @Test func theFenixRunsStartingSpikeIsNoClimbNoSummitAndNoSplitClimb() throws {
+        let bytes = try Fixtures.bytes("fit/python-fitparse/activity-small-fenix2-run.fit")
+        let activity = try DeviceFileReader.read(bytes: bytes, format: .fit, lenient: true)
+        let track = try #require(activity.document.tracks.first)
+        let elevations = track.points.compactMap(\.elevation)
+        let spikes = elevations.filter { $0 > 140 }
+        #expect(spikes.count == 3)
+        let summit = try #require(elevations.filter { $0 <= 140 }.max())
+        let stats = activity.document.stats(activity: .run)
+        #expect(stats.ignoredAltitudeCount == spikes.count)
+        #expect(abs((stats.maxElevationMeters ?? 0) - summit) < 0.01)
+        var along = 0.0, risesWithoutSpike = 0.0
+        for (a, b) in zip(track.points, track.points.dropFirst()) where along < 1_500 {
+            along += a.coordinate.distanceMeters(to: b.coordinate)
+            if let ea = a.elevation, let eb = b.elevation, ea <= 140, eb <= 140 { risesWithoutSpike += max(0, eb - ea) }
+        }
+        #expect(risesWithoutSpike < 20)
+        #expect((stats.kilometerSplits.first?.climbMeters ?? 99) <= risesWithoutSpike)
+        let profile = TrackProfile(track: track, activity: .run)
+        #expect(profile.elevationMeters.compactMap { $0 }.allSatisfy { $0 <= summit + 0.01 })
+    }
+
     /// Prints every fixture's figures (for docs/stats.md): `swift test --filter DeviceAscentTests`.
     @Test func everyDeviceFileWithAnAscentIsListed() {
         var listed = 0
