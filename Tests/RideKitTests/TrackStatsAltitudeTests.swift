@@ -113,6 +113,27 @@ import TestSupport
         #expect(relativeError(result.ascentMeters, truth) < 0.02)
     }
 
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func barometricWanderUnderAMetreIsNotClimbed(_ seed: UInt64) {
+        // A barometer's slow wander (±0.4 m over 90 s at 5 m/s, its phase set by the seed) in 0.2 m steps: on
+        // flat ground no climb at all; on five 60 m hills the hills' own climb by brute force, within 2 %.
+        let phase = Double(seed)
+        let wander: (Double) -> Double = { 0.4 * sin(2 * .pi * $0 / 450 + phase) }
+        let hills: (Double) -> Double = { 200 + 30 * (1 - cos(2 * .pi * $0 / 2_000)) }
+        let cases: [(terrain: (Double) -> Double, truth: Double)] = [
+            ({ _ in 200 }, 0), (hills, Self.bruteForceClimb(hills, lengthMeters: 10_000)),
+        ]
+        for (terrain, truth) in cases {
+            let ride = SyntheticRide(
+                path: SyntheticRide.line(from: Self.munich, bearingDegrees: 10), lengthMeters: 10_000,
+                elevation: Self.barometric { terrain($0) + wander($0) }, horizontalJitterMeters: 2, seed: seed
+            )
+            let result = stats(of: ride.points())
+            #expect(result.altitudeKind == .barometric)
+            #expect(abs(result.ascentMeters - truth) <= max(0.5, 0.02 * truth), "truth \(truth), ours \(result.ascentMeters)")
+        }
+    }
+
     @Test(arguments: [1, 2] as [UInt64])
     func splitsClimbAddUpToTheClimbAndAreNotNetChange(_ seed: UInt64) {
         let ride = SyntheticRide(
