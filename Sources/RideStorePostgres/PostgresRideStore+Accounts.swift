@@ -155,7 +155,7 @@ extension PostgresRideStore {
     /// True for an error that is the request's fault, not the database's.
     static func isRefusal(_ error: RideStoreError) -> Bool {
         switch error {
-        case .notFound, .invalid, .conflict, .limitExceeded: return true
+        case .notFound, .invalid, .conflict, .limitExceeded, .nothingToImport: return true
         case .damaged, .database, .invalidFile, .io, .unsupported, .unavailable: return false
         }
     }

@@ -11,6 +11,9 @@ import RideStore
 struct TrackChangesRequest: Decodable {
     var name: String?
     var kind: TrackKind?
+    /// `recording` keeps a simulated ride as a real one (it then counts in totals, records, overview, heatmap);
+    /// `simulation` sets it back.
+    var source: TrackSource?
 }
 
 /// A row of the Tracks list, a page of it, an edited track: the store's `TrackSummary` in its one JSON form
@@ -39,12 +42,15 @@ struct UploadPayload: ResponseEncodable {
     var duplicate: Bool
     var message: String
     var tracks: [TrackSummary]
+    /// The places made of the file's waypoints (`?waypointsAsPlaces=1`), in file order.
+    var places: [String]
     var warnings: [WarningPayload]
 
-    init(duplicate: Bool, tracks: [TrackSummary], report: GPXReadReport) {
+    init(duplicate: Bool, tracks: [TrackSummary], placeIDs: [PlaceID] = [], report: GPXReadReport) {
         self.duplicate = duplicate
         self.tracks = tracks
-        message = Self.message(duplicate: duplicate, tracks: tracks)
+        places = placeIDs.map(\.rawValue)
+        message = Self.message(duplicate: duplicate, tracks: tracks, placeCount: placeIDs.count)
         warnings = GPXReadWarning.Kind.allCases.compactMap { kind in
             guard let count = report.counts[kind], count > 0 else { return nil }
             let located = report.warnings.filter { $0.kind == kind }
@@ -58,16 +64,19 @@ struct UploadPayload: ResponseEncodable {
     }
 
     /// "1 track imported", "8 tracks imported", "2 tracks and 1 route imported", "already imported".
-    static func message(duplicate: Bool, tracks: [TrackSummary]) -> String {
+    static func message(duplicate: Bool, tracks: [TrackSummary], placeCount: Int = 0) -> String {
         if duplicate { return tracks.count == 1 ? "already imported" : "already imported (\(tracks.count) tracks)" }
         let routes = tracks.filter { $0.kind == .route }.count
         let rides = tracks.count - routes
         func counted(_ count: Int, _ one: String, _ many: String) -> String { "\(count) \(count == 1 ? one : many)" }
-        switch (rides, routes) {
-        case (0, 0): return "nothing imported"
-        case (_, 0): return counted(rides, "track", "tracks") + " imported"
-        case (0, _): return counted(routes, "route", "routes") + " imported"
-        default: return counted(rides, "track", "tracks") + " and " + counted(routes, "route", "routes") + " imported"
+        var parts: [String] = []
+        if rides > 0 { parts.append(counted(rides, "track", "tracks")) }
+        if routes > 0 { parts.append(counted(routes, "route", "routes")) }
+        if placeCount > 0 { parts.append(counted(placeCount, "place", "places")) }
+        switch parts.count {
+        case 0: return "nothing imported"
+        case 1: return parts[0] + " imported"
+        default: return parts.dropLast().joined(separator: ", ") + " and " + parts[parts.count - 1] + " imported"
         }
     }
 }
