@@ -152,6 +152,7 @@ export class RecordView extends Ride {
       return this.showLocationMessage(`Cannot simulate this ride: ${error.message}`);
     }
     this.simulating = true;
+    $('simulated-badge').hidden = false;
     this.setStatus(`Simulated ride: ${simulation.name}`);
     const started = Date.now();
     let index = 0;

@@ -52,6 +52,7 @@ export class TracksView {
     $('tracks-more').addEventListener('click', () => this.loadPage(false));
     $('undo-button').addEventListener('click', () => this.undoDelete());
     $('track-edit').addEventListener('submit', (event) => { event.preventDefault(); this.saveTrack(); });
+    $('track-keep-real').addEventListener('click', () => this.keepAsRealRide());
     $('import-files').addEventListener('change', (event) => {
       this.importFiles([...event.target.files]);
       event.target.value = '';
@@ -388,6 +389,22 @@ export class TracksView {
     }
   }
 
+  /**
+   * A simulated ride kept as a real one (`PATCH {source: "recording"}`): it then counts in the totals, records,
+   * overview and heatmap; the page is drawn again for its PR marks.
+   */
+  async keepAsRealRide() {
+    const id = this.trackId;
+    try {
+      await api.updateTrack(id, { source: 'recording' });
+    } catch (error) {
+      $('track-message').textContent = `Could not keep it: ${error.message}`;
+      return;
+    }
+    await this.showTrack(id);
+    $('track-message').textContent = 'Kept as a real ride: it now counts in your totals, records and heatmap.';
+  }
+
   async showTrack(id) {
     const message = $('track-message');
     message.textContent = '';
@@ -415,6 +432,7 @@ export class TracksView {
       : track.startTime ? `Started ${track.localStartTime ? format.localDateTime(track.localStartTime, { weekday: true }) : format.date(track.startTime)}${zoneNote(track)}`
         : 'No time recorded';
     $('track-delete').hidden = !track || !track.createdAt;
+    $('track-simulated').hidden = !track || track.source !== 'simulation';
     const form = $('track-edit');
     form.elements.name.value = track ? track.name : '';
     form.elements.kind.value = (track && track.kind) || 'ride';
