@@ -383,6 +383,8 @@ extension PostgresRideStore {
                 """,
                 "CREATE INDEX import_jobs_user ON import_jobs (user_id)",
             ]),
+        // Laps the rider marked while recording: SQLite's "v12 recorded lap marks".
+        Migration(name: "v12 recorded lap marks", statements: ["ALTER TABLE tracks ADD COLUMN lap_marks TEXT"]),
     ]
 
     /// The table of applied migrations.

@@ -609,6 +609,8 @@ export class TracksView {
 
     const laps = (track && track.laps) || [];
     $('track-laps-section').hidden = laps.length < 2;
+    $('laps-heading').textContent = track && track.lapSource === 'recorded'
+      ? 'Laps (marked with the Lap button; moving time)' : 'Laps (as the device recorded them)';
     const body = $('track-laps').tBodies[0];
     body.replaceChildren();
     const pace = ['run', 'walk'].includes(track && track.kind);

@@ -106,6 +106,8 @@ struct TrackDetailPayload: ResponseEncodable {
     /// and empty for a track that came from no device file.
     var device: DeviceFigures?
     var laps: [DeviceFigures]
+    /// Where the laps come from: `device` (the file's), `recorded` (the Lap button), absent without laps.
+    var lapSource: String?
     /// The track's best efforts, each with its rank when it was ridden ("PR", "2nd best").
     var efforts: [EffortPayload]
 
@@ -115,10 +117,12 @@ struct TrackDetailPayload: ResponseEncodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case stats, segments, simplifiedForZoom, waypoints, splits, device, laps, efforts
+        case stats, segments, simplifiedForZoom, waypoints, splits, device, laps, lapSource, efforts
     }
 
-    init(_ track: StoredTrack, simplifiedForZoom zoom: Int? = nil, efforts: [RankedEffort] = []) throws {
+    /// `lapMarks`: the laps the rider marked while recording (`RecordedLaps`), listed as a device's laps are when
+    /// the track has none of a device's.
+    init(_ track: StoredTrack, simplifiedForZoom zoom: Int? = nil, efforts: [RankedEffort] = [], lapMarks: [Int64] = []) throws {
         summary = track.summary
         self.efforts = efforts.map(EffortPayload.init)
         stats = StatsPayload(track.stats)
@@ -132,6 +136,15 @@ struct TrackDetailPayload: ResponseEncodable {
         splits = SplitsPayload(kilometer: track.stats.kilometerSplits, mile: track.stats.mileSplits)
         device = track.device?.totals
         laps = track.device?.laps ?? []
+        if laps.isEmpty, !lapMarks.isEmpty {
+            var segments: [TrackSegment] = []
+            for packed in track.content.tracks.flatMap(\.segments) { segments.append(TrackSegment(points: try packed.points.points())) }
+            let line = Track(segments: segments)
+            laps = RecordedLaps.figures(of: line, marksMilliseconds: lapMarks, activity: track.summary.kind.activity)
+            lapSource = "recorded"
+        } else if !laps.isEmpty {
+            lapSource = "device"
+        }
     }
 
     /// The summary's keys, then the page's own in the same object.
@@ -145,6 +158,7 @@ struct TrackDetailPayload: ResponseEncodable {
         try container.encode(splits, forKey: .splits)
         try container.encodeIfPresent(device, forKey: .device)
         try container.encode(laps, forKey: .laps)
+        try container.encodeIfPresent(lapSource, forKey: .lapSource)
         try container.encode(efforts, forKey: .efforts)
     }
 }

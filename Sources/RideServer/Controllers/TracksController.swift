@@ -182,7 +182,9 @@ struct TracksController<Context: UserRequestContext>: Sendable {
         guard let fileExtension else {
             let zoom = try Self.detailZoom(request, track: track)
             let efforts = try await library.store.rankedEfforts(trackID: track.summary.id, userID: library.userID)
-            return try TrackDetailPayload(track, simplifiedForZoom: zoom, efforts: efforts).response(from: request, context: context)
+            let lapMarks = track.device?.laps.isEmpty == false ? [] : try await library.store.lapMarks(trackID: track.summary.id, userID: library.userID)
+            return try TrackDetailPayload(track, simplifiedForZoom: zoom, efforts: efforts, lapMarks: lapMarks)
+                .response(from: request, context: context)
         }
         guard let format = TrackFileFormat(rawValue: fileExtension.lowercased()), format != .tcx else {
             throw APIError.notFound("no download of type .\(fileExtension); there are .gpx, .gpx436, .geojson and .fit (a course)")

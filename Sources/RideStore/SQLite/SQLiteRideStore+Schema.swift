@@ -183,6 +183,10 @@ extension SQLiteRideStore {
         SQLiteRideStore.registerShareTokenHashMigration(&migrator)
         SQLiteRideStore.registerAcrossRidesMigration(&migrator)
         SQLiteRideStore.registerImportJobsMigration(&migrator)
+        // Laps the rider marked while recording (`LapRules`): a JSON array of times; NULL for a track without.
+        migrator.registerMigration("v12 recorded lap marks") { db in
+            try db.alter(table: "track") { t in t.add(column: "lapMarks", .text) }
+        }
         return migrator
     }()
 }
