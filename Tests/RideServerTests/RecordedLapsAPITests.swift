@@ -30,6 +30,14 @@ import Testing
                 #expect(try await client.post("/api/recordings/\(id)/laps", json: #"{"time":5}"#).status == .badRequest)
                 #expect(try await client.post("/api/recordings/ZZZZZZZZ/laps", json: mark(21)).status == .notFound)
 
+                // A ride started offline is named by the client's own id (the outbox's): its laps reach it too.
+                let clientID = "0b7f3c2e-5a1d-4c8e-9f6a-2d4e8b1c3a57"
+                #expect(try await client.put("/api/recordings/\(clientID)", json: "{}").status.code < 300)
+                #expect(try await client.post("/api/recordings/\(clientID)/fixes", json: fixesJSON(1...30)).status == .ok)
+                let offline = try await client.post("/api/recordings/\(clientID)/laps", json: mark(21))
+                #expect(offline.status == .ok)
+                #expect((try offline.jsonObject()["laps"] as? [String])?.count == 1)
+
                 let trackID = try #require(try await client.post("/api/recordings/\(id)/stop").jsonObject()["trackId"] as? String)
                 let track = try await client.get("/api/tracks/\(trackID)").jsonObject()
                 #expect(track["lapSource"] as? String == "recorded")

@@ -12,7 +12,7 @@ from test_record import _poll_outbox_empty, open_record, ride, start_ride, stop_
 def test_laps_marked_online_and_offline_are_listed_on_the_ride_page(context, server):
     page = context.new_page()
     open_record(page)
-    lap = page.get_by_role('button', name='Lap')
+    lap = page.get_by_role('button', name='Lap', exact=True)
     expect(lap).to_be_hidden()
     start_ride(page)
     expect(lap).to_be_visible()

@@ -120,7 +120,8 @@ struct RecordingsController<Context: UserRequestContext> {
     /// nothing. The answer lists every mark, `{"laps": [times]}`; the track page shows the laps' figures.
     @Sendable func addLap(_ request: Request, context: Context) async throws -> LapMarksResponse {
         let service = try await services.service(for: context)
-        let id = try RecordingService.storeID(try context.parameters.require("id"))
+        // The store's id, or the client's own (`PUT /api/recordings/{clientId}`, which the outbox uses).
+        let id = try RecordingService.storeID(try await service.resolve(try context.parameters.require("id")))
         guard let body = try await request.decodeJSON(LapRequest.self, limit: Self.commandBodyLimitBytes, allowEmpty: false) else {
             throw APIError.badRequest("bad_json", "the body must be {\"time\": \"2024-05-01T10:00:00.000Z\"}")
         }
