@@ -145,6 +145,27 @@ export class TracksView {
         progress.remove();
         status.textContent = `not imported: ${error.message}`;
         status.classList.add('failed');
+        // A file of waypoints only makes no track; its waypoints can become places.
+        if (error.code === 'nothing_to_import' && /only waypoints/.test(error.message)) {
+          const asPlaces = document.createElement('button');
+          asPlaces.type = 'button';
+          asPlaces.className = 'import-as-places';
+          asPlaces.textContent = 'Import its waypoints as places';
+          asPlaces.addEventListener('click', async () => {
+            asPlaces.disabled = true;
+            try {
+              const answer = await upload(file, () => {}, { waypointsAsPlaces: true });
+              status.textContent = answer.message;
+              status.classList.remove('failed');
+              item.classList.add('done');
+              asPlaces.remove();
+            } catch (again) {
+              status.textContent = `not imported: ${again.message}`;
+              asPlaces.disabled = false;
+            }
+          });
+          item.append(asPlaces);
+        }
         dismiss();
       }
     }
@@ -726,11 +747,11 @@ function kindIcon(kind) {
 const MEDIA_TYPES = { gpx: 'application/gpx+xml', gpx436: 'application/json', geojson: 'application/geo+json', json: 'application/json' };
 
 /** POST /api/tracks with upload progress (fetch cannot report it); rejects with an ApiError-like error. */
-function upload(file, onProgress) {
+function upload(file, onProgress, { waypointsAsPlaces = false } = {}) {
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest();
     const extension = file.name.split('.').pop().toLowerCase();
-    request.open('POST', `/api/tracks?name=${encodeURIComponent(file.name)}`);
+    request.open('POST', `/api/tracks?name=${encodeURIComponent(file.name)}${waypointsAsPlaces ? '&waypointsAsPlaces=1' : ''}`);
     request.setRequestHeader('Content-Type', MEDIA_TYPES[extension] || 'application/octet-stream');
     request.upload.onprogress = (event) => { if (event.lengthComputable) onProgress(event.loaded / event.total); };
     request.onload = () => {
