@@ -188,6 +188,19 @@ extension TestClientProtocol {
         }
     }
 
+    /// Only a ride recorded in bikeride changes source (a simulated one kept as real, and back): a file stays a file.
+    @Test func patchingTheSourceOfAFileIs400AndChangesNothing() async throws {
+        try await TestServer().run { client in
+            let id = try await client.uploadTrack("Source")
+            let refused = try await client.patch("/api/tracks/\(id)", json: #"{"source":"recording","name":"Other"}"#)
+            #expect(refused.status == .badRequest)
+            #expect(try refused.errorCode() == "invalid_value")
+            #expect(try await client.patch("/api/tracks/\(id)", json: #"{"source":"satellite"}"#).status == .badRequest)
+            let track = try await client.get("/api/tracks/\(id)").jsonObject()
+            #expect(track["source"] as? String == "file" && track["name"] as? String == "Source")
+        }
+    }
+
     @Test func anOversizeUploadIs413() async throws {
         let database = try TemporaryStore()
         try await database.server().server.run { client in
