@@ -104,6 +104,11 @@ public protocol RideStore: AccountStore, AcrossRidesStore, ImportJobStore {
     /// With `expecting`, stops nothing and throws `RecordingChangedError` unless the recording still has that
     /// version (the figures were computed from what it held then).
     func stopRecording(id: RecordingID, userID: UserID, stats: TrackStats, expecting: RecordingVersion?) async throws -> TrackSummary
+    /// Marks a lap at `timeMilliseconds` (the latest fix's time when the rider pressed Lap) on the recording's track
+    /// (`LapRules`): a mark at a time already marked is kept once, so a retry does not double it. Returns every mark.
+    func addLapMark(recordingID: RecordingID, timeMilliseconds: Int64, userID: UserID) async throws -> [Int64]
+    /// The lap marks of a track (sorted; none for a track without marks).
+    func lapMarks(trackID: TrackID, userID: UserID) async throws -> [Int64]
 
     // MARK: Places
 

@@ -27,7 +27,8 @@ extension PostgresRideStore {
             // that good, ties broken by `EffortRules.best`.
             // One statement for every key (one round trip): per key, the floor is the second best score (or the
             // best, alone), read down the (key, score) index; then the efforts at least that good.
-            let live = "deleted_at IS NULL AND state = '\(TrackState.complete.rawValue)'"
+            let live = "deleted_at IS NULL AND state = '\(TrackState.complete.rawValue)' AND "
+                + StatisticsRules.sqlCondition(kind: "kind", source: "source")
             let rows = try await connection.query(
                 """
                 SELECT e.key, e.value, e.score, e.start_offset, e.end_offset, t.id, t.name, t.start_time, t.sort_key
@@ -65,14 +66,17 @@ extension PostgresRideStore {
                         SELECT 1 FROM track_efforts o JOIN tracks u ON u.id = o.track_id
                         WHERE o.key = e.key AND o.score >= e.score AND u.id <> t.id AND u.user_id = t.user_id AND u.kind = t.kind
                             AND u.deleted_at IS NULL AND u.state = \(TrackState.complete.rawValue) AND u.sort_key <= t.sort_key
+                            AND \(unescaped: StatisticsRules.sqlCondition(kind: "u.kind", source: "u.source"))
                             AND (o.score > e.score OR u.sort_key < t.sort_key OR u.id < t.id)
                         LIMIT 2) better
-                ) FROM tracks t JOIN track_efforts e ON e.track_id = t.id
+                ), t.kind, t.source FROM tracks t JOIN track_efforts e ON e.track_id = t.id
                 WHERE t.id = \(trackID.rawValue) AND t.user_id = \(userID.rawValue)
                 """, logger: logger)
             var ranked: [RankedEffort] = []
-            for try await (key, value, start, end, rank) in rows.decode((String, Double, Double?, Double?, Int64).self) {
-                if let effort = EffortRules.ranked(key: key, value: value, start: start, end: end, rank: Int(rank)) { ranked.append(effort) }
+            for try await (key, value, start, end, rank, kind, source) in rows.decode((String, Double, Double?, Double?, Int64, String, String).self) {
+                if let effort = EffortRules.ranked(key: key, value: value, start: start, end: end, rank: Int(rank), kind: kind, source: source) {
+                    ranked.append(effort)
+                }
             }
             let order = Dictionary(uniqueKeysWithValues: EffortKey.allCases.enumerated().map { ($1, $0) })
             return ranked.sorted { order[$0.effort.key]! < order[$1.effort.key]! }
@@ -87,7 +91,7 @@ extension PostgresRideStore {
                     (min_latitude + max_latitude) / 2
                 FROM tracks
                 WHERE user_id = \(userID.rawValue) AND deleted_at IS NULL AND state = \(TrackState.complete.rawValue)
-                    AND kind <> \(TrackKind.route.rawValue) AND start_time IS NOT NULL
+                    AND \(unescaped: StatisticsRules.sqlCondition(kind: "kind", source: "source")) AND start_time IS NOT NULL
                 ORDER BY sort_key, id
                 """, logger: logger)
             var tracks: [OverviewTrack] = []

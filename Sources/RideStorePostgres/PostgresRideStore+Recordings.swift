@@ -508,3 +508,32 @@ struct AcknowledgeSequence: PostgresPreparedStatement {
 
     func decodeRow(_ row: PostgresRow) throws {}
 }
+
+extension PostgresRideStore {
+    public func addLapMark(recordingID: RecordingID, timeMilliseconds: Int64, userID: UserID) async throws -> [Int64] {
+        try await transaction { [logger] connection in
+            // The track's row locked: two marks at once each see the other's.
+            let rows = try await connection.query(
+                """
+                SELECT tracks.id, tracks.lap_marks FROM recordings JOIN tracks ON tracks.id = recordings.track_id
+                WHERE recordings.id = \(recordingID.rawValue) AND recordings.user_id = \(userID.rawValue) FOR UPDATE OF tracks
+                """, logger: logger)
+            var found: (String, String?)?
+            for try await row in rows.decode((String, String?).self) { found = row }
+            guard let (trackID, stored) = found else { throw RideStoreError.notFound(kind: "recording", id: recordingID.rawValue) }
+            let (text, marks) = try LapRules.adding(timeMilliseconds, to: stored)
+            try await connection.query("UPDATE tracks SET lap_marks = \(text) WHERE id = \(trackID)", logger: logger)
+            return marks
+        }
+    }
+
+    public func lapMarks(trackID: TrackID, userID: UserID) async throws -> [Int64] {
+        try await transaction(readOnly: true) { [logger] connection in
+            let rows = try await connection.query(
+                "SELECT lap_marks FROM tracks WHERE id = \(trackID.rawValue) AND user_id = \(userID.rawValue)", logger: logger)
+            var stored: String?
+            for try await text in rows.decode(String?.self) { stored = text }
+            return LapRules.decode(stored)
+        }
+    }
+}

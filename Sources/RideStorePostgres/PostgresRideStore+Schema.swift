@@ -421,6 +421,8 @@ extension PostgresRideStore {
                 WHERE device_id IS NOT NULL
                 """,
             ]),
+        // Laps the rider marked while recording: SQLite's "v15 recorded lap marks".
+        Migration(name: "v15 recorded lap marks", statements: ["ALTER TABLE tracks ADD COLUMN lap_marks TEXT"]),
     ]
 
     /// The table of applied migrations.

@@ -5,12 +5,7 @@ import RideStore
 
 extension PostgresRideStore {
     public func saveImport(_ batch: TrackImport, userID: UserID) async throws -> TrackImportResult {
-        guard !batch.tracks.isEmpty else { throw RideStoreError.invalid(field: "tracks", reason: "an import needs at least one track") }
-        if batch.replacing != nil, batch.tracks.count != 1 {
-            throw RideStoreError.invalid(field: "tracks", reason: "replacing a track takes exactly one track")
-        }
-        for track in batch.tracks { try TrackRules.validate(name: track.name) }
-        for place in batch.places { try PlaceRules.validate(place) }
+        try TrackRules.validate(batch)
         // A file of millions of points is written in one transaction: it gets the long deadline.
         return try await transaction(long: true) { [logger] connection in
             try await Self.requireUser(connection, userID, logger: logger)
@@ -134,7 +129,7 @@ extension PostgresRideStore {
                     FROM tracks
                     WHERE user_id = \(userID.rawValue) AND sort_key >= \(TrackRecord.sortKey(start: nil, createdAt: start))
                         AND deleted_at IS NULL AND (state = \(TrackState.complete.rawValue) OR source = \(TrackSource.device.rawValue))
-                        AND kind <> \(TrackKind.route.rawValue) AND source <> \(TrackSource.simulation.rawValue)
+                        AND \(unescaped: StatisticsRules.sqlCondition(kind: "kind", source: "source"))
                         AND start_time IS NOT NULL
                     """, logger: logger)
                 var total = TrackTotals(since: start, trackCount: 0, distanceMeters: 0, movingSeconds: 0, elapsedSeconds: 0, ascentMeters: 0)

@@ -27,7 +27,7 @@ extension Bikeride {
         @Flag(help: "Make one track of each file instead of one per GPX <trk>.")
         var oneTrack = false
 
-        @Flag(help: "Also make a place of each GPX waypoint.")
+        @Flag(help: "Also make a place of each GPX waypoint (a file with only waypoints then makes only places).")
         var waypointsAsPlaces = false
 
         @Flag(help: "Import files even when the same content was imported before.")
@@ -89,10 +89,11 @@ extension Bikeride {
                 switch outcome.result {
                 case .duplicate(let existing):
                     print("\(outcome.path): already imported as \(existing.map(\.rawValue).joined(separator: ", ")) (--force imports it again)")
-                default:
-                    for track in outcome.tracks {
+                case .imported(_, let tracks, let places):
+                    for track in tracks {
                         print("\(track.id)  \(track.name)  \(UnitSystem.metric.formatDistance(meters: track.distanceMeters))  \(track.pointCount) points  (\(outcome.path))")
                     }
+                    if !places.isEmpty { print("\(outcome.path): \(places.count) places made of its waypoints") }
                     // What --lenient left out: one line a kind, at the place of the first.
                     let report = outcome.readReport
                     for kind in GPXReadWarning.Kind.allCases {

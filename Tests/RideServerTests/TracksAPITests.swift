@@ -146,6 +146,61 @@ extension TestClientProtocol {
         #expect(try await library.store.trackCount(userID: library.userID) == 0)
     }
 
+    /// Issue 24: a waypoints-only (or empty) upload is 422 `nothing_to_import` and stores nothing; with
+    /// `?waypointsAsPlaces=1` its waypoints become places, and still no track. An untimed line is a route.
+    @Test(arguments: StoreKind.allCases) func aWaypointsOnlyUploadMakesNoTrack(_ kind: StoreKind) async throws {
+        try await withServer(kind) { server, library in
+            try await server.run { client in
+                let waypoints = """
+                    <?xml version="1.0"?><gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1">
+                    <wpt lat="46.51" lon="6.61"><name>Bakery</name></wpt><wpt lat="46.52" lon="6.62"><name>Post office</name></wpt></gpx>
+                    """
+                let refused = try await client.upload(waypoints, name: "errands.gpx")
+                #expect(refused.status == .unprocessableContent)
+                #expect(try refused.errorCode() == "nothing_to_import")
+                let message = try #require((try refused.jsonObject()["error"] as? [String: Any])?["message"] as? String)
+                #expect(message.contains("only waypoints") && message.contains("waypointsAsPlaces=1"))
+                let empty = try await client.upload(
+                    #"<?xml version="1.0"?><gpx version="1.0" creator="t" xmlns="http://www.topografix.com/GPX/1/0"><trk><trkseg/></trk></gpx>"#,
+                    name: "empty.gpx")
+                #expect(empty.status == .unprocessableContent)
+                #expect(try empty.errorCode() == "nothing_to_import")
+                let badFlag = try await client.execute(
+                    uri: "/api/tracks?name=e.gpx&waypointsAsPlaces=maybe", method: .post, headers: [.contentType: "application/octet-stream"], body: ByteBuffer(string: waypoints))
+                #expect(badFlag.status == .badRequest)
+                #expect((try await client.get("/api/places").jsonObject()["places"] as? [Any])?.isEmpty == true)
+
+                let asPlaces = try await client.execute(
+                    uri: "/api/tracks?name=errands.gpx&waypointsAsPlaces=1", method: .post, headers: [.contentType: "application/octet-stream"], body: ByteBuffer(string: waypoints))
+                #expect(asPlaces.status == .created)
+                let answer = try asPlaces.jsonObject()
+                #expect((answer["tracks"] as? [Any])?.isEmpty == true)
+                #expect((answer["places"] as? [String])?.count == 2)
+                #expect(answer["message"] as? String == "2 places imported")
+
+                let untimed = zigzagGPX(name: "Plan").replacingOccurrences(of: #"<time>[^<]*</time>"#, with: "", options: .regularExpression)
+                let route = try await client.upload(untimed, name: "plan.gpx")
+                #expect(route.status == .created)
+                #expect(((try route.jsonObject()["tracks"] as? [[String: Any]])?.first?["kind"] as? String) == "route")
+            }
+            #expect(try await library.store.trackCount(userID: library.userID) == 1)
+            #expect(try await library.store.places(PlaceQuery(), userID: library.userID).count == 2)
+        }
+    }
+
+    /// Only a ride recorded in bikeride changes source (a simulated one kept as real, and back): a file stays a file.
+    @Test func patchingTheSourceOfAFileIs400AndChangesNothing() async throws {
+        try await TestServer().run { client in
+            let id = try await client.uploadTrack("Source")
+            let refused = try await client.patch("/api/tracks/\(id)", json: #"{"source":"recording","name":"Other"}"#)
+            #expect(refused.status == .badRequest)
+            #expect(try refused.errorCode() == "invalid_value")
+            #expect(try await client.patch("/api/tracks/\(id)", json: #"{"source":"satellite"}"#).status == .badRequest)
+            let track = try await client.get("/api/tracks/\(id)").jsonObject()
+            #expect(track["source"] as? String == "file" && track["name"] as? String == "Source")
+        }
+    }
+
     @Test func anOversizeUploadIs413() async throws {
         let database = try TemporaryStore()
         try await database.server().server.run { client in

@@ -86,7 +86,7 @@ import RideKit
             <rte><name>Nothing planned</name></rte>
             <rte><name>Plan</name><rtept lat="46.5" lon="6.6"/><rtept lat="46.51" lon="6.6"/></rte>
             <trk><name>Empty</name><trkseg></trkseg></trk>
-            <trk><name>Ride</name><trkseg><trkpt lat="46.5" lon="6.6"/><trkpt lat="46.501" lon="6.6"/></trkseg></trk>
+            <trk><name>Ride</name><trkseg><trkpt lat="46.5" lon="6.6"><time>2024-05-04T08:00:00Z</time></trkpt><trkpt lat="46.501" lon="6.6"><time>2024-05-04T08:00:30Z</time></trkpt></trkseg></trk>
             <trk><name>Also empty</name></trk>
             </gpx>
             """
@@ -98,10 +98,10 @@ import RideKit
             let original = try GPXReader.read(bytes: Array(text.utf8))
             expectSameDocument(try await library.document(for: outcome.tracks.map(\.id)), original, "mixed")
 
-            // Nothing but empty elements: one entry, so that the file is not lost.
+            // Nothing but empty elements: no 0 m track (issue 24), refused with its reason and nothing stored.
             let empty = #"<gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1"><rte/><trk><trkseg/></trk></gpx>"#
-            let nothing = try await library.importData(Data(empty.utf8), fileName: "empty.gpx")
-            #expect(nothing.tracks.count == 1 && nothing.tracks[0].kind == .route)
+            await #expect(throws: RideStoreError.self) { _ = try await library.importData(Data(empty.utf8), fileName: "empty.gpx") }
+            #expect(try await library.store.tracks(TrackQuery(), userID: library.userID).tracks.count == 2)
         }
     }
 

@@ -32,3 +32,34 @@ def test_an_unknown_track_cannot_be_simulated_and_says_so(context):
     page.goto('/#/record?simulate=18&track=ZZZZZZZZ')
     page.wait_for_selector('body[data-ready="true"]')
     expect(page.get_by_text(re.compile('Cannot simulate this ride: .*ZZZZZZZZ'))).to_be_visible(timeout=10000)
+
+
+def test_a_simulated_ride_is_marked_and_can_be_kept_as_a_real_one(context, server):
+    """Issue 24: the Record tab marks a simulated ride; its page says it counts nowhere and offers to keep it, after
+    which the server counts it (its source is `recording`)."""
+    from test_record import stop_and_save, _poll_outbox_empty
+    from conftest import api_get
+    page = context.new_page()
+    page.goto('/#/record?simulate=36')
+    page.wait_for_selector('body[data-ready="true"]')
+    page.wait_for_selector('path.me-dot')
+    start_ride(page)
+    badge = page.locator('#simulated-badge')
+    expect(badge).to_be_visible()
+    expect(badge).to_have_text('Simulated')
+    wait_until(page, "() => Number(document.getElementById('record-map').dataset.pathPoints || 0) >= 4", timeout=15000)
+    shot(page, 'simulated-badge-record')
+    _poll_outbox_empty(page, 15000)
+    stop_and_save(page)
+    page.wait_for_url(re.compile(r'#/tracks/[\w-]+$'))
+    track_id = page.url.rsplit('/', 1)[1]
+    note = page.locator('#track-simulated')
+    expect(note).to_be_visible(timeout=10000)
+    expect(note).to_contain_text('left out of totals, records')
+    shot(page, 'simulated-track-page')
+    assert api_get(server, f'/api/tracks/{track_id}')['source'] == 'simulation'
+    page.get_by_role('button', name='Keep as a real ride').click()
+    expect(page.locator('#track-message')).to_contain_text('Kept as a real ride', timeout=10000)
+    expect(note).to_be_hidden()
+    assert api_get(server, f'/api/tracks/{track_id}')['source'] == 'recording'
+    shot(page, 'simulated-track-kept')

@@ -386,3 +386,24 @@ def test_a_short_swipe_springs_back_and_a_long_one_deletes_with_undo(phone_list,
     assert len(page.deletes) == 2 and page.deletes[1].endswith(deleted)
     assert saved_track_ids(server) == sorted(set(before) - {deleted})
     assert path.exists()
+
+
+def test_a_waypoints_only_file_makes_no_track_and_offers_places(context, tmp_path, server):
+    """Issue 24: a file of waypoints only is no 0 m track; the row says why and imports the waypoints as places."""
+    page = context.new_page()
+    page.goto('/#/tracks')
+    page.wait_for_selector('body[data-ready="true"]')
+    tag = uuid.uuid4().hex[:8]
+    errands = tmp_path / f'errands-{tag}.gpx'
+    errands.write_text(
+        '<?xml version="1.0"?><gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1">'
+        f'<wpt lat="46.51" lon="6.61"><name>Bakery {tag}</name></wpt><wpt lat="46.52" lon="6.62"><name>Post {tag}</name></wpt></gpx>')
+    page.get_by_label('Import GPX, FIT, TCX, .gpx436, GeoJSON or zip files').set_input_files(str(errands))
+    row = page.get_by_role('list', name='Imports').get_by_role('listitem').filter(has_text=errands.name)
+    expect(row).to_contain_text('only waypoints')
+    shot(page, 'waypoints-only-refused')
+    row.get_by_role('button', name='Import its waypoints as places').click()
+    expect(row).to_contain_text('2 places imported')
+    shot(page, 'waypoints-only-as-places')
+    places = api_get(server, f'/api/places?q={tag}')['places']
+    assert sorted(place['name'] for place in places) == [f'Bakery {tag}', f'Post {tag}']

@@ -64,6 +64,7 @@ export const api = {
   /** Start under the device's own id (a UUID): works when queued offline and sent late, and sent twice. */
   startRecordingAs: (clientId, options) => call('PUT', `/api/recordings/${encodeURIComponent(clientId)}`, options || {}),
   recording: (id) => call('GET', `/api/recordings/${encodeURIComponent(id)}`),
+  addLap: (id, time) => call('POST', `/api/recordings/${encodeURIComponent(id)}/laps`, { time }),
   sendFixes: (id, fixes) => call('POST', `/api/recordings/${encodeURIComponent(id)}/fixes`, { fixes }),
   /** Chooses (an id), changes or drops (null) the route of the ride in progress. */
   changeRoute: (id, routeTrackId) => call('PATCH', `/api/recordings/${encodeURIComponent(id)}`, { routeTrackId }),

@@ -115,6 +115,24 @@ export async function enqueueCommand(command, state, { entry: fields = {}, recor
 }
 
 /**
+ * Queues a lap mark at `time` (the latest fix's RFC 3339 time, which identifies the lap: sent twice, it is kept
+ * once) behind the fixes already queued, so that it reaches the server after the fix it marks. False when no ride
+ * is recording.
+ */
+export async function enqueueLap(time) {
+  const db = await open();
+  const transaction = db.transaction(['meta', 'outbox'], 'readwrite');
+  const entry = await result(transaction.objectStore('meta').get('current'));
+  if (!entry || entry.recording.state !== 'recording') {
+    transaction.abort();
+    return false;
+  }
+  transaction.objectStore('outbox').add({ kind: 'lap', recordingId: entry.recording.id, time });
+  await done(transaction);
+  return true;
+}
+
+/**
  * A break in the line: Pause and Resume queued together, so that the server starts a new segment with the next
  * fix (a gap in the fixes is drawn as a gap, not a straight line). The recording stays `recording` on the device.
  */

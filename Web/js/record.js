@@ -73,6 +73,7 @@ export class RecordView extends Ride {
     $('location-allow').addEventListener('click', () => this.startWatching());
     $('start-button').addEventListener('click', () => this.start());
     $('pause-button').addEventListener('click', () => this.command('pause', 'paused'));
+    $('lap-button').addEventListener('click', () => this.lap());
     $('resume-button').addEventListener('click', () => this.command('resume', 'recording'));
     $('stop-button').addEventListener('click', () => this.askToFinish());
     $('save-button').addEventListener('click', () => this.save());
@@ -152,6 +153,7 @@ export class RecordView extends Ride {
       return this.showLocationMessage(`Cannot simulate this ride: ${error.message}`);
     }
     this.simulating = true;
+    $('simulated-badge').hidden = false;
     this.setStatus(`Simulated ride: ${simulation.name}`);
     const started = Date.now();
     let index = 0;
@@ -434,6 +436,7 @@ export class RecordView extends Ride {
     $('start-button').hidden = state !== 'idle';
     $('start-button').textContent = `Start ${chosenActivity()}`;
     $('pause-button').hidden = state !== 'recording';
+    $('lap-button').hidden = state !== 'recording';
     $('resume-button').hidden = state !== 'paused' || finishing;
     $('stop-button').hidden = !(state === 'recording' || state === 'paused') || finishing;
     $('finish-sheet').hidden = !finishing;

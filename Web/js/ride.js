@@ -45,11 +45,28 @@ export class Ride extends OutboxSync {
     const sequence = await outbox.enqueueFix(fix);
     if (sequence === null) return;
     this.lastFixTime = local.time;
+    this.lastFixText = fix.time;
     this.live.add({ ...local, sequence });
     // The time as the server reads it (milliseconds of the text sent), so that both follow the route alike.
     this.navigation.addFix({ ...local, sequence, time: Date.parse(fix.time) });
     this.map.addPending(local.latitude, local.longitude);
     this.renderStats();
+    this.flushSoon(0);
+  }
+
+  /**
+   * Lap: a mark at the latest fix, queued like the fixes (it survives going offline and a reload) and identified by
+   * that fix's time, so that a retry does not double it. The laps' figures come from the server, on the track page.
+   */
+  async lap() {
+    if (!this.lastFixText || this.lastFixText === this.lastLapText) {
+      $('record-notice').textContent = 'A lap needs a new position since the last one.';
+      return;
+    }
+    if (!(await outbox.enqueueLap(this.lastFixText))) return;
+    this.lastLapText = this.lastFixText;
+    this.lapCount = (this.lapCount || 1) + 1;
+    $('record-notice').textContent = `Lap ${this.lapCount} started.`;
     this.flushSoon(0);
   }
 
@@ -118,6 +135,8 @@ export class Ride extends OutboxSync {
     const startedAt = format.timeWithOffset(startMillis);
     const activity = chosenActivity();
     this.recording = { id, state: 'recording', nextSequence: 1, startedAt, activity };
+    this.lapCount = 1;
+    this.lastLapText = null;
     this.live = new Provisional({ activity });
     this.autoPause = new AutoPause(activity);
     this.lastFixTime = null;

@@ -100,6 +100,9 @@ export class OutboxSync {
               this.applyRecording(answer);
             }
           });
+        } else if (first.kind === 'lap') {
+          // A lap is its time: sent again after a lost answer, the server keeps it once.
+          await this.send(first, () => api.addLap(first.recordingId, first.time), async () => { await outbox.remove([first.key]); });
         } else {
           // After a refused batch its fixes go one by one, so that only the bad one is dropped.
           const limit = this.isolating > 0 ? 1 : BATCH_LIMIT;

@@ -52,6 +52,7 @@ export class TracksView {
     $('tracks-more').addEventListener('click', () => this.loadPage(false));
     $('undo-button').addEventListener('click', () => this.undoDelete());
     $('track-edit').addEventListener('submit', (event) => { event.preventDefault(); this.saveTrack(); });
+    $('track-keep-real').addEventListener('click', () => this.keepAsRealRide());
     $('import-files').addEventListener('change', (event) => {
       this.importFiles([...event.target.files]);
       event.target.value = '';
@@ -144,6 +145,27 @@ export class TracksView {
         progress.remove();
         status.textContent = `not imported: ${error.message}`;
         status.classList.add('failed');
+        // A file of waypoints only makes no track; its waypoints can become places.
+        if (error.code === 'nothing_to_import' && /only waypoints/.test(error.message)) {
+          const asPlaces = document.createElement('button');
+          asPlaces.type = 'button';
+          asPlaces.className = 'import-as-places';
+          asPlaces.textContent = 'Import its waypoints as places';
+          asPlaces.addEventListener('click', async () => {
+            asPlaces.disabled = true;
+            try {
+              const answer = await upload(file, () => {}, { waypointsAsPlaces: true });
+              status.textContent = answer.message;
+              status.classList.remove('failed');
+              item.classList.add('done');
+              asPlaces.remove();
+            } catch (again) {
+              status.textContent = `not imported: ${again.message}`;
+              asPlaces.disabled = false;
+            }
+          });
+          item.append(asPlaces);
+        }
         dismiss();
       }
     }
@@ -388,6 +410,22 @@ export class TracksView {
     }
   }
 
+  /**
+   * A simulated ride kept as a real one (`PATCH {source: "recording"}`): it then counts in the totals, records,
+   * overview and heatmap; the page is drawn again for its PR marks.
+   */
+  async keepAsRealRide() {
+    const id = this.trackId;
+    try {
+      await api.updateTrack(id, { source: 'recording' });
+    } catch (error) {
+      $('track-message').textContent = `Could not keep it: ${error.message}`;
+      return;
+    }
+    await this.showTrack(id);
+    $('track-message').textContent = 'Kept as a real ride: it now counts in your totals, records and heatmap.';
+  }
+
   async showTrack(id) {
     const message = $('track-message');
     message.textContent = '';
@@ -415,6 +453,7 @@ export class TracksView {
       : track.startTime ? `Started ${track.localStartTime ? format.localDateTime(track.localStartTime, { weekday: true }) : format.date(track.startTime)}${zoneNote(track)}`
         : 'No time recorded';
     $('track-delete').hidden = !track || !track.createdAt;
+    $('track-simulated').hidden = !track || track.source !== 'simulation';
     const form = $('track-edit');
     form.elements.name.value = track ? track.name : '';
     form.elements.kind.value = (track && track.kind) || 'ride';
@@ -591,6 +630,8 @@ export class TracksView {
 
     const laps = (track && track.laps) || [];
     $('track-laps-section').hidden = laps.length < 2;
+    $('laps-heading').textContent = track && track.lapSource === 'recorded'
+      ? 'Laps (marked with the Lap button; moving time)' : 'Laps (as the device recorded them)';
     const body = $('track-laps').tBodies[0];
     body.replaceChildren();
     const pace = ['run', 'walk'].includes(track && track.kind);
@@ -706,11 +747,11 @@ function kindIcon(kind) {
 const MEDIA_TYPES = { gpx: 'application/gpx+xml', gpx436: 'application/json', geojson: 'application/geo+json', json: 'application/json' };
 
 /** POST /api/tracks with upload progress (fetch cannot report it); rejects with an ApiError-like error. */
-function upload(file, onProgress) {
+function upload(file, onProgress, { waypointsAsPlaces = false } = {}) {
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest();
     const extension = file.name.split('.').pop().toLowerCase();
-    request.open('POST', `/api/tracks?name=${encodeURIComponent(file.name)}`);
+    request.open('POST', `/api/tracks?name=${encodeURIComponent(file.name)}${waypointsAsPlaces ? '&waypointsAsPlaces=1' : ''}`);
     request.setRequestHeader('Content-Type', MEDIA_TYPES[extension] || 'application/octet-stream');
     request.upload.onprogress = (event) => { if (event.lengthComputable) onProgress(event.loaded / event.total); };
     request.onload = () => {

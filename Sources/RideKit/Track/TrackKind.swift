@@ -67,3 +67,22 @@ extension GPXDocument {
         }
     }
 }
+
+extension TrackKind {
+    /// The kind of a file's tracks when the user did not say.
+    ///
+    /// A planned route when no track point has a time: a recording stamps its fixes, a planner (and a `rte`) does
+    /// not, so a `trk` with even one timed point is a recording (loggers that lose times for a stretch, Garmin's
+    /// MapSource that stamps a few points). A recording is the kind the first `trk` `type` naming one says, else a
+    /// ride. A `type` does not make an untimed line a recording: a planner's "cycling" route is still a plan.
+    ///
+    ///     TrackKind.guessed(trackTypes: ["running"], hasTimedTrackPoint: true)   // .run
+    ///     TrackKind.guessed(trackTypes: ["cycling"], hasTimedTrackPoint: false)  // .route
+    public static func guessed(trackTypes: some Sequence<String?>, hasTimedTrackPoint: Bool) -> TrackKind {
+        guard hasTimedTrackPoint else { return .route }
+        for type in trackTypes {
+            if let type, let kind = TrackKind(gpxType: type) { return kind }
+        }
+        return .ride
+    }
+}

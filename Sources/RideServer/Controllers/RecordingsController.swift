@@ -22,6 +22,7 @@ struct RecordingsController<Context: UserRequestContext> {
         group.post("{id}/pause") { request, context in try await change(.pause, request, context) }
         group.post("{id}/resume") { request, context in try await change(.resume, request, context) }
         group.post("{id}/stop", use: stop)
+        group.post("{id}/laps", use: addLap)
     }
 
     @Sendable func start(_ request: Request, context: Context) async throws -> EditedResponse<RecordingResponse> {
@@ -112,6 +113,27 @@ struct RecordingsController<Context: UserRequestContext> {
         let (info, recorder) = try await service.change(try context.parameters.require("id"), to: command)
         context.logger.info("recording \(command.rawValue)d", metadata: ["recording": "\(info.id)"])
         return RecordingResponse(info: info, recorder: recorder)
+    }
+
+    /// `POST /api/recordings/{id}/laps` `{"time": RFC 3339}`: a lap marked at that time (the latest fix's when the rider
+    /// pressed Lap). Idempotent: a lap is its time, so the outbox's retry of a mark the server already stored adds
+    /// nothing. The answer lists every mark, `{"laps": [times]}`; the track page shows the laps' figures.
+    @Sendable func addLap(_ request: Request, context: Context) async throws -> LapMarksResponse {
+        let service = try await services.service(for: context)
+        // The store's id, or the client's own (`PUT /api/recordings/{clientId}`, which the outbox uses).
+        let id = try RecordingService.storeID(try await service.resolve(try context.parameters.require("id")))
+        guard let body = try await request.decodeJSON(LapRequest.self, limit: Self.commandBodyLimitBytes, allowEmpty: false) else {
+            throw APIError.badRequest("bad_json", "the body must be {\"time\": \"2024-05-01T10:00:00.000Z\"}")
+        }
+        let time: GPXTime
+        do {
+            time = try GPXTime(parsing: body.time)
+        } catch {
+            throw APIError.badRequest("invalid_value", "time must be an RFC 3339 time such as 2024-05-01T10:00:00.000Z")
+        }
+        let milliseconds = time.secondsSince1970 * 1000 + Int64(time.nanoseconds / 1_000_000)
+        let marks = try await service.library.store.addLapMark(recordingID: id, timeMilliseconds: milliseconds, userID: service.library.userID)
+        return LapMarksResponse(laps: marks.map(LapMarksResponse.text))
     }
 
     @Sendable func stop(_ request: Request, context: Context) async throws -> RecordingResponse {

@@ -11,6 +11,9 @@ import RideStore
 struct TrackChangesRequest: Decodable {
     var name: String?
     var kind: TrackKind?
+    /// `recording` keeps a simulated ride as a real one (it then counts in totals, records, overview, heatmap);
+    /// `simulation` sets it back.
+    var source: TrackSource?
 }
 
 /// A row of the Tracks list, a page of it, an edited track: the store's `TrackSummary` in its one JSON form
@@ -39,12 +42,15 @@ struct UploadPayload: ResponseEncodable {
     var duplicate: Bool
     var message: String
     var tracks: [TrackSummary]
+    /// The places made of the file's waypoints (`?waypointsAsPlaces=1`), in file order.
+    var places: [String]
     var warnings: [WarningPayload]
 
-    init(duplicate: Bool, tracks: [TrackSummary], report: GPXReadReport) {
+    init(duplicate: Bool, tracks: [TrackSummary], placeIDs: [PlaceID] = [], report: GPXReadReport) {
         self.duplicate = duplicate
         self.tracks = tracks
-        message = Self.message(duplicate: duplicate, tracks: tracks)
+        places = placeIDs.map(\.rawValue)
+        message = Self.message(duplicate: duplicate, tracks: tracks, placeCount: placeIDs.count)
         warnings = GPXReadWarning.Kind.allCases.compactMap { kind in
             guard let count = report.counts[kind], count > 0 else { return nil }
             let located = report.warnings.filter { $0.kind == kind }
@@ -58,16 +64,19 @@ struct UploadPayload: ResponseEncodable {
     }
 
     /// "1 track imported", "8 tracks imported", "2 tracks and 1 route imported", "already imported".
-    static func message(duplicate: Bool, tracks: [TrackSummary]) -> String {
+    static func message(duplicate: Bool, tracks: [TrackSummary], placeCount: Int = 0) -> String {
         if duplicate { return tracks.count == 1 ? "already imported" : "already imported (\(tracks.count) tracks)" }
         let routes = tracks.filter { $0.kind == .route }.count
         let rides = tracks.count - routes
         func counted(_ count: Int, _ one: String, _ many: String) -> String { "\(count) \(count == 1 ? one : many)" }
-        switch (rides, routes) {
-        case (0, 0): return "nothing imported"
-        case (_, 0): return counted(rides, "track", "tracks") + " imported"
-        case (0, _): return counted(routes, "route", "routes") + " imported"
-        default: return counted(rides, "track", "tracks") + " and " + counted(routes, "route", "routes") + " imported"
+        var parts: [String] = []
+        if rides > 0 { parts.append(counted(rides, "track", "tracks")) }
+        if routes > 0 { parts.append(counted(routes, "route", "routes")) }
+        if placeCount > 0 { parts.append(counted(placeCount, "place", "places")) }
+        switch parts.count {
+        case 0: return "nothing imported"
+        case 1: return parts[0] + " imported"
+        default: return parts.dropLast().joined(separator: ", ") + " and " + parts[parts.count - 1] + " imported"
         }
     }
 }
@@ -97,6 +106,8 @@ struct TrackDetailPayload: ResponseEncodable {
     /// and empty for a track that came from no device file.
     var device: DeviceFigures?
     var laps: [DeviceFigures]
+    /// Where the laps come from: `device` (the file's), `recorded` (the Lap button), absent without laps.
+    var lapSource: String?
     /// The track's best efforts, each with its rank when it was ridden ("PR", "2nd best").
     var efforts: [EffortPayload]
 
@@ -106,10 +117,12 @@ struct TrackDetailPayload: ResponseEncodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case stats, segments, simplifiedForZoom, waypoints, splits, device, laps, efforts
+        case stats, segments, simplifiedForZoom, waypoints, splits, device, laps, lapSource, efforts
     }
 
-    init(_ track: StoredTrack, simplifiedForZoom zoom: Int? = nil, efforts: [RankedEffort] = []) throws {
+    /// `lapMarks`: the laps the rider marked while recording (`RecordedLaps`), listed as a device's laps are when
+    /// the track has none of a device's.
+    init(_ track: StoredTrack, simplifiedForZoom zoom: Int? = nil, efforts: [RankedEffort] = [], lapMarks: [Int64] = []) throws {
         summary = track.summary
         self.efforts = efforts.map(EffortPayload.init)
         stats = StatsPayload(track.stats)
@@ -123,6 +136,15 @@ struct TrackDetailPayload: ResponseEncodable {
         splits = SplitsPayload(kilometer: track.stats.kilometerSplits, mile: track.stats.mileSplits)
         device = track.device?.totals
         laps = track.device?.laps ?? []
+        if laps.isEmpty, !lapMarks.isEmpty {
+            var segments: [TrackSegment] = []
+            for packed in track.content.tracks.flatMap(\.segments) { segments.append(TrackSegment(points: try packed.points.points())) }
+            let line = Track(segments: segments)
+            laps = RecordedLaps.figures(of: line, marksMilliseconds: lapMarks, activity: track.summary.kind.activity)
+            lapSource = "recorded"
+        } else if !laps.isEmpty {
+            lapSource = "device"
+        }
     }
 
     /// The summary's keys, then the page's own in the same object.
@@ -136,6 +158,7 @@ struct TrackDetailPayload: ResponseEncodable {
         try container.encode(splits, forKey: .splits)
         try container.encodeIfPresent(device, forKey: .device)
         try container.encode(laps, forKey: .laps)
+        try container.encodeIfPresent(lapSource, forKey: .lapSource)
         try container.encode(efforts, forKey: .efforts)
     }
 }

@@ -99,6 +99,14 @@ struct TracksController<Context: UserRequestContext>: Sendable {
                 message: "the file is larger than \(limit >> 20) MiB, the most an upload \(limit == Self.uploadLimitBytes ? "" : "of an archive ")may be; nothing was stored")
         }
         let fileName = request.uri.queryParameters["name"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+        // `?waypointsAsPlaces=1`: the file's waypoints become places too (a waypoints-only file: only places).
+        var waypointsAsPlaces = false
+        if let text = request.uri.queryParameters["waypointsAsPlaces"] {
+            guard ["1", "true", "0", "false"].contains(text) else {
+                throw APIError.badRequest("invalid_value", "waypointsAsPlaces must be 1, true, 0 or false")
+            }
+            waypointsAsPlaces = ["1", "true"].contains(text)
+        }
         // A length announced over the limit is refused before a byte is read: the archive's limit when the name or
         // the type says zip, else a track file's.
         let saysArchive = fileName?.lowercased().hasSuffix(".zip") == true || request.headers[.contentType] == "application/zip"
@@ -138,16 +146,17 @@ struct TracksController<Context: UserRequestContext>: Sendable {
         // Forgiving, as gpx.studio, Strava and Garmin Connect are: a bad point or an unknown element is left out
         // and said in the answer's `warnings`, not a refused file. XML that is not well-formed is refused still.
         options.lenient = true
+        options.waypointsAsPlaces = waypointsAsPlaces
         let outcome = try await library.importUpload(
             upload, fileName: fileName ?? "upload.\(format.rawValue)", format: format, options: options)
         switch outcome.result {
-        case .imported(_, let tracks, _):
+        case .imported(_, let tracks, let places):
             context.logger.info("tracks imported", metadata: ["count": "\(tracks.count)", "points": "\(outcome.pointCount)"])
             var headers = HTTPFields()
             if let first = tracks.first { headers[.location] = "/api/tracks/\(first.id.rawValue)" }
             return try EditedResponse(
                 status: .created, headers: headers,
-                response: UploadPayload(duplicate: false, tracks: tracks, report: outcome.readReport)
+                response: UploadPayload(duplicate: false, tracks: tracks, placeIDs: places, report: outcome.readReport)
             ).response(from: request, context: context)
         case .duplicate(let ids):
             var tracks: [TrackSummary] = []
@@ -173,7 +182,9 @@ struct TracksController<Context: UserRequestContext>: Sendable {
         guard let fileExtension else {
             let zoom = try Self.detailZoom(request, track: track)
             let efforts = try await library.store.rankedEfforts(trackID: track.summary.id, userID: library.userID)
-            return try TrackDetailPayload(track, simplifiedForZoom: zoom, efforts: efforts).response(from: request, context: context)
+            let lapMarks = track.device?.laps.isEmpty == false ? [] : try await library.store.lapMarks(trackID: track.summary.id, userID: library.userID)
+            return try TrackDetailPayload(track, simplifiedForZoom: zoom, efforts: efforts, lapMarks: lapMarks)
+                .response(from: request, context: context)
         }
         guard let format = TrackFileFormat(rawValue: fileExtension.lowercased()), format != .tcx else {
             throw APIError.notFound("no download of type .\(fileExtension); there are .gpx, .gpx436, .geojson and .fit (a course)")
@@ -250,7 +261,8 @@ struct TracksController<Context: UserRequestContext>: Sendable {
         return Response(status: .ok, headers: headers, body: body)
     }
 
-    /// `PATCH /api/tracks/{id}` `{name, kind}`: checked whole before anything changes.
+    /// `PATCH /api/tracks/{id}` `{name, kind, source}`: checked whole before anything changes. `source` keeps a simulated
+    /// ride as a real one (`"recording"`) or sets it back (`"simulation"`); no other change of source is taken.
     func update(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> TrackSummary {
         let id = try await Self.track(library, try context.parameters.require("id")).id
         guard let body = try await request.decodeJSON(TrackChangesRequest.self, limit: Self.editBodyLimitBytes, allowEmpty: false) else {
@@ -263,8 +275,8 @@ struct TracksController<Context: UserRequestContext>: Sendable {
             guard trimmed.count <= 200 else { throw APIError.badRequest("invalid_value", "name is longer than 200 characters") }
             name = trimmed
         }
-        if name == nil, body.kind == nil { return try await Self.track(library, id.rawValue).summary }
-        return try await library.edit(id, name: name, kind: body.kind)
+        if name == nil, body.kind == nil, body.source == nil { return try await Self.track(library, id.rawValue).summary }
+        return try await library.edit(id, name: name, kind: body.kind, source: body.source)
     }
 
     /// A zip file's first bytes (a local file header).

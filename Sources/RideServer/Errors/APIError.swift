@@ -56,6 +56,8 @@ extension APIError {
                     retryAfterSeconds: 5)
             case .limitExceeded:
                 self = APIError(.contentTooLarge, code: "limit_exceeded", message: error.description)
+            case .nothingToImport:
+                self = APIError(.unprocessableContent, code: "nothing_to_import", message: error.description)
             case .damaged, .database, .io:
                 self = APIError(.internalServerError, code: "store_error", message: "the store failed; the request may be retried")
             }

@@ -367,3 +367,18 @@ struct RecordingChangesRequest: Decodable {
         }
     }
 }
+
+/// `POST /api/recordings/{id}/laps`.
+struct LapRequest: Decodable {
+    var time: String
+}
+
+/// The lap marks of a recording, RFC 3339 in UTC with milliseconds.
+struct LapMarksResponse: ResponseEncodable {
+    var laps: [String]
+
+    static func text(_ milliseconds: Int64) -> String {
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        return GPXTime(secondsSince1970: seconds, nanoseconds: Int32(milliseconds - seconds * 1000) * 1_000_000, fractionDigits: 3).rfc3339
+    }
+}

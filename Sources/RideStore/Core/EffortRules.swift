@@ -81,9 +81,16 @@ package enum EffortRules {
         return records.sorted { (order[$0.key]!, $0.rank) < (order[$1.key]!, $1.rank) }
     }
 
-    package static func ranked(key: String, value: Double, start: Double?, end: Double?, rank: Int) -> RankedEffort? {
+    /// A track's effort as stored, with its rank among the user's efforts of that key (1 the best).
+    ///
+    /// A track that does not count toward the statistics (`StatisticsRules`: a simulated ride, a route) ranks 0: it
+    /// holds no record, whatever its efforts.
+    package static func ranked(
+        key: String, value: Double, start: Double?, end: Double?, rank: Int, kind: String, source: String
+    ) -> RankedEffort? {
         guard let key = EffortKey(rawValue: key) else { return nil }
-        return RankedEffort(effort: BestEffort(key: key, value: value, start: start, end: end), rank: rank)
+        let counts = TrackKind(rawValue: kind).flatMap { kind in TrackSource(rawValue: source).map { StatisticsRules.counts(kind: kind, source: $0) } } ?? false
+        return RankedEffort(effort: BestEffort(key: key, value: value, start: start, end: end), rank: counts ? rank : 0)
     }
 }
 

@@ -19,7 +19,8 @@ import RideKit
 /// A user's index is built whole on the first read that needs it (`heatmapTile`, `explorerTiles`), then kept in step;
 /// until then saves leave it alone, so that a bulk import is not slowed by it.
 ///
-/// A track counts when it is complete, not deleted, and not a route (a plan, not a ride). Year 0 stands for a
+/// A track counts when it is complete, not deleted, and counts toward the statistics (`StatisticsRules`: no route,
+/// no simulated ride). Year 0 stands for a
 /// track without a start time (counted, but in no year).
 package enum HeatmapIndexRules {
     /// The zoom of the pieces and of explorer tiles.
@@ -42,7 +43,7 @@ package enum HeatmapIndexRules {
 
     /// The entry of a track as it is now, or nil when it does not count.
     package static func entry(for record: TrackRecord) -> Entry? {
-        guard record.state == .complete, record.deletedAt == nil, record.kind != .route else { return nil }
+        guard record.state == .complete, record.deletedAt == nil, StatisticsRules.counts(kind: record.kind, source: record.source) else { return nil }
         return Entry(kind: record.kind.rawValue, year: HeatmapFilter.year(ofStartTime: record.startTime) ?? 0, signature: signature(of: record))
     }
 

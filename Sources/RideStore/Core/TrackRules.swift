@@ -8,6 +8,19 @@ package enum TrackRules {
     /// The longest name kept, in UTF-8 bytes.
     package static let maximumNameByteCount = 1000
 
+    /// What one import saves: at least one track, or (a waypoints-only file asked to become places) at least one
+    /// place and no track; replacing a track takes exactly one track; every name and place valid.
+    package static func validate(_ batch: TrackImport) throws {
+        if batch.tracks.isEmpty, batch.places.isEmpty || batch.replacing != nil {
+            throw RideStoreError.invalid(field: "tracks", reason: "an import needs at least one track (or places, without a track)")
+        }
+        if batch.replacing != nil, batch.tracks.count != 1 {
+            throw RideStoreError.invalid(field: "tracks", reason: "replacing a track takes exactly one track")
+        }
+        for track in batch.tracks { try validate(name: track.name) }
+        for place in batch.places { try PlaceRules.validate(place) }
+    }
+
     /// A track's (or a recording's) name: not empty once cleaned, at most 1,000 bytes, no NUL.
     package static func validate(name: String) throws {
         guard !TrackSummary.cleanedName(name).isEmpty else { throw RideStoreError.invalid(field: "name", reason: "must not be empty") }
@@ -136,6 +149,16 @@ package enum TrackRules {
             }
         }
         if let kind = changes.kind { record.kind = kind }
+        if let source = changes.source, source != record.source {
+            // A simulated ride becomes a real one when the rider keeps it (and back): it then counts toward the
+            // statistics (`StatisticsRules`). A file stays a file, a device's track a device's.
+            let toggled: Set<TrackSource> = [.simulation, .recording]
+            guard toggled.contains(source), toggled.contains(record.source) else {
+                throw RideStoreError.invalid(
+                    field: "source", reason: "only a ride recorded in bikeride changes source, between simulation and recording (this one is \(record.source.rawValue))")
+            }
+            record.source = source
+        }
         if let stats = changes.stats { try record.apply(stats) }
         if let documentName = changes.documentName { record.documentName = documentName }
         record.updatedAt = now

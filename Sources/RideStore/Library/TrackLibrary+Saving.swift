@@ -27,7 +27,13 @@ extension TrackLibrary {
             content.waypoints = handler.waypoints
             content.routes = handler.routes
             content.tracks = read.tracks
-            let kind = options.kind ?? Self.guessKind(content)
+            // A file of the documents folder that was edited down to nothing still replaces its track (the folder
+            // mirrors the library); a new file without a point makes no track.
+            if replacing == nil, content.trackPointCount == 0, !content.routes.contains(where: { $0.points.count > 0 }),
+                let places = try Self.placesInstead(of: content, handler: handler, options: options) {
+                return try await savePlacesOnly(places, source: source, path: path, handler: handler)
+            }
+            let kind = options.kind ?? Self.guessKind(content, timed: read.stats.contains { $0.startTime != nil })
             var stats: TrackStats
             if let first = read.stats.first {
                 stats = first
@@ -58,7 +64,7 @@ extension TrackLibrary {
                 content.tracks = group.members.map { read.tracks[$0] }
                 if position == 0 { content.waypoints = handler.waypoints }
                 if position == 0, routeGroups.isEmpty { content.routes = handler.routes }
-                let kind = options.kind ?? Self.guessKind(content)
+                let kind = options.kind ?? Self.guessKind(content, timed: read.stats[group.owner].startTime != nil)
                 var stats = read.stats[group.owner]
                 if stats.activity != kind.activity { stats = try Self.stats(of: content, kind: kind) }
                 let fallback = trackGroups.count > 1 ? "\(baseName) \(position + 1)" : baseName
@@ -84,12 +90,15 @@ extension TrackLibrary {
                         content: content, stats: handler.routeStats[group.owner]))
             }
             if tracks.isEmpty {
-                // No point in any track or route (only waypoints, empty elements, metadata; a device's indoor
-                // ride): kept as one entry, so that exporting gives the file back.
+                // No point in any track or route. A device's indoor ride (or a library being copied back) is kept
+                // as one entry, so that exporting gives the file back; anything else is no track (below).
                 var content = shared
                 content.waypoints = handler.waypoints
                 content.tracks = read.tracks
                 content.routes = handler.routes
+                if let places = try Self.placesInstead(of: content, handler: handler, options: options) {
+                    return try await savePlacesOnly(places, source: source, path: path, handler: handler)
+                }
                 let kind = options.kind ?? handler.device?.kind ?? .route
                 tracks.append(
                     NewTrack(
@@ -142,13 +151,52 @@ extension TrackLibrary {
         return groups
     }
 
-    /// The kind a file's GPX `type` names, else ride (a route when it has only routes).
-    static func guessKind(_ content: TrackContent) -> TrackKind {
-        for track in content.tracks {
-            if let type = track.header.type, let kind = TrackKind(gpxType: type) { return kind }
+    /// The kind of `content` when the user did not say (`TrackKind.guessed`): a route when no track point has a
+    /// time (`timed` false: only `rte`, or `trk` from a planner), else what a `trk` `type` names, else a ride.
+    static func guessKind(_ content: TrackContent, timed: Bool) -> TrackKind {
+        TrackKind.guessed(trackTypes: content.tracks.lazy.map(\.header.type), hasTimedTrackPoint: timed)
+    }
+
+    /// For a file without a point in any track or route: nil when it is kept as one entry all the same (a device's
+    /// indoor ride, which is a ride without a line; a bikeride library being copied back as it was); the places
+    /// its waypoints make when `waypointsAsPlaces` asks; else refused with `RideStoreError.nothingToImport`,
+    /// since a 0 m track of nothing is no ride and no route.
+    static func placesInstead(of content: TrackContent, handler: ImportContentHandler, options: ImportOptions) throws -> [NewPlace]? {
+        if handler.device != nil || options.trackSource != nil { return nil }
+        let waypointCount = content.waypoints.count
+        guard waypointCount > 0 else {
+            throw RideStoreError.nothingToImport(
+                "the file has no track or route points (no trkpt, rtept or position); nothing was stored")
         }
-        if content.tracks.isEmpty { return .route }
-        return .ride
+        guard options.waypointsAsPlaces else {
+            throw RideStoreError.nothingToImport(Self.waypointsOnlyReason(waypointCount))
+        }
+        guard waypointCount <= Self.maximumImportedPlaces else {
+            throw RideStoreError.nothingToImport(
+                "the file has \(waypointCount) waypoints, more than \(Self.maximumImportedPlaces) places one import makes; nothing was stored")
+        }
+        return try content.waypoints.points().map { waypoint in
+            var place = NewPlace(waypoint: waypoint)
+            place.name = String(place.name.prefix(Self.maximumPlaceNameLength))
+            return place
+        }
+    }
+
+    static func waypointsOnlyReason(_ count: Int) -> String {
+        "the file has only waypoints (\(count) wpt), no track or route points, so it makes no track; import its waypoints "
+            + "as places instead (`bikeride import --waypoints-as-places`, `POST /api/tracks?waypointsAsPlaces=1`, or "
+            + "`POST /api/places/import`); nothing was stored"
+    }
+
+    /// A waypoints-only file's places, saved in one transaction (the file's import recorded with no track).
+    func savePlacesOnly(
+        _ places: [NewPlace], source: ImportSource, path: String, handler: ImportContentHandler
+    ) async throws -> FileImportOutcome {
+        let result = try await store.saveImport(
+            TrackImport(source: source, tracks: [], places: places, allowsDuplicate: true), userID: userID)
+        var outcome = FileImportOutcome(path: path, result: result, pointCount: 0, byteCount: source.byteCount)
+        outcome.readReport = handler.readReport
+        return outcome
     }
 
     static func baseName(_ fileName: String?) -> String {

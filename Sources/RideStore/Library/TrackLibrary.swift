@@ -42,10 +42,10 @@ public struct TrackLibrary: Sendable {
         try await edit(id, name: nil, kind: kind)
     }
 
-    /// Renames a track and sets its kind (either may be nil: unchanged) in one transaction: both change or
-    /// neither does.
-    public func edit(_ id: TrackID, name: String?, kind: TrackKind?) async throws -> TrackSummary {
-        var changes = TrackChanges(name: name, kind: kind)
+    /// Renames a track, sets its kind and its source (a simulated ride kept as a real one: `recording`; each may be
+    /// nil: unchanged) in one transaction: all change or none does.
+    public func edit(_ id: TrackID, name: String?, kind: TrackKind?, source: TrackSource? = nil) async throws -> TrackSummary {
+        var changes = TrackChanges(name: name, kind: kind, source: source)
         if let kind {
             guard let track = try await store.track(id: id, userID: userID) else {
                 throw RideStoreError.notFound(kind: "track", id: id.rawValue)

@@ -21,6 +21,9 @@ public enum RideStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case unavailable(String)
     /// More than this server lets one track or one user hold (`StorageLimits`); nothing of the request was stored.
     case limitExceeded(String)
+    /// A file that holds nothing to save as a track (no point in any track or route: empty, or only waypoints);
+    /// the reason says what it has and what to do instead. Nothing was stored.
+    case nothingToImport(String)
 
     public var description: String {
         switch self {
@@ -34,6 +37,7 @@ public enum RideStoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unsupported(let reason): return reason
         case .unavailable(let reason): return "the database is unavailable: \(reason)"
         case .limitExceeded(let reason): return reason
+        case .nothingToImport(let reason): return reason
         }
     }
 }

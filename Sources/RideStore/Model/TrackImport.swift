@@ -107,12 +107,17 @@ public struct TrackChanges: Sendable {
     /// New figures (after a change of kind, whose thresholds differ).
     public var stats: TrackStats?
     public var documentName: String?
+    /// A simulated ride kept as a real one (`recording`), or set back (`simulation`); no other change of source.
+    public var source: TrackSource?
 
-    public init(name: String? = nil, kind: TrackKind? = nil, stats: TrackStats? = nil, documentName: String? = nil) {
+    public init(
+        name: String? = nil, kind: TrackKind? = nil, stats: TrackStats? = nil, documentName: String? = nil, source: TrackSource? = nil
+    ) {
         self.name = name
         self.kind = kind
         self.stats = stats
         self.documentName = documentName
+        self.source = source
     }
 }
 

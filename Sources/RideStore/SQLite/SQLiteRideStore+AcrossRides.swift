@@ -46,7 +46,8 @@ extension SQLiteRideStore {
         try await read { db in
             // Per key, down the (key, score) index: the second best score, then every effort at least that good (two,
             // or more on a tie, which `EffortRules.best` breaks by start). A few rows read per key, whatever the library.
-            let live = "t.userId = ? AND t.kind = ? AND t.deletedAt IS NULL AND t.state = ?"
+            let live = "t.userId = ? AND t.kind = ? AND t.deletedAt IS NULL AND t.state = ? AND "
+                + StatisticsRules.sqlCondition(kind: "t.kind", source: "t.source")
             var candidates: [EffortRules.Candidate] = []
             for key in EffortKey.allCases {
                 let arguments: StatementArguments = [key.rawValue, userID, kind, TrackState.complete]
@@ -86,13 +87,14 @@ extension SQLiteRideStore {
                             SELECT 1 FROM trackEffort o JOIN track u ON u.id = o.trackId
                             WHERE o.key = e.key AND o.score >= e.score AND u.id != t.id AND u.userId = t.userId AND u.kind = t.kind
                                 AND u.deletedAt IS NULL AND u.state = ? AND u.sortKey <= t.sortKey
+                                AND \(StatisticsRules.sqlCondition(kind: "u.kind", source: "u.source"))
                                 AND (o.score > e.score OR u.sortKey < t.sortKey OR u.id < t.id)
                             LIMIT 2)
-                    ) FROM track t JOIN trackEffort e ON e.trackId = t.id
+                    ), t.kind, t.source FROM track t JOIN trackEffort e ON e.trackId = t.id
                     WHERE t.id = ? AND t.userId = ?
                     """, arguments: [TrackState.complete, trackID, userID])
             let ranked = rows.compactMap { row in
-                EffortRules.ranked(key: row[0], value: row[1], start: row[2], end: row[3], rank: row[4])
+                EffortRules.ranked(key: row[0], value: row[1], start: row[2], end: row[3], rank: row[4], kind: row[5], source: row[6])
             }
             let order = Dictionary(uniqueKeysWithValues: EffortKey.allCases.enumerated().map { ($1, $0) })
             return ranked.sorted { order[$0.effort.key]! < order[$1.effort.key]! }
@@ -106,9 +108,10 @@ extension SQLiteRideStore {
                 sql: """
                     SELECT id, kind, startTime, minLongitude, maxLongitude, distanceMeters, movingSeconds, ascentMeters, minLatitude, maxLatitude
                     FROM track INDEXED BY track_list
-                    WHERE userId = ? AND deletedAt IS NULL AND state = ? AND kind != ? AND startTime IS NOT NULL
+                    WHERE userId = ? AND deletedAt IS NULL AND state = ? AND startTime IS NOT NULL
+                        AND \(StatisticsRules.sqlCondition(kind: "kind", source: "source"))
                     ORDER BY sortKey, id
-                    """, arguments: [userID, TrackState.complete, TrackKind.route])
+                    """, arguments: [userID, TrackState.complete])
             var tracks: [OverviewTrack] = []
             while let row = try rows.next() {
                 guard let id = ShortID(row[0] as String), let kind = TrackKind(rawValue: row[1]) else { continue }

@@ -262,3 +262,23 @@ extension SQLiteRideStore {
             .execute(count, StoreClock.milliseconds(StoreClock.now()), trackID)
     }
 }
+
+extension SQLiteRideStore {
+    public func addLapMark(recordingID: RecordingID, timeMilliseconds: Int64, userID: UserID) async throws -> [Int64] {
+        try await write { db in
+            guard let record = try Self.recordingRecord(db, id: recordingID, userID: userID) else {
+                throw RideStoreError.notFound(kind: "recording", id: recordingID.rawValue)
+            }
+            let stored = try String?.fetchOne(db, sql: "SELECT lapMarks FROM track WHERE id = ?", arguments: [record.trackId]) ?? nil
+            let (text, marks) = try LapRules.adding(timeMilliseconds, to: stored)
+            try db.execute(sql: "UPDATE track SET lapMarks = ? WHERE id = ?", arguments: [text, record.trackId])
+            return marks
+        }
+    }
+
+    public func lapMarks(trackID: TrackID, userID: UserID) async throws -> [Int64] {
+        try await read { db in
+            LapRules.decode(try String?.fetchOne(db, sql: "SELECT lapMarks FROM track WHERE id = ? AND userId = ?", arguments: [trackID, userID]) ?? nil)
+        }
+    }
+}

@@ -185,6 +185,10 @@ extension SQLiteRideStore {
         SQLiteRideStore.registerImportJobsMigration(&migrator)
         SQLiteRideStore.registerFamilyMigration(&migrator)
         SQLiteRideStore.registerOriginalFilesMigration(&migrator)
+        // Laps the rider marked while recording (`LapRules`): a JSON array of times; NULL for a track without.
+        migrator.registerMigration("v15 recorded lap marks") { db in
+            try db.alter(table: "track") { t in t.add(column: "lapMarks", .text) }
+        }
         return migrator
     }()
 }

@@ -4,12 +4,7 @@ import RideKit
 
 extension SQLiteRideStore {
     public func saveImport(_ batch: TrackImport, userID: UserID) async throws -> TrackImportResult {
-        guard !batch.tracks.isEmpty else { throw RideStoreError.invalid(field: "tracks", reason: "an import needs at least one track") }
-        if batch.replacing != nil, batch.tracks.count != 1 {
-            throw RideStoreError.invalid(field: "tracks", reason: "replacing a track takes exactly one track")
-        }
-        for track in batch.tracks { try TrackRules.validate(name: track.name) }
-        for place in batch.places { try PlaceRules.validate(place) }
+        try TrackRules.validate(batch)
         return try await write { db in
             try Self.requireUser(db, userID)
             if batch.replacing == nil, !batch.allowsDuplicate {
@@ -128,13 +123,10 @@ extension SQLiteRideStore {
                     sql: """
                         SELECT COUNT(*), TOTAL(distanceMeters), TOTAL(movingSeconds), TOTAL(elapsedSeconds), TOTAL(ascentMeters)
                         FROM track INDEXED BY track_list
-                        WHERE userId = ? AND sortKey >= ? AND deletedAt IS NULL AND (state = ? OR source = ?) AND kind != ?
-                            AND startTime IS NOT NULL AND source != ?
+                        WHERE userId = ? AND sortKey >= ? AND deletedAt IS NULL AND (state = ? OR source = ?)
+                            AND startTime IS NOT NULL AND \(StatisticsRules.sqlCondition(kind: "kind", source: "source"))
                         """,
-                    arguments: [
-                        userID, TrackRecord.sortKey(start: nil, createdAt: start), TrackState.complete, TrackSource.device, TrackKind.route,
-                        TrackSource.simulation,
-                    ])
+                    arguments: [userID, TrackRecord.sortKey(start: nil, createdAt: start), TrackState.complete, TrackSource.device])
                 else {
                     return TrackTotals(since: start, trackCount: 0, distanceMeters: 0, movingSeconds: 0, elapsedSeconds: 0, ascentMeters: 0)
                 }
