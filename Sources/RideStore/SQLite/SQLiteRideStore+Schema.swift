@@ -183,6 +183,7 @@ extension SQLiteRideStore {
         SQLiteRideStore.registerShareTokenHashMigration(&migrator)
         SQLiteRideStore.registerAcrossRidesMigration(&migrator)
         SQLiteRideStore.registerImportJobsMigration(&migrator)
+        SQLiteRideStore.registerEffortsVersionMigration(&migrator)
         return migrator
     }()
 }
