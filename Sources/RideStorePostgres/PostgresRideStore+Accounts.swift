@@ -156,7 +156,7 @@ extension PostgresRideStore {
     static func isRefusal(_ error: RideStoreError) -> Bool {
         switch error {
         case .notFound, .invalid, .conflict, .limitExceeded: return true
-        case .damaged, .database, .invalidFile, .io, .unsupported, .unavailable: return false
+        case .damaged, .database, .invalidFile, .io, .unsupported, .unavailable, .busy: return false
         }
     }
 

@@ -21,6 +21,9 @@ public enum RideStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case unavailable(String)
     /// More than this server lets one track or one user hold (`StorageLimits`); nothing of the request was stored.
     case limitExceeded(String)
+    /// Another request (on this instance or another) is doing this now, such as the heatmap's first build: nothing
+    /// was done; ask again after `retryAfterSeconds`.
+    case busy(String, retryAfterSeconds: Int)
 
     public var description: String {
         switch self {
@@ -34,6 +37,7 @@ public enum RideStoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unsupported(let reason): return reason
         case .unavailable(let reason): return "the database is unavailable: \(reason)"
         case .limitExceeded(let reason): return reason
+        case .busy(let reason, _): return reason
         }
     }
 }

@@ -184,6 +184,7 @@ extension SQLiteRideStore {
         SQLiteRideStore.registerAcrossRidesMigration(&migrator)
         SQLiteRideStore.registerImportJobsMigration(&migrator)
         SQLiteRideStore.registerEffortsVersionMigration(&migrator)
+        SQLiteRideStore.registerHeatmapBuildMigration(&migrator)
         return migrator
     }()
 }
