@@ -106,6 +106,21 @@ extension PostgresRideStore {
         }
     }
 
+    public func explorerTileYears(kind: TrackKind?, userID: UserID) async throws -> [(tile: TileXY, year: Int)] {
+        if try await heatmapVersion(userID: userID) == nil { try await buildHeatmapIfNeeded(userID: userID) }
+        let kind = kind?.rawValue
+        return try await transaction(readOnly: true) { [logger] connection in
+            let rows = try await connection.query(
+                """
+                SELECT DISTINCT tile_x, tile_y, year FROM heatmap_pieces WHERE user_id = \(userID.rawValue)
+                AND (\(kind)::text IS NULL OR kind = \(kind))
+                """, logger: logger)
+            var visits: [(tile: TileXY, year: Int)] = []
+            for try await (x, y, year) in rows.decode((Int32, Int32, Int32).self) { visits.append((TileXY(x: Int(x), y: Int(y)), Int(year))) }
+            return visits
+        }
+    }
+
     public func rebuildHeatmap(userID: UserID) async throws -> HeatmapBuildReport {
         try await transaction(long: true) { [logger] connection in
             try await Self.requireUser(connection, userID, logger: logger)

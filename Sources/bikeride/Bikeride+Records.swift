@@ -100,8 +100,20 @@ extension Bikeride {
             let today = RideKit.Overview.day(of: Date().timeIntervalSince1970, utcOffsetMinutes: 0)
             let overview = try await library.overview(
                 year: year ?? RideKit.Overview.year(ofDay: today), kind: kind.flatMap(TrackKind.init(rawValue:)), today: today)
+            let explorer = try await library.explorerSummary(year: overview.year, kind: kind.flatMap(TrackKind.init(rawValue:)))
             if json {
-                print(try encodeJSON(overview))
+                /// As `GET /api/overview` answers.
+                struct Output: Encodable {
+                    var overview: RideKit.Overview
+                    var explorer: ExplorerSummary?
+                    func encode(to encoder: any Encoder) throws {
+                        try overview.encode(to: encoder)
+                        enum Keys: String, CodingKey { case explorer }
+                        var container = encoder.container(keyedBy: Keys.self)
+                        try container.encode(explorer, forKey: .explorer)
+                    }
+                }
+                print(try encodeJSON(Output(overview: overview, explorer: explorer)))
                 return
             }
             let units = UnitSystem.metric
@@ -126,6 +138,11 @@ extension Bikeride {
             print(
                 "Eddington number: \(overview.eddingtonKilometers.number) km (\(overview.eddingtonKilometers.daysToNext) more days for the next), "
                     + "\(overview.eddingtonMiles.number) mi")
+            if let explorer {
+                print(
+                    "explorer tiles: \(explorer.tileCount) (\(explorer.tilesThisYear) ridden in \(explorer.year), \(explorer.newThisYear) new), "
+                        + "largest square \(explorer.maxSquareSize)×\(explorer.maxSquareSize), largest cluster \(explorer.maxClusterSize)")
+            }
         }
     }
 }

@@ -40,3 +40,16 @@ extension TrackLibrary {
         }
     }
 }
+
+extension TrackLibrary {
+    /// The explorer tiles of the user's tracks (of `kind`, when given) counted for `year` (`ExplorerSummary`), from the
+    /// heatmap's index (built first if it never was); nil while another request builds that index (it answers
+    /// `busy`), so that the overview is never held up by it.
+    public func explorerSummary(year: Int, kind: TrackKind?) async throws -> ExplorerSummary? {
+        do {
+            return ExplorerSummary(visits: try await store.explorerTileYears(kind: kind, userID: userID), year: year)
+        } catch RideStoreError.busy {
+            return nil
+        }
+    }
+}

@@ -111,6 +111,19 @@ extension SQLiteRideStore {
         }
     }
 
+    public func explorerTileYears(kind: TrackKind?, userID: UserID) async throws -> [(tile: TileXY, year: Int)] {
+        if try await heatmapVersion(userID: userID) == nil { _ = try await rebuildHeatmapIfNeeded(userID: userID) }
+        return try await read { db in
+            var sql = "SELECT DISTINCT tileX, tileY, year FROM heatmapPiece WHERE userId = ?"
+            var arguments: StatementArguments = [userID]
+            if let kind {
+                sql += " AND kind = ?"
+                _ = arguments.append(contentsOf: [kind.rawValue])
+            }
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { (tile: TileXY(x: $0[0], y: $0[1]), year: $0[2]) }
+        }
+    }
+
     public func rebuildHeatmap(userID: UserID) async throws -> HeatmapBuildReport {
         guard let report = try await buildHeatmapOnce(userID: userID, onlyIfUnbuilt: false) else {
             throw RideStoreError.notFound(kind: "user", id: userID.rawValue)
