@@ -68,6 +68,9 @@ public protocol RideStore: AccountStore, AcrossRidesStore, ImportJobStore {
     func heatmapVersion(userID: UserID) async throws -> Int64?
     /// The zoom-14 tiles the user's counted tracks pass through (optionally filtered), row by row.
     func explorerTiles(filter: HeatmapFilter, userID: UserID) async throws -> ExplorerTileList
+    /// Each zoom-14 tile the user's counted tracks (of `kind`, when given) pass through, once per year of those tracks
+    /// (0 for a track without a time): the overview's explorer counts (`ExplorerSummary`).
+    func explorerTileYears(kind: TrackKind?, userID: UserID) async throws -> [(tile: TileXY, year: Int)]
     /// Builds the user's heatmap index anew from every track's points.
     func rebuildHeatmap(userID: UserID) async throws -> HeatmapBuildReport
 

@@ -9,7 +9,10 @@ extension PostgresRideStore {
     /// Replaces a track's effort rows by those of its stored figures: called wherever the track's row is written.
     static func writeEfforts(trackID: TrackID, stats: Data, _ connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query("DELETE FROM track_efforts WHERE track_id = \(trackID.rawValue)", logger: logger)
-        let rows = EffortRules.rows(fromStats: stats)
+        let (rows, version) = EffortRules.measured(fromStats: stats)
+        try await connection.query(
+            "UPDATE tracks SET efforts_version = \(Int32(version)) WHERE id = \(trackID.rawValue) AND efforts_version != \(Int32(version))",
+            logger: logger)
         guard !rows.isEmpty else { return }
         // At most a couple of dozen rows a track.
         for row in rows {
@@ -105,6 +108,59 @@ extension PostgresRideStore {
                         distanceMeters: distance, movingSeconds: moving, ascentMeters: ascent))
             }
             return tracks
+        }
+    }
+
+    public func remeasureEfforts(limit: Int) async throws -> Int {
+        let current = Int32(BestEfforts.currentVersion)
+        let ids = try await transaction(readOnly: true) { [logger] connection in
+            let rows = try await connection.query(
+                """
+                SELECT id FROM tracks WHERE efforts_version < \(current) AND state = \(TrackState.complete.rawValue)
+                ORDER BY id LIMIT \(Int64(max(0, limit)))
+                """, logger: logger)
+            var ids: [TrackID] = []
+            for try await id in rows.decode(String.self) { ids.append(try Self.shortID(id, column: "tracks.id")) }
+            return ids
+        }
+        for id in ids {
+            // Read and measured outside the writing transaction, which holds the row only to write it.
+            let read = try await transaction(readOnly: true) { [logger] connection -> (TrackRecord, TrackContent)? in
+                guard let record = try await Self.trackRecord(connection, id: id, logger: logger) else { return nil }
+                var content = try TrackFigures.emptyContent(of: record, readingHeaders: false)
+                try await Self.loadPoints(into: &content, trackID: id, connection, logger: logger)
+                return (record, content)
+            }
+            guard let (stored, content) = read else { continue }
+            var record = stored
+            do {
+                try EffortRules.remeasure(&record, content: content)
+            } catch {
+                // Points that cannot be measured (damaged blocks): given up on, so that the backfill ends.
+                try await transaction { [logger] connection in
+                    try await connection.query("UPDATE tracks SET efforts_version = \(current) WHERE id = \(id.rawValue)", logger: logger)
+                }
+                continue
+            }
+            let measured = record
+            try await transaction { [logger] connection in
+                // Changed meanwhile (its points replaced, renamed): left for the next call, which reads it again.
+                guard let now = try await Self.trackRecord(connection, id: id, forUpdate: true, logger: logger), now.stats == stored.stats,
+                    now.updatedAt == stored.updatedAt, now.pointCount == stored.pointCount, now.kind == stored.kind
+                else { return }
+                try await Self.updateTrackRecord(measured, connection, logger: logger)
+            }
+        }
+        return ids.count
+    }
+
+    public func invalidateEfforts(userID: UserID) async throws -> Int {
+        try await transaction { [logger] connection in
+            let rows = try await connection.query(
+                "UPDATE tracks SET efforts_version = 0 WHERE user_id = \(userID.rawValue) RETURNING 1", logger: logger)
+            var count = 0
+            for try await _ in rows { count += 1 }
+            return count
         }
     }
 

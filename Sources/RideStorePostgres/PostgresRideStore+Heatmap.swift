@@ -106,9 +106,25 @@ extension PostgresRideStore {
         }
     }
 
+    public func explorerTileYears(kind: TrackKind?, userID: UserID) async throws -> [(tile: TileXY, year: Int)] {
+        if try await heatmapVersion(userID: userID) == nil { try await buildHeatmapIfNeeded(userID: userID) }
+        let kind = kind?.rawValue
+        return try await transaction(readOnly: true) { [logger] connection in
+            let rows = try await connection.query(
+                """
+                SELECT DISTINCT tile_x, tile_y, year FROM heatmap_pieces WHERE user_id = \(userID.rawValue)
+                AND (\(kind)::text IS NULL OR kind = \(kind))
+                """, logger: logger)
+            var visits: [(tile: TileXY, year: Int)] = []
+            for try await (x, y, year) in rows.decode((Int32, Int32, Int32).self) { visits.append((TileXY(x: Int(x), y: Int(y)), Int(year))) }
+            return visits
+        }
+    }
+
     public func rebuildHeatmap(userID: UserID) async throws -> HeatmapBuildReport {
         try await transaction(long: true) { [logger] connection in
             try await Self.requireUser(connection, userID, logger: logger)
+            guard try await Self.tryHeatmapBuildLock(connection, userID: userID, logger: logger) else { throw HeatmapIndexRules.buildUnderWay() }
             _ = try await Self.lockHeatmap(connection, userID: userID, logger: logger)
             return try await Self.rebuildHeatmap(connection, userID: userID, logger: logger)
         }
@@ -118,6 +134,9 @@ extension PostgresRideStore {
         try await transaction(long: true) { [logger] connection in
             let users = try await connection.query("SELECT 1 FROM users WHERE id = \(userID.rawValue)", logger: logger).collect()
             guard !users.isEmpty else { return }
+            // Another request is building (here or on another instance): answered at once, not after its build. A
+            // request that comes once it has committed finds the index built and never gets here.
+            guard try await Self.tryHeatmapBuildLock(connection, userID: userID, logger: logger) else { throw HeatmapIndexRules.buildUnderWay() }
             if try await Self.lockHeatmap(connection, userID: userID, logger: logger) == 0 {
                 _ = try await Self.rebuildHeatmap(connection, userID: userID, logger: logger)
             }
@@ -125,6 +144,15 @@ extension PostgresRideStore {
     }
 
     // MARK: Inside transactions
+
+    /// The user's turn at building the index (`HeatmapIndexRules.buildUnderWay`): an advisory lock that the building
+    /// transaction holds until it ends (or its connection drops, as when the instance stops); false when taken.
+    static func tryHeatmapBuildLock(_ connection: PostgresConnection, userID: UserID, logger: Logger) async throws -> Bool {
+        let key = "bikeride heatmap build " + userID.rawValue
+        let rows = try await connection.query("SELECT pg_try_advisory_xact_lock(hashtextextended(\(key), 0))", logger: logger)
+        for try await taken in rows.decode(Bool.self) { return taken }
+        return false
+    }
 
     /// The built index's version, nil before it is built.
     static func heatmapVersion(_ connection: PostgresConnection, userID: UserID, logger: Logger) async throws -> Int64? {

@@ -79,4 +79,40 @@ extension PostgresRideStore {
         }
         return job.map { ImportJobRules.resolve($0, now: Self.now()) }
     }
+
+    public func interruptImportJobs(updatedBefore: Date) async throws -> [ImportJobID] {
+        let cutoff = Self.milliseconds(updatedBefore), now = Self.milliseconds(Self.now())
+        let interrupted = ImportJob.State.interrupted.rawValue
+        return try await transaction { [logger] connection in
+            var stale: [(String, Int64, Int64)] = []
+            let rows = try await connection.query(
+                "SELECT id, files_done, files_total FROM import_jobs WHERE state = 'running' AND updated_at < \(cutoff) FOR UPDATE",
+                logger: logger)
+            for try await row in rows.decode((String, Int64, Int64).self) { stale.append(row) }
+            var ids: [ImportJobID] = []
+            for (id, done, total) in stale {
+                let message = ImportJobRules.interruptedMessage(filesDone: Int(done), filesTotal: Int(total))
+                try await connection.query(
+                    """
+                    UPDATE import_jobs SET state = \(interrupted), message = \(message), updated_at = \(now), finished_at = \(now)
+                    WHERE id = \(id) AND state = 'running'
+                    """, logger: logger)
+                ids.append(try Self.shortID(id, column: "import_jobs.id"))
+            }
+            return ids
+        }
+    }
+
+    public func importJobStates(ids: [ImportJobID]) async throws -> [ImportJobID: ImportJob.State] {
+        guard !ids.isEmpty else { return [:] }
+        return try await transaction(readOnly: true) { [logger] connection in
+            var states: [ImportJobID: ImportJob.State] = [:]
+            let rows = try await connection.query(
+                "SELECT id, state FROM import_jobs WHERE id = ANY(\(ids.map(\.rawValue))::text[])", logger: logger)
+            for try await (id, state) in rows.decode((String, String).self) {
+                states[try Self.shortID(id, column: "import_jobs.id")] = ImportJob.State(rawValue: state) ?? .failed
+            }
+            return states
+        }
+    }
 }

@@ -423,6 +423,14 @@ extension PostgresRideStore {
             ]),
         // Laps the rider marked while recording: SQLite's "v15 recorded lap marks".
         Migration(name: "v15 recorded lap marks", statements: ["ALTER TABLE tracks ADD COLUMN lap_marks TEXT"]),
+        // The version of the measurement that made each track's efforts (0 for none), as SQLite's "v12 efforts version".
+        Migration(
+            name: "v16 efforts version",
+            statements: [
+                "ALTER TABLE tracks ADD COLUMN efforts_version INTEGER NOT NULL DEFAULT 0",
+                "CREATE INDEX tracks_efforts_version ON tracks (efforts_version)",
+                "UPDATE tracks SET efforts_version = 1 WHERE id IN (SELECT track_id FROM track_efforts)",
+            ]),
     ]
 
     /// The table of applied migrations.

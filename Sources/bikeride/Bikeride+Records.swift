@@ -4,7 +4,7 @@ import RideKit
 import RideStore
 
 extension Bikeride {
-    /// `bikeride records [--kind ride|run|walk] [--json]`
+    /// `bikeride records [--kind ride|run|walk] [--json] [--rebuild]`
     struct Records: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show the best efforts over all tracks of a kind, with the track each comes from.",
@@ -13,7 +13,8 @@ extension Bikeride {
                 10 km, half marathon and marathon (runs), on moving time; the longest distance, most climb, longest moving \
                 time and top speed; the best mean power and heart rate over 5 s to 60 min. With --json: the answer of \
                 GET /api/records, {"kind", "records": [{key, rank, value, trackId, trackName, startTime, ...}]}, \
-                the best and second best of each.
+                the best and second best of each. Tracks saved before best efforts were measured (or measured by an \
+                older version) get theirs first; --rebuild measures every track's again from its points.
                 """)
 
         @Option(help: "ride, run or walk (default ride).")
@@ -21,6 +22,9 @@ extension Bikeride {
 
         @Flag(help: "Print JSON instead of a table.")
         var json = false
+
+        @Flag(help: "Measure every track's best efforts again from its points before answering.")
+        var rebuild = false
 
         @OptionGroup var library: LibraryOptions
         @OptionGroup var owner: UserOptions
@@ -32,6 +36,9 @@ extension Bikeride {
         func run() async throws {
             let library = try await owner.scoped(library.open())
             let kind = TrackKind(rawValue: kind)!
+            if rebuild { _ = try await library.store.invalidateEfforts(userID: library.userID) }
+            let measured = try await TrackLibrary.remeasureEfforts(in: library.store)
+            if measured > 0 { printError("measured the best efforts of \(measured) track\(measured == 1 ? "" : "s")") }
             let records = try await library.store.personalRecords(kind: kind, userID: library.userID)
             if json {
                 struct Output: Encodable {
@@ -95,8 +102,20 @@ extension Bikeride {
             let today = RideKit.Overview.day(of: Date().timeIntervalSince1970, utcOffsetMinutes: 0)
             let overview = try await library.overview(
                 year: year ?? RideKit.Overview.year(ofDay: today), kind: kind.flatMap(TrackKind.init(rawValue:)), today: today)
+            let explorer = try await library.explorerSummary(year: overview.year, kind: kind.flatMap(TrackKind.init(rawValue:)))
             if json {
-                print(try encodeJSON(overview))
+                /// As `GET /api/overview` answers.
+                struct Output: Encodable {
+                    var overview: RideKit.Overview
+                    var explorer: ExplorerSummary?
+                    func encode(to encoder: any Encoder) throws {
+                        try overview.encode(to: encoder)
+                        enum Keys: String, CodingKey { case explorer }
+                        var container = encoder.container(keyedBy: Keys.self)
+                        try container.encode(explorer, forKey: .explorer)
+                    }
+                }
+                print(try encodeJSON(Output(overview: overview, explorer: explorer)))
                 return
             }
             let units = UnitSystem.metric
@@ -121,6 +140,11 @@ extension Bikeride {
             print(
                 "Eddington number: \(overview.eddingtonKilometers.number) km (\(overview.eddingtonKilometers.daysToNext) more days for the next), "
                     + "\(overview.eddingtonMiles.number) mi")
+            if let explorer {
+                print(
+                    "explorer tiles: \(explorer.tileCount) (\(explorer.tilesThisYear) ridden in \(explorer.year), \(explorer.newThisYear) new), "
+                        + "largest square \(explorer.maxSquareSize)×\(explorer.maxSquareSize), largest cluster \(explorer.maxClusterSize)")
+            }
         }
     }
 }

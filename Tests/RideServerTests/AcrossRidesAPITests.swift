@@ -33,6 +33,40 @@ import Testing
         return try #require(tracks.first?["id"] as? String)
     }
 
+    /// The zoom-14 tiles of the fixes of `gpx(meters:)`, by the Web Mercator formula (10 m steps: a line north
+    /// enters no tile without a fix in it).
+    static func tiles(meters: Int) -> Set<[Int]> {
+        let origin = Coordinate(latitude: 47.37, longitude: 8.54)
+        return Set((0...(meters / 10)).map { index -> [Int] in
+            let c = origin.destination(distanceMeters: Double(index) * 10, bearingDegrees: 0)
+            let n = 16384.0, lat = c.latitude * .pi / 180
+            return [Int(((c.longitude + 180) / 360 * n).rounded(.down)), Int(((1 - log(tan(lat) + 1 / cos(lat)) / .pi) / 2 * n).rounded(.down))]
+        })
+    }
+
+    @Test(arguments: StoreKind.allCases) func theOverviewCountsExplorerTilesRiddenAndNewInTheYear(_ kind: StoreKind) async throws {
+        try await withServer(kind) { server, _ in
+            try await server.run { client in
+                // 2023: 3 km north; 2024: 8 km north from the same start (the first 3 km ridden before), and a run.
+                _ = try await Self.upload(client, try Self.gpx(name: "Old", start: "2023-05-02T08:00:00Z", meters: 3000, secondsPerStep: 1), name: "a.gpx")
+                _ = try await Self.upload(client, try Self.gpx(name: "New", start: "2024-05-08T08:00:00Z", meters: 8000, secondsPerStep: 1), name: "b.gpx")
+                let old = Self.tiles(meters: 3000), new = Self.tiles(meters: 8000)
+                #expect(new.count > old.count && old.count >= 2, "the test's rides cross several tiles")
+                for (year, ridden, fresh) in [(2024, new.count, new.subtracting(old).count), (2023, old.count, old.count), (2022, 0, 0)] {
+                    let overview = try await client.get("/api/overview?year=\(year)&kind=ride").jsonObject()
+                    let explorer = try #require(overview["explorer"] as? [String: Any])
+                    #expect(explorer["tileCount"] as? Int == new.count, "\(year)")
+                    #expect(explorer["tilesThisYear"] as? Int == ridden, "\(year)")
+                    #expect(explorer["newThisYear"] as? Int == fresh, "\(year)")
+                    // One column of tiles: the largest square is a single tile, and no tile has four ridden neighbours.
+                    #expect(explorer["maxSquareSize"] as? Int == 1 && explorer["clusterTileCount"] as? Int == 0)
+                }
+                let runs = try #require(try await client.get("/api/overview?year=2024&kind=run").jsonObject()["explorer"] as? [String: Any])
+                #expect(runs["tileCount"] as? Int == 0)
+            }
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func recordsBadgesOverviewAndGoal(_ kind: StoreKind) async throws {
         try await withServer(kind) { server, _ in
             try await server.run { client in

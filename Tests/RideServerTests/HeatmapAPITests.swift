@@ -1,9 +1,10 @@
 import Foundation
+import GRDB
 import Hummingbird
 import HummingbirdTesting
 import RideKit
 @testable import RideServer
-import RideStore
+@testable import RideStore
 import Testing
 import TestSupport
 
@@ -71,6 +72,28 @@ import TestSupport
                 let id = try #require(((try created.jsonObject()["tracks"] as? [[String: Any]])?.first)?["id"] as? String)
                 #expect(try await b.delete("/api/tracks/\(id)").status.code < 300)
                 #expect(try DecodedPNG(Data(buffer: try await a.get(uri).body)).pixels.allSatisfy { $0 == 0 })
+            }
+        }
+    }
+
+    @Test func aTileAskedWhileTheIndexIsBuiltIs503WithRetryAfter() async throws {
+        try await withServer(.sqlite) { server, library in
+            try await server.run { client in
+                _ = try await client.upload(TrackPageAPITests.sensorGPX(name: "Zurich north"), name: "z.gpx")
+                // Another instance's build under way (its claim, as `SQLiteRideStore.buildHeatmapOnce` writes it).
+                let store = try #require(library.store as? SQLiteRideStore)
+                let now = Int64(Date().timeIntervalSince1970 * 1000)
+                try await store.writer.write { db in
+                    try db.execute(sql: "INSERT INTO heatmapBuild (userId, claimedAt) VALUES (?, ?)", arguments: [library.userID.rawValue, now])
+                }
+                let p = Self.pixel(Self.origin.destination(distanceMeters: 1000, bearingDegrees: 0), zoom: 15)
+                let response = try await client.get("/api/heatmap/15/\(p.x)/\(p.y).png")
+                #expect(response.status == .serviceUnavailable)
+                #expect(response.headers[.retryAfter] == "5")
+                #expect((try response.jsonObject()["error"] as? [String: Any])?["code"] as? String == "busy")
+                #expect(try await client.get("/api/explorer").status == .serviceUnavailable)
+                try await store.writer.write { db in try db.execute(sql: "DELETE FROM heatmapBuild") }
+                #expect(try await client.get("/api/heatmap/15/\(p.x)/\(p.y).png").status == .ok)
             }
         }
     }

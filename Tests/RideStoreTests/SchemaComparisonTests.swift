@@ -27,6 +27,7 @@ import RideKit
         ("postgres", "heatmap_tracks", nil, "the heatmap index (derived, rebuilt from the points; not copied)"),
         ("postgres", "heatmap_pieces", nil, "the heatmap index (derived, rebuilt from the points; not copied)"),
         ("postgres", "heatmap_rasters", nil, "the heatmap index (derived, rebuilt from the points; not copied)"),
+        ("sqlite", "heatmap_builds", nil, "SQLite's claim on a heatmap build; PostgreSQL takes an advisory lock, held by the building transaction"),
     ]
 
     @Test func theSQLiteSchemaThePostgreSQLSchemaAndTheCopyCatalogueHaveTheSameColumns() async throws {

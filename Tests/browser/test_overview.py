@@ -95,3 +95,44 @@ def test_the_year_tab_shows_totals_calendar_comparison_goal_and_records(context,
     expect(efforts.locator('li', has_text='1 km').locator('.badge')).to_have_text('PR')
     page.locator('#track-efforts-section').scroll_into_view_if_needed()
     shot(page, f'track-efforts-{context.viewport_name}')
+
+
+def zoom14_tiles(meters):
+    """The zoom-14 tiles of `walk`'s fixes, by the Web Mercator formula."""
+    import math
+    tiles = set()
+    for i in range(meters // 10 + 1):
+        lat = math.radians(47.37 + i * 10 / 111_180)
+        x = int((8.54 + 180) / 360 * 2 ** 14)
+        y = int((1 - math.log(math.tan(lat) + 1 / math.cos(lat)) / math.pi) / 2 * 2 ** 14)
+        tiles.add((x, y))
+    return tiles
+
+
+def test_the_year_tab_shows_the_explorer_tiles(context, server):
+    seed(server)
+    explorer = None
+    # The first overview may find the heatmap's index being built by another request (explorer null): ask again.
+    for _ in range(20):
+        explorer = api_get(server, '/api/overview?year=2018&kind=walk')['explorer']
+        if explorer:
+            break
+        import time
+        time.sleep(0.5)
+    assert explorer
+    # The 2018 walks (6 km and 3.1 km north from one start) pass through these tiles; other tests' walks may add more.
+    ours = zoom14_tiles(6000)
+    assert len(ours) >= 2
+    assert explorer['tilesThisYear'] >= len(ours) and explorer['tileCount'] >= explorer['tilesThisYear']
+    assert 0 <= explorer['newThisYear'] <= explorer['tilesThisYear']
+    page = context.new_page()
+    page.goto('/#/overview')
+    page.wait_for_selector('body[data-ready="true"]')
+    page.select_option('#overview-kind', 'walk')
+    page.select_option('#overview-year', '2018')
+    text = page.locator('#explorer-text')
+    expect(text).to_have_text(
+        f"{explorer['tileCount']} tiles ridden, {explorer['tilesThisYear']} of them in 2018 ({explorer['newThisYear']} new)."
+        f" Largest square {explorer['maxSquareSize']}×{explorer['maxSquareSize']}; largest cluster {explorer['maxClusterSize']} tiles.")
+    page.get_by_role('heading', name='Explorer tiles').scroll_into_view_if_needed()
+    shot(page, f'overview-explorer-{context.viewport_name}')

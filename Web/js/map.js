@@ -753,7 +753,20 @@ export function heatmapURL(filter = {}) {
   return `/api/heatmap/{z}/{x}/{y}.png${text ? `?${text}` : ''}`;
 }
 
-/** The heatmap as a Leaflet tile layer (zoom 18 tiles stretched beyond it). */
+/**
+ * The heatmap as a Leaflet tile layer (zoom 18 tiles stretched beyond it). While the server builds its index for
+ * the first time it answers 503 with Retry-After; a tile that failed makes the layer ask again a few seconds later
+ * (once at a time, at most ten times in a row).
+ */
 export function heatmapLayer(filter = {}) {
-  return L.tileLayer(heatmapURL(filter), { maxZoom: 20, maxNativeZoom: 18, zIndex: 5, className: 'heatmap-tiles', attribution: 'Heatmap: your rides' });
+  const layer = L.tileLayer(heatmapURL(filter), { maxZoom: 20, maxNativeZoom: 18, zIndex: 5, className: 'heatmap-tiles', attribution: 'Heatmap: your rides' });
+  let retry = null;
+  let tries = 0;
+  layer.on('tileerror', () => {
+    if (retry || tries >= 10) return;
+    tries += 1;
+    retry = setTimeout(() => { retry = null; if (layer._map) layer.redraw(); }, 5000);
+  });
+  layer.on('tileload', () => { tries = 0; });
+  return layer;
 }

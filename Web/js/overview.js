@@ -97,9 +97,22 @@ export class OverviewView {
     const unit = imperial ? 'mi' : 'km';
     $('eddington-text').textContent = `E = ${eddington.number}: ${eddington.number} days of at least ${eddington.number} ${unit}`
       + ` (${eddington.daysToNext} more days of ${eddington.number + 1} ${unit} for ${eddington.number + 1}).`;
+    this.renderExplorer(overview.explorer);
     this.renderCalendar(overview);
     this.renderComparison(overview, imperial);
     this.renderRecords(records.records || []);
+  }
+
+  /** The zoom-14 map squares ridden (the server's `explorer`; null while it builds the heatmap's index). */
+  renderExplorer(explorer) {
+    const text = $('explorer-text');
+    if (!explorer) {
+      text.textContent = 'Explorer tiles are being counted (the heatmap is being built); open this page again shortly.';
+      return;
+    }
+    const square = explorer.maxSquareSize;
+    text.textContent = `${explorer.tileCount} tiles ridden, ${explorer.tilesThisYear} of them in ${explorer.year}`
+      + ` (${explorer.newThisYear} new). Largest square ${square}×${square}; largest cluster ${explorer.maxClusterSize} tiles.`;
   }
 
   renderGoal(goal) {

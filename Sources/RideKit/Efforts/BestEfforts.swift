@@ -23,6 +23,10 @@ public struct BestEffort: Sendable, Hashable, Codable {
 /// Computed once per track by `TrackStatsAccumulator(measuringEfforts: true)`, from the same filtered distances
 /// and moving time as the track's figures, and stored with it.
 public struct BestEfforts: Sendable, Hashable, Codable {
+    /// The version of the measurement (`TrackStats.effortsVersion`): raise it when a change of the measurement
+    /// should reach the efforts already stored, and every store measures its tracks again in the background.
+    public static let currentVersion = 1
+
     public var efforts: [BestEffort]
 
     public init(_ efforts: [BestEffort] = []) { self.efforts = efforts }

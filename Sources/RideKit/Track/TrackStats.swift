@@ -69,6 +69,10 @@ public struct TrackStats: Sendable, Hashable {
     public var mileSplits: [Split]
     /// The track's best efforts, when they were measured (`TrackStatsAccumulator(measuringEfforts: true)`).
     public var efforts: BestEfforts?
+    /// Which version of the best-effort measurement made `efforts` (`BestEfforts.currentVersion` for figures computed
+    /// now; what was stored with figures read back, 1 for those stored before versions were kept). A store measures
+    /// again the efforts of tracks whose version is older than the current one.
+    public var effortsVersion: Int = BestEfforts.currentVersion
 
     /// Stats of an empty track; the store fills the fields it keeps.
     public init(activity: ActivityKind = .ride) {
@@ -95,7 +99,7 @@ extension TrackStats: Codable {
         case activity, pointCount, segmentCount, ignoredOutlierCount, distanceMeters, ascentMeters, descentMeters
         case elapsedSeconds, movingSeconds, movingDistanceMeters, stoppedSeconds, pausedSeconds, maxSpeedMetersPerSecond
         case averageSpeedMetersPerSecond, averageMovingPaceSecondsPerKilometer, minElevationMeters, maxElevationMeters
-        case startTime, endTime, start, end, bounds, kilometerSplits, mileSplits, efforts
+        case startTime, endTime, start, end, bounds, kilometerSplits, mileSplits, efforts, effortsVersion
         case altitudeKind, altitudeNoiseMeters, ignoredAltitudeCount
     }
 
@@ -138,6 +142,7 @@ extension TrackStats: Codable {
         try container.encodeIfPresent(altitudeNoiseMeters, forKey: .altitudeNoiseMeters)
         try container.encode(ignoredAltitudeCount, forKey: .ignoredAltitudeCount)
         try container.encodeIfPresent(efforts?.efforts, forKey: .efforts)
+        if efforts != nil { try container.encode(effortsVersion, forKey: .effortsVersion) }
     }
 
     public init(from decoder: any Decoder) throws {
@@ -181,5 +186,7 @@ extension TrackStats: Codable {
         altitudeNoiseMeters = try container.decodeIfPresent(Double.self, forKey: .altitudeNoiseMeters)
         ignoredAltitudeCount = try container.decodeIfPresent(Int.self, forKey: .ignoredAltitudeCount) ?? 0
         efforts = try container.decodeIfPresent([BestEffort].self, forKey: .efforts).map(BestEfforts.init)
+        // Efforts stored before their version was kept are version 1's.
+        effortsVersion = try container.decodeIfPresent(Int.self, forKey: .effortsVersion) ?? 1
     }
 }

@@ -58,7 +58,7 @@ struct AcrossRidesController<Context: UserRequestContext>: Sendable {
         }
         let kind = try Self.kind(request, fallback: nil)
         let overview = try await library.overview(year: year, kind: kind, today: today)
-        return OverviewPayload(kind: kind, overview: overview)
+        return OverviewPayload(kind: kind, overview: overview, explorer: try await library.explorerSummary(year: year, kind: kind))
     }
 
     /// `PUT /api/settings/goal` `{"kind": "ride", "measure": "distance"|"time", "target": metres|seconds}`; a
@@ -169,14 +169,17 @@ struct EffortPayload: Encodable {
 }
 
 /// `GET /api/overview`: the `Overview` as it encodes, with the kind it was filtered by.
+/// `explorer`: the year's explorer tiles (`ExplorerSummary`), null while the heatmap's index is being built.
 struct OverviewPayload: ResponseEncodable {
     var kind: TrackKind?
     var overview: Overview
+    var explorer: ExplorerSummary?
 
     func encode(to encoder: any Encoder) throws {
         try overview.encode(to: encoder)
-        enum Keys: String, CodingKey { case kind }
+        enum Keys: String, CodingKey { case kind, explorer }
         var container = encoder.container(keyedBy: Keys.self)
         try container.encodeIfPresent(kind, forKey: .kind)
+        try container.encode(explorer, forKey: .explorer)
     }
 }

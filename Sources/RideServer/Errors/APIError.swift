@@ -58,6 +58,8 @@ extension APIError {
                 self = APIError(.contentTooLarge, code: "limit_exceeded", message: error.description)
             case .nothingToImport:
                 self = APIError(.unprocessableContent, code: "nothing_to_import", message: error.description)
+            case .busy(let reason, let seconds):
+                self = APIError(.serviceUnavailable, code: "busy", message: reason, retryAfterSeconds: seconds)
             case .damaged, .database, .io:
                 self = APIError(.internalServerError, code: "store_error", message: "the store failed; the request may be retried")
             }

@@ -50,7 +50,9 @@ public func buildApplication(
         server = http1
     }
     var services: [any Service] = [
-        IdleDeviceTracks(store: library.store, gapSeconds: configuration.deviceTrackGapSeconds, logger: logger)
+        IdleDeviceTracks(store: library.store, gapSeconds: configuration.deviceTrackGapSeconds, logger: logger),
+        EffortsBackfill(store: library.store, logger: logger),
+        ImportJobSweeper(store: library.store, uploadsFolder: library.uploadsFolder, logger: logger),
     ]
     // Several instances on one database: a post to another instance wakes this one's live views at once.
     if let shared = library.store as? any MultiInstanceStore {

@@ -258,7 +258,7 @@ package struct CopyTable: Sendable {
                 ("averageSpeedMetersPerSecond", .real), ("pointCount", .integer), ("segmentCount", .integer), ("waypointCount", .integer),
                 ("routeCount", .integer), ("minLatitude", .real), ("minLongitude", .real), ("maxLatitude", .real), ("maxLongitude", .real),
                 ("preview", .bytes), ("stats", .bytes), ("gpxVersion", .text), ("gpxCreator", .text), ("gpxHeader", .bytes),
-                ("documentName", .text), ("deletedAt", .integer), ("device", .bytes), ("lapMarks", .text),
+                ("documentName", .text), ("deletedAt", .integer), ("device", .bytes), ("lapMarks", .text), ("effortsVersion", .integer),
             ], batchDivisor: 4),
         CopyTable(
             "segments", from: "segment",

@@ -14,22 +14,45 @@ package enum EffortRules {
         package var end: Double?
     }
 
-    /// The rows of a track's stored figures (`TrackRecord.stats`): none when they hold no efforts (a recording in
-    /// progress, figures stored before efforts were measured).
-    package static func rows(fromStats stats: Data) -> [Row] {
+    /// The rows of a track's stored figures (`TrackRecord.stats`) and the version that measured them: no rows and
+    /// version 0 when they hold no efforts (a recording in progress, figures stored before efforts were measured).
+    package static func measured(fromStats stats: Data) -> (rows: [Row], version: Int) {
         // Most writes of a track's row (a recording's points arriving) carry no efforts: not worth a decode.
         guard stats.range(of: Data("\"efforts\"".utf8)) != nil,
             let decoded = try? JSONDecoder().decode(EffortsOnly.self, from: stats), let efforts = decoded.efforts
-        else { return [] }
-        return efforts.filter { $0.value.isFinite }.map { effort in
+        else { return ([], 0) }
+        let rows = efforts.filter { $0.value.isFinite }.map { effort in
             Row(key: effort.key.rawValue, value: effort.value, score: score(effort.key, effort.value), start: effort.start, end: effort.end)
         }
+        // Efforts stored before their version was kept are version 1's (as `TrackStats` decodes them).
+        return (rows, decoded.effortsVersion ?? 1)
+    }
+
+    // MARK: Measuring again (tracks saved before efforts, or by an older measurement)
+
+    /// A track's row with its efforts measured again by the current version (`BestEfforts.currentVersion`) from
+    /// its points; only the efforts change, the other figures stay as stored. A track without a position keeps the
+    /// efforts its device gave (there is nothing else to measure them from) and is marked current. The content is
+    /// the track's points (`TrackFigures.emptyContent` with the points loaded).
+    package static func remeasure(_ record: inout TrackRecord, content: TrackContent) throws {
+        guard var stats = try? JSONDecoder().decode(TrackStats.self, from: record.stats) else {
+            // Figures that do not decode: all of them computed again.
+            try TrackFigures.apply(content, headersRead: false, to: &record)
+            return
+        }
+        if content.trackPointCount > 0 || !content.routes.isEmpty {
+            stats.efforts = try TrackLibrary.stats(of: content, kind: record.kind).efforts ?? BestEfforts()
+        } else if stats.efforts == nil {
+            stats.efforts = BestEfforts()
+        }
+        stats.effortsVersion = BestEfforts.currentVersion
+        try record.apply(stats)
     }
 
     /// Higher is better.
     package static func score(_ key: EffortKey, _ value: Double) -> Double { key.lowerIsBetter ? -value : value }
 
-    private struct EffortsOnly: Decodable { var efforts: [BestEffort]? }
+    private struct EffortsOnly: Decodable { var efforts: [BestEffort]?; var effortsVersion: Int? }
 
     /// Records from rows read in key then rank order, with keys the store does not know (a newer bikeride's) left out.
     package static func record(key: String, rank: Int, value: Double, start: Double?, end: Double?, trackID: String, name: String, startTime: String?) -> PersonalRecord? {

@@ -23,6 +23,20 @@ import RideKit
 /// no simulated ride). Year 0 stands for a
 /// track without a start time (counted, but in no year).
 package enum HeatmapIndexRules {
+    /// A user's index is built (the first time, or again) by one request at a time, whichever instance it reaches:
+    /// SQLite keeps a claim row (`heatmapBuild`), PostgreSQL an advisory lock held by the building transaction. A
+    /// request that finds a build under way is answered at once with this error (503 and Retry-After), not with a
+    /// tile of what is indexed so far: the index is written in one transaction, so there is nothing to show yet.
+    package static func buildUnderWay() -> RideStoreError {
+        .busy("the heatmap of your rides is being built (the first time takes a while); ask again shortly", retryAfterSeconds: buildRetryAfterSeconds)
+    }
+
+    /// Seconds a client waits before asking again while the index is built.
+    package static let buildRetryAfterSeconds = 5
+    /// A claim (SQLite) older than this was left by a process that stopped mid-build: the next request builds. A build
+    /// of 30 million points takes about 25 s here.
+    package static let buildClaimSeconds: Int64 = 600
+
     /// The zoom of the pieces and of explorer tiles.
     package static let baseZoom = ExplorerTiles.zoom
     /// The zooms kept as count rasters.

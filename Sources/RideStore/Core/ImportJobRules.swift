@@ -22,10 +22,25 @@ package enum ImportJobRules {
         var job = job
         if job.state == .running, now.timeIntervalSince(job.updatedAt) > staleSeconds {
             job.state = .interrupted
-            job.message = "the import stopped after \(job.filesDone.formatted()) of \(job.filesTotal.formatted()) files (the server restarted); "
-                + "upload the archive again to import the rest"
+            job.message = interruptedMessage(filesDone: job.filesDone, filesTotal: job.filesTotal)
         }
         return job
+    }
+
+    /// What an interrupted job says.
+    package static func interruptedMessage(filesDone: Int, filesTotal: Int) -> String {
+        "the import stopped after \(filesDone.formatted()) of \(filesTotal.formatted()) files (the server restarted); "
+            + "upload the archive again to import the rest"
+    }
+
+    /// The name of a running job's archive in the uploads folder, so that a sweep finds the files of jobs that
+    /// are no longer running (`TrackLibrary.sweepImportJobs`).
+    package static func archiveFileName(_ id: ImportJobID) -> String { "import-\(id.rawValue).zip" }
+
+    /// The job id of an archive file name, nil for any other file.
+    package static func jobID(ofArchiveFileName name: String) -> ImportJobID? {
+        guard name.hasPrefix("import-"), name.hasSuffix(".zip") else { return nil }
+        return ShortID(String(name.dropFirst("import-".count).dropLast(".zip".count)))
     }
 
     /// The name kept for a job: trimmed, without control characters, at most `maximumFileNameLength` characters.

@@ -22,3 +22,34 @@ extension TrackLibrary {
             today: today)
     }
 }
+
+extension TrackLibrary {
+    /// Measures the best efforts of every track that lacks them or has them from an older measurement
+    /// (`RideStore.remeasureEfforts`), batch after batch until none is left; returns how many tracks were looked at.
+    /// The server runs it in the background when it starts; `bikeride records` before it answers.
+    public static func remeasureEfforts(
+        in store: any RideStore, batch: Int = 50, progress: @Sendable (Int) async -> Void = { _ in }
+    ) async throws -> Int {
+        var total = 0
+        while true {
+            try Task.checkCancellation()
+            let done = try await store.remeasureEfforts(limit: batch)
+            guard done > 0 else { return total }
+            total += done
+            await progress(total)
+        }
+    }
+}
+
+extension TrackLibrary {
+    /// The explorer tiles of the user's tracks (of `kind`, when given) counted for `year` (`ExplorerSummary`), from the
+    /// heatmap's index (built first if it never was); nil while another request builds that index (it answers
+    /// `busy`), so that the overview is never held up by it.
+    public func explorerSummary(year: Int, kind: TrackKind?) async throws -> ExplorerSummary? {
+        do {
+            return ExplorerSummary(visits: try await store.explorerTileYears(kind: kind, userID: userID), year: year)
+        } catch RideStoreError.busy {
+            return nil
+        }
+    }
+}

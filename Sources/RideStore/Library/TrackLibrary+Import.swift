@@ -30,9 +30,12 @@ extension TrackLibrary {
             original: OriginalFileRules.keeps(format: format, byteCount: data.count) ? data : nil)
     }
 
+    /// Where uploads go without an `uploadsFolder`.
+    static var defaultUploadsFolder: URL { FileManager.default.temporaryDirectory.appending(path: "bikeride-uploads") }
+
     /// A new spool for an upload, in `uploadsFolder` (else the temporary folder).
     public func makeUploadSpool() throws -> UploadSpool {
-        try UploadSpool(folder: uploadsFolder ?? FileManager.default.temporaryDirectory.appending(path: "bikeride-uploads"))
+        try UploadSpool(folder: uploadsFolder ?? Self.defaultUploadsFolder)
     }
 
     /// Imports an upload received whole into a file (`UploadSpool`), in one transaction, and removes the file.

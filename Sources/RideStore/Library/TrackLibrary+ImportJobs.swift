@@ -17,12 +17,41 @@ extension TrackLibrary {
             try? FileManager.default.removeItem(at: upload.url)
             throw error
         }
+        // Named after its job, so that a sweep after a restart finds the file of a job that did not end.
+        var archive = upload.url
+        let named = upload.url.deletingLastPathComponent().appending(path: ImportJobRules.archiveFileName(job.id))
+        if (try? FileManager.default.moveItem(at: upload.url, to: named)) != nil { archive = named }
         let library = self
         Task.detached {
-            await library.runImportJob(job.id, archive: upload.url, options: options)
-            try? FileManager.default.removeItem(at: upload.url)
+            await library.runImportJob(job.id, archive: archive, options: options)
+            try? FileManager.default.removeItem(at: archive)
         }
         return job
+    }
+
+    /// After a server stopped mid-import: marks the running jobs not updated since `updatedBefore` as interrupted (the
+    /// user uploads the archive again to import the rest; what was imported stays, and is not imported twice), and
+    /// removes from `uploadsFolder` the archives of this store's jobs that are no longer running and uploads left half-received
+    /// (not written for `ImportJobRules.staleSeconds`). Returns the jobs it interrupted.
+    @discardableResult
+    public static func sweepImportJobs(store: any RideStore, uploadsFolder: URL?, updatedBefore: Date, now: Date = Date()) async throws -> [ImportJobID] {
+        let interrupted = try await store.interruptImportJobs(updatedBefore: updatedBefore)
+        let folder = uploadsFolder ?? defaultUploadsFolder
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return interrupted }
+        // Only the archives of this store's jobs: the folder may be shared (the system's temporary one).
+        let states = try await store.importJobStates(ids: names.compactMap(ImportJobRules.jobID(ofArchiveFileName:)))
+        for name in names {
+            let url = folder.appending(path: name)
+            if let id = ImportJobRules.jobID(ofArchiveFileName: name) {
+                if let state = states[id], state != .running { try? FileManager.default.removeItem(at: url) }
+            } else if name.hasPrefix("upload-"), name.hasSuffix(".part"),
+                let modified = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date,
+                now.timeIntervalSince(modified) > ImportJobRules.staleSeconds
+            {
+                try? FileManager.default.removeItem(at: url)
+            }
+        }
+        return interrupted
     }
 
     /// Imports the archive and keeps the job's row up to date; a failure to read the archive ends the job as

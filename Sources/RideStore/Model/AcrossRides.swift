@@ -99,4 +99,11 @@ public protocol AcrossRidesStore {
     func weeklyGoals(userID: UserID) async throws -> [WeeklyGoal]
     /// Sets (or, with nil, removes) the weekly goal of `kind`; `GoalRules.validate` first.
     func setWeeklyGoal(_ goal: WeeklyGoal?, kind: TrackKind, userID: UserID) async throws
+    /// Measures again the best efforts of up to `limit` saved tracks (of any user) whose efforts are missing or older
+    /// than `BestEfforts.currentVersion`, each read, measured and written in turn (one track in memory, one short
+    /// transaction each); returns how many were looked at, 0 when none is left. A track changed meanwhile is left for
+    /// the next call. Running it twice, or on two instances at once, gives the same rows.
+    func remeasureEfforts(limit: Int) async throws -> Int
+    /// Marks every track of the user for measuring again (`bikeride records --rebuild`); returns how many.
+    func invalidateEfforts(userID: UserID) async throws -> Int
 }

@@ -80,4 +80,9 @@ public protocol ImportJobStore {
     /// The user's job, as `ImportJobRules.resolve` sees it now (a running job nobody updated for
     /// `ImportJobRules.staleSeconds` is `interrupted`); nil for another user's job or one that never existed.
     func importJob(id: ImportJobID, userID: UserID) async throws -> ImportJob?
+    /// Marks every running job (of any user) whose row was last updated before `updatedBefore` as `interrupted`, for
+    /// good (a server that stopped mid-import); returns their ids.
+    func interruptImportJobs(updatedBefore: Date) async throws -> [ImportJobID]
+    /// The states of these jobs (of any user); a job this store does not hold is left out.
+    func importJobStates(ids: [ImportJobID]) async throws -> [ImportJobID: ImportJob.State]
 }

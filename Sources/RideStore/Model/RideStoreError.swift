@@ -24,6 +24,9 @@ public enum RideStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A file that holds nothing to save as a track (no point in any track or route: empty, or only waypoints);
     /// the reason says what it has and what to do instead. Nothing was stored.
     case nothingToImport(String)
+    /// Another request (on this instance or another) is doing this now, such as the heatmap's first build: nothing
+    /// was done; ask again after `retryAfterSeconds`.
+    case busy(String, retryAfterSeconds: Int)
 
     public var description: String {
         switch self {
@@ -38,6 +41,7 @@ public enum RideStoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unavailable(let reason): return "the database is unavailable: \(reason)"
         case .limitExceeded(let reason): return reason
         case .nothingToImport(let reason): return reason
+        case .busy(let reason, _): return reason
         }
     }
 }

@@ -26,14 +26,26 @@ extension SQLiteRideStore {
                 t.column("target", .double).notNull()
                 t.primaryKey(["userId", "kind"])
             }
-            // Tracks saved before efforts were measured get theirs when their figures are next computed.
+            // Tracks saved before efforts were measured get theirs from `remeasureEfforts` (v12).
+        }
+    }
+
+    /// The version of the measurement that made each track's efforts (`TrackStats.effortsVersion`, 0 for none), so that
+    /// tracks saved before efforts, or measured by an older version, are found down an index and measured again.
+    static func registerEffortsVersionMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v12 efforts version") { db in
+            try db.alter(table: "track") { t in t.add(column: "effortsVersion", .integer).notNull().defaults(to: 0) }
+            try db.create(index: "track_effortsVersion", on: "track", columns: ["effortsVersion"])
+            // Efforts stored before the version was kept are version 1's.
+            try db.execute(sql: "UPDATE track SET effortsVersion = 1 WHERE id IN (SELECT trackId FROM trackEffort)")
         }
     }
 
     /// Replaces a track's effort rows by those of its stored figures (`TrackRecord.aroundSave`).
     static func writeEfforts(_ db: Database, trackID: TrackID, stats: Data) throws {
         try db.execute(sql: "DELETE FROM trackEffort WHERE trackId = ?", arguments: [trackID])
-        let rows = EffortRules.rows(fromStats: stats)
+        let (rows, version) = EffortRules.measured(fromStats: stats)
+        try db.execute(sql: "UPDATE track SET effortsVersion = ? WHERE id = ? AND effortsVersion != ?", arguments: [version, trackID, version])
         guard !rows.isEmpty else { return }
         let statement = try db.cachedStatement(
             sql: "INSERT INTO trackEffort (trackId, key, value, score, startOffset, endOffset) VALUES (?, ?, ?, ?, ?, ?)")
@@ -122,6 +134,49 @@ extension SQLiteRideStore {
                         distanceMeters: row[5], movingSeconds: row[6], ascentMeters: row[7]))
             }
             return tracks
+        }
+    }
+
+    public func remeasureEfforts(limit: Int) async throws -> Int {
+        let ids = try await read { db in
+            try String.fetchAll(
+                db, sql: "SELECT id FROM track WHERE effortsVersion < ? AND state = ? ORDER BY id LIMIT ?",
+                arguments: [BestEfforts.currentVersion, TrackState.complete, max(0, limit)])
+        }
+        for id in ids.compactMap(ShortID.init) {
+            // Read and measured outside the write transaction: the writer is held only for the rows.
+            guard let (stored, content) = try await read({ db -> (TrackRecord, TrackContent)? in
+                guard let record = try TrackRecord.fetchOne(db, key: id) else { return nil }
+                var content = try TrackFigures.emptyContent(of: record, readingHeaders: false)
+                try Self.loadPoints(into: &content, trackID: id, db)
+                return (record, content)
+            }) else { continue }
+            var record = stored
+            do {
+                try EffortRules.remeasure(&record, content: content)
+            } catch {
+                // Points that cannot be measured (damaged blocks): given up on, so that the backfill ends.
+                try await write { db in
+                    try db.execute(sql: "UPDATE track SET effortsVersion = ? WHERE id = ?", arguments: [BestEfforts.currentVersion, id])
+                }
+                continue
+            }
+            let measured = record
+            try await write { db in
+                // Changed meanwhile (its points replaced, renamed): left for the next call, which reads it again.
+                guard let current = try TrackRecord.fetchOne(db, key: id), current.stats == stored.stats,
+                    current.updatedAt == stored.updatedAt, current.pointCount == stored.pointCount, current.kind == stored.kind
+                else { return }
+                try measured.update(db)
+            }
+        }
+        return ids.count
+    }
+
+    public func invalidateEfforts(userID: UserID) async throws -> Int {
+        try await write { db in
+            try db.execute(sql: "UPDATE track SET effortsVersion = 0 WHERE userId = ?", arguments: [userID])
+            return db.changesCount
         }
     }
 

@@ -44,6 +44,17 @@ extension SQLiteRideStore {
         }
     }
 
+    /// A claim on building a user's index (`HeatmapIndexRules.buildUnderWay`), committed before the build starts so
+    /// that other requests (readers, not queued behind the writer) see it.
+    static func registerHeatmapBuildMigration(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v12 heatmap build claims") { db in
+            try db.create(table: "heatmapBuild") { t in
+                t.primaryKey("userId", .text).references("user", onDelete: .cascade)
+                t.column("claimedAt", .integer).notNull()
+            }
+        }
+    }
+
     public func heatmapTile(_ request: HeatmapRequest, userID: UserID) async throws -> HeatmapTile {
         if try await heatmapVersion(userID: userID) == nil { _ = try await rebuildHeatmapIfNeeded(userID: userID) }
         return try await read { db in
@@ -100,18 +111,62 @@ extension SQLiteRideStore {
         }
     }
 
-    public func rebuildHeatmap(userID: UserID) async throws -> HeatmapBuildReport {
-        try await write { db in
-            try Self.requireUser(db, userID)
-            return try Self.rebuildHeatmap(db, userID: userID)
+    public func explorerTileYears(kind: TrackKind?, userID: UserID) async throws -> [(tile: TileXY, year: Int)] {
+        if try await heatmapVersion(userID: userID) == nil { _ = try await rebuildHeatmapIfNeeded(userID: userID) }
+        return try await read { db in
+            var sql = "SELECT DISTINCT tileX, tileY, year FROM heatmapPiece WHERE userId = ?"
+            var arguments: StatementArguments = [userID]
+            if let kind {
+                sql += " AND kind = ?"
+                _ = arguments.append(contentsOf: [kind.rawValue])
+            }
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { (tile: TileXY(x: $0[0], y: $0[1]), year: $0[2]) }
         }
     }
 
+    public func rebuildHeatmap(userID: UserID) async throws -> HeatmapBuildReport {
+        guard let report = try await buildHeatmapOnce(userID: userID, onlyIfUnbuilt: false) else {
+            throw RideStoreError.notFound(kind: "user", id: userID.rawValue)
+        }
+        return report
+    }
+
     func rebuildHeatmapIfNeeded(userID: UserID) async throws -> HeatmapBuildReport? {
-        try await write { db in
-            guard try Self.heatmapVersion(db, userID: userID) == nil else { return nil }
-            guard try Row.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [userID]) != nil else { return nil }
-            return try Self.rebuildHeatmap(db, userID: userID)
+        try await buildHeatmapOnce(userID: userID, onlyIfUnbuilt: true)
+    }
+
+    /// Builds the user's index under a claim, or throws `buildUnderWay` at once when another request holds a fresh one.
+    /// Nil when there was nothing to do (built meanwhile, with `onlyIfUnbuilt`; no such user).
+    func buildHeatmapOnce(userID: UserID, onlyIfUnbuilt: Bool) async throws -> HeatmapBuildReport? {
+        let now = Int64((Date().timeIntervalSince1970 * 1000).rounded())
+        @Sendable func isFresh(_ claimedAt: Int64?) -> Bool { claimedAt.map { now - $0 < HeatmapIndexRules.buildClaimSeconds * 1000 } ?? false }
+        // First a read: a build under way holds the writer, and a write here would wait behind it.
+        let seen = try await read { db in
+            (built: try Self.heatmapVersion(db, userID: userID) != nil,
+             claimedAt: try Int64.fetchOne(db, sql: "SELECT claimedAt FROM heatmapBuild WHERE userId = ?", arguments: [userID]))
+        }
+        if onlyIfUnbuilt && seen.built { return nil }
+        if isFresh(seen.claimedAt) { throw HeatmapIndexRules.buildUnderWay() }
+        let claimed = try await write { db -> Bool in
+            if onlyIfUnbuilt, try Self.heatmapVersion(db, userID: userID) != nil { return false }
+            guard try Row.fetchOne(db, sql: "SELECT 1 FROM user WHERE id = ?", arguments: [userID]) != nil else { return false }
+            if isFresh(try Int64.fetchOne(db, sql: "SELECT claimedAt FROM heatmapBuild WHERE userId = ?", arguments: [userID])) {
+                throw HeatmapIndexRules.buildUnderWay()
+            }
+            try db.execute(sql: "INSERT OR REPLACE INTO heatmapBuild (userId, claimedAt) VALUES (?, ?)", arguments: [userID, now])
+            return true
+        }
+        guard claimed else { return nil }
+        do {
+            // The claim goes in the build's own transaction: nobody sees the index built and the claim still held.
+            return try await write { db in
+                try db.execute(sql: "DELETE FROM heatmapBuild WHERE userId = ?", arguments: [userID])
+                if onlyIfUnbuilt, try Self.heatmapVersion(db, userID: userID) != nil { return nil }
+                return try Self.rebuildHeatmap(db, userID: userID)
+            }
+        } catch {
+            _ = try? await write { db in try db.execute(sql: "DELETE FROM heatmapBuild WHERE userId = ?", arguments: [userID]) }
+            throw error
         }
     }
 

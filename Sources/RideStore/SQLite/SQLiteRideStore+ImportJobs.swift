@@ -93,4 +93,35 @@ extension SQLiteRideStore {
         }
         return job.map { ImportJobRules.resolve($0, now: StoreClock.now()) }
     }
+
+    public func interruptImportJobs(updatedBefore: Date) async throws -> [ImportJobID] {
+        let cutoff = StoreClock.milliseconds(updatedBefore), now = StoreClock.milliseconds(StoreClock.now())
+        return try await write { db in
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT id, filesDone, filesTotal FROM importJob WHERE state = 'running' AND updatedAt < ?", arguments: [cutoff])
+            var ids: [ImportJobID] = []
+            for row in rows {
+                guard let id = ImportJobID.fromDatabaseValue(row[0]) else { continue }
+                try db.execute(
+                    sql: "UPDATE importJob SET state = ?, message = ?, updatedAt = ?, finishedAt = ? WHERE id = ? AND state = 'running'",
+                    arguments: [
+                        ImportJob.State.interrupted.rawValue, ImportJobRules.interruptedMessage(filesDone: row[1], filesTotal: row[2]), now, now, id,
+                    ])
+                ids.append(id)
+            }
+            return ids
+        }
+    }
+
+    public func importJobStates(ids: [ImportJobID]) async throws -> [ImportJobID: ImportJob.State] {
+        try await read { db in
+            var states: [ImportJobID: ImportJob.State] = [:]
+            for id in ids {
+                if let text = try String.fetchOne(db, sql: "SELECT state FROM importJob WHERE id = ?", arguments: [id]) {
+                    states[id] = ImportJob.State(rawValue: text) ?? .failed
+                }
+            }
+            return states
+        }
+    }
 }

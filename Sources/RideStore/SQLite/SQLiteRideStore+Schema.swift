@@ -189,6 +189,8 @@ extension SQLiteRideStore {
         migrator.registerMigration("v15 recorded lap marks") { db in
             try db.alter(table: "track") { t in t.add(column: "lapMarks", .text) }
         }
+        SQLiteRideStore.registerEffortsVersionMigration(&migrator)
+        SQLiteRideStore.registerHeatmapBuildMigration(&migrator)
         return migrator
     }()
 }
