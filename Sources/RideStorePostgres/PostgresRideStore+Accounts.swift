@@ -126,7 +126,8 @@ extension PostgresRideStore {
                 try await connection.query("SAVEPOINT post", logger: logger)
                 do {
                     let result = try await Self.ingest(
-                        post.fixes, deviceID: post.deviceID, userID: post.userID, gapSeconds: gapSeconds, batched: true, connection,
+                        post.fixes, deviceID: post.deviceID, userID: post.userID, gapSeconds: gapSeconds,
+                        maximumTrackPoints: post.maximumTrackPoints, batched: true, connection,
                         logger: logger)
                     try await connection.query("RELEASE SAVEPOINT post", logger: logger)
                     results.append(.success(result))
@@ -165,8 +166,8 @@ extension PostgresRideStore {
     /// `batched`: the caller (`ingest(_ posts:)`) has locked the post's user and device already, and sends one
     /// live notification per user for the whole batch.
     static func ingest(
-        _ fixes: [TrackerFix], deviceID: DeviceID, userID: UserID, gapSeconds: Double, batched: Bool = false, _ connection: PostgresConnection,
-        logger: Logger
+        _ fixes: [TrackerFix], deviceID: DeviceID, userID: UserID, gapSeconds: Double, maximumTrackPoints: Int? = nil, batched: Bool = false,
+        _ connection: PostgresConnection, logger: Logger
     ) async throws -> IngestResult {
         let gap = DeviceIngestRules.gapMilliseconds(gapSeconds)
         try DeviceIngestRules.validate(fixes)
@@ -247,7 +248,14 @@ extension PostgresRideStore {
             assigned = []
             rebuild = false
         }
-        var placement = DeviceTrackPlacement(hasLiveTrack: live != nil, bounds: bounds, gapMilliseconds: gap)
+        // The live track's points, for its cap (only read when there is one).
+        var livePoints = 0
+        if maximumTrackPoints != nil, let recording = live {
+            let rows = try await connection.query("SELECT point_count FROM tracks WHERE id = \(recording.trackID.rawValue)", logger: logger)
+            for try await count in rows.decode(Int.self) { livePoints = count }
+        }
+        var placement = DeviceTrackPlacement(
+            hasLiveTrack: live != nil, bounds: bounds, gapMilliseconds: gap, pointCount: livePoints, maximumPoints: maximumTrackPoints)
         for fix in fresh {
             let decision = placement.place(fix.milliseconds)
             if decision == .late {

@@ -142,7 +142,9 @@ public func buildRouter(
     DevicesController<RideRequestContext>(library: library, tokens: deviceTokens, publicURL: configuration.publicURL).addRoutes(to: router)
     IngestController<RideRequestContext>(
         store: library.store, feed: liveFeed, metrics: metrics, ownTracksSecret: configuration.ownTracksSecret,
-        committer: IngestCommitter(store: library.store, gapSeconds: configuration.deviceTrackGapSeconds), tokens: deviceTokens
+        committer: IngestCommitter(
+            store: library.store, gapSeconds: configuration.deviceTrackGapSeconds, maximumTrackPoints: configuration.storageLimits.maximumTrackPoints),
+        tokens: deviceTokens
     ).addRoutes(to: router)
     LiveController<RideRequestContext>(
         library: library, feed: liveFeed, pollSeconds: configuration.livePollSeconds,
