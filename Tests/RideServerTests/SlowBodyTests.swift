@@ -108,4 +108,21 @@ import Testing
         #expect(deadline.verdict(bytes: 5_000, waitedSeconds: 6, totalWaitedSeconds: 20) == .tooSlow)
         #expect(deadline.verdict(bytes: 1 << 30, waitedSeconds: 10, totalWaitedSeconds: 60) == .tooLong)
     }
+
+    /// The settings from the environment (`BIKERIDE_MIN_BODY_RATE`, `_BODY_TIMEOUT`, and the gates' `_MAX_EXPORTS`,
+    /// `_MAX_ARCHIVE_IMPORTS`), their defaults, and values refused.
+    @Test func theSettingsAreReadFromTheEnvironment() throws {
+        let defaults = try ServerConfiguration(environment: [:])
+        #expect(defaults.minimumBodyBytesPerSecond == 1024 && defaults.bodyTimeoutSeconds == 3600 && defaults.bodyRateWindowSeconds == 10)
+        #expect(defaults.maximumExports == 2 && defaults.maximumArchiveImports == 2)
+        let set = try ServerConfiguration(environment: [
+            "BIKERIDE_MIN_BODY_RATE": "0", "BIKERIDE_BODY_TIMEOUT": "600", "BIKERIDE_MAX_EXPORTS": "4", "BIKERIDE_MAX_ARCHIVE_IMPORTS": "1",
+        ])
+        #expect(set.minimumBodyBytesPerSecond == 0 && set.bodyTimeoutSeconds == 600 && set.maximumExports == 4 && set.maximumArchiveImports == 1)
+        try set.validate()
+        for (name, value) in [("MIN_BODY_RATE", "-1"), ("MIN_BODY_RATE", "fast"), ("BODY_TIMEOUT", "0"), ("BODY_TIMEOUT", "nan"),
+                              ("MAX_EXPORTS", "0"), ("MAX_ARCHIVE_IMPORTS", "many")] {
+            #expect(throws: ConfigurationError.self, "\(name)=\(value)") { try ServerConfiguration(environment: ["BIKERIDE_" + name: value]) }
+        }
+    }
 }
