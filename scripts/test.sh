@@ -24,9 +24,11 @@ source scripts/lib/postgres.sh
 #   curl           streams big uploads to the server in Tests/browser/test_upload_memory.py
 #   python3, python3-pip  for gpxpy, the stats comparison in the tests (when missing)
 #   zbar-tools     zbarimg, the second reader the QR codes of the phone-app setup screen are read back with
+#   libimage-exiftool-perl, python3-pil  ExifTool and Pillow: the independent check that a shared photo's copy
+#                  (PNG, WebP) lost its metadata and still decodes to the same pixels (ImageMetadataTests)
 #   tzdata         the IANA time zone database: Foundation's TimeZone (local start times) and Python's zoneinfo
 #                  (TimeZoneTests' independent offsets) both read it
-system_packages=(libexpat1-dev libxml2-utils pkg-config libsqlite3-dev zlib1g-dev chromium libjs-leaflet curl tzdata zbar-tools)
+system_packages=(libexpat1-dev libxml2-utils pkg-config libsqlite3-dev zlib1g-dev chromium libjs-leaflet curl tzdata libimage-exiftool-perl python3-pil zbar-tools)
 command -v python3 >/dev/null || system_packages+=(python3)
 if ! python3 -m pip --version >/dev/null 2>&1; then system_packages+=(python3-pip); fi
 

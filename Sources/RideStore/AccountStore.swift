@@ -90,11 +90,15 @@ public struct DevicePost: Sendable, Hashable {
     public var fixes: [TrackerFix]
     public var deviceID: DeviceID
     public var userID: UserID
+    /// Points the device's live track may hold (the server's `--max-track-points`); when it is full, the next fix
+    /// starts a new track (`DeviceTrackPlacement`). nil: no limit.
+    public var maximumTrackPoints: Int?
 
-    public init(fixes: [TrackerFix], deviceID: DeviceID, userID: UserID) {
+    public init(fixes: [TrackerFix], deviceID: DeviceID, userID: UserID, maximumTrackPoints: Int? = nil) {
         self.fixes = fixes
         self.deviceID = deviceID
         self.userID = userID
+        self.maximumTrackPoints = maximumTrackPoints
     }
 }
 

@@ -187,33 +187,39 @@ private struct IngestBatch {
         var found: [DeviceID: Device] = [:]
         for device in try await PostgresRideStore.devices(rows) { found[device.id] = device }
         // Each device's newest recording not stopped, with its fixes' first and last times (each one step down the
-        // (track_id, time) index).
+        // (track_id, time) index) and its track's points (for the cap on a track's points).
         let live = try await connection.query(
             """
             SELECT r.device_id, r.id, r.track_id,
                    (SELECT min(time) FROM device_fixes WHERE track_id = r.track_id),
-                   (SELECT max(time) FROM device_fixes WHERE track_id = r.track_id)
+                   (SELECT max(time) FROM device_fixes WHERE track_id = r.track_id),
+                   (SELECT point_count FROM tracks WHERE id = r.track_id)
             FROM (SELECT DISTINCT ON (device_id) device_id, id, track_id FROM recordings
                   WHERE device_id = ANY(\(Array(found.keys.map(\.rawValue)))) AND state <> \(RecordingState.stopped.rawValue)
                   ORDER BY device_id, started_at DESC, id DESC) AS r
             """, logger: logger)
-        var tracks: [DeviceID: (Live, (Int64, Int64)?)] = [:]
-        for try await (device, recording, track, first, last) in live.decode((String, String, String, Int64?, Int64?).self) {
+        var tracks: [DeviceID: (live: Live, bounds: (Int64, Int64)?, points: Int)] = [:]
+        for try await (device, recording, track, first, last, points) in live.decode((String, String, String, Int64?, Int64?, Int64?).self) {
             let deviceID = try PostgresRideStore.shortID(device, column: "recordings.device_id")
             let bounds = first.flatMap { first in last.map { (first, $0) } }
             tracks[deviceID] = (
                 Live(
                     recordingID: try PostgresRideStore.shortID(recording, column: "recordings.id"),
                     trackID: try PostgresRideStore.shortID(track, column: "recordings.track_id")),
-                bounds)
+                bounds, Int(clamping: points ?? 0))
         }
+        // The cap a device's posts carry (the server's `--max-track-points`; the same for every post of a device).
+        var caps: [DeviceID: Int] = [:]
+        for post in posts { if let cap = post.maximumTrackPoints { caps[post.deviceID] = cap } }
         for (id, device) in found {
             let live = tracks[id]
             devices[id] = DeviceState(
-                device: device, live: live?.0,
-                placement: DeviceTrackPlacement(hasLiveTrack: live != nil, bounds: live?.1, gapMilliseconds: gap))
+                device: device, live: live?.live,
+                placement: DeviceTrackPlacement(
+                    hasLiveTrack: live != nil, bounds: live?.bounds, gapMilliseconds: gap, pointCount: live?.points ?? 0,
+                    maximumPoints: caps[id]))
         }
-        initialLive = tracks.mapValues { ($0.0.trackID, $0.1) }
+        initialLive = tracks.mapValues { ($0.live.trackID, $0.bounds) }
     }
 
     /// Each device's live track and its fix times when the batch began: what a fix is inserted with.

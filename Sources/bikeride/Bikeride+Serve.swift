@@ -90,11 +90,23 @@ extension Bikeride {
         @Option(help: ArgumentHelp("Seconds after which a connection that sends nothing (no request, half a header, idle keep-alive) is closed (default 30).", valueName: "seconds"))
         var idleTimeout: Double?
 
+        @Option(help: ArgumentHelp("Bytes a second a request body must come at, judged over each 10 s (default 1024); slower: 408 and the connection is closed.", valueName: "bytes"))
+        var minBodyRate: Int?
+
+        @Option(help: ArgumentHelp("Seconds within which a whole request body must arrive (default 3600); later: 408 and the connection is closed.", valueName: "seconds"))
+        var bodyTimeout: Double?
+
         @Option(help: ArgumentHelp("Connections open at once, in all (default 512); past it new ones are closed at once.", valueName: "count"))
         var maxConnections: Int?
 
         @Option(help: ArgumentHelp("Connections open at once from one client address (default 32; trusted proxies are held to --max-connections only).", valueName: "count"))
         var maxConnectionsPerAddress: Int?
+
+        @Option(help: ArgumentHelp("Library exports (GET /api/export) running at once (default 2; one per user); past it 429 with Retry-After.", valueName: "count"))
+        var maxExports: Int?
+
+        @Option(help: ArgumentHelp("Archive (zip) imports running at once (default 2; one per user); past it 429 with Retry-After.", valueName: "count"))
+        var maxArchiveImports: Int?
 
         @Option(help: ArgumentHelp("Points one track may have; an upload with more is refused, nothing stored (default 2000000).", valueName: "count"))
         var maxTrackPoints: Int?
@@ -104,8 +116,12 @@ extension Bikeride {
 
         func validate() throws {
             if let maxTrackPoints, maxTrackPoints < 1 { throw ValidationError("--max-track-points must be at least 1") }
+            if let maxExports, maxExports < 1 { throw ValidationError("--max-exports must be at least 1") }
+            if let maxArchiveImports, maxArchiveImports < 1 { throw ValidationError("--max-archive-imports must be at least 1") }
             if let maxUserPoints, maxUserPoints < 1 { throw ValidationError("--max-user-points must be at least 1") }
             if let port, !(0...65535).contains(port) { throw ValidationError("--port must be 0–65535") }
+            if let minBodyRate, minBodyRate < 0 { throw ValidationError("--min-body-rate must be 0 or more bytes a second") }
+            if let bodyTimeout, !(bodyTimeout.isFinite && (1...86_400).contains(bodyTimeout)) { throw ValidationError("--body-timeout must be 1–86400 seconds") }
             if let databaseConnections, !(1...1000).contains(databaseConnections) {
                 throw ValidationError("--database-connections must be 1–1000")
             }
@@ -133,8 +149,12 @@ extension Bikeride {
             if !trustedProxy.isEmpty { configuration.trustedProxies = trustedProxy }
             if let publicUrl { configuration.publicURL = publicUrl }
             if let idleTimeout { configuration.idleTimeoutSeconds = idleTimeout }
+            if let minBodyRate { configuration.minimumBodyBytesPerSecond = minBodyRate }
+            if let bodyTimeout { configuration.bodyTimeoutSeconds = bodyTimeout }
             if let maxConnections { configuration.maximumConnections = maxConnections }
             if let maxConnectionsPerAddress { configuration.maximumConnectionsPerAddress = maxConnectionsPerAddress }
+            if let maxExports { configuration.maximumExports = maxExports }
+            if let maxArchiveImports { configuration.maximumArchiveImports = maxArchiveImports }
             if let maxTrackPoints { configuration.storageLimits.maximumTrackPoints = maxTrackPoints }
             if let maxUserPoints { configuration.storageLimits.maximumUserPoints = maxUserPoints }
             if let deviceGapMinutes { configuration.deviceTrackGapSeconds = deviceGapMinutes * 60 }

@@ -195,6 +195,27 @@ import Testing
         return #"{"locations":["# + features.joined(separator: ",") + "]}"
     }
 
+    /// A phone app's track is held to `--max-track-points` as uploads and recordings are: with a cap of 50, three
+    /// Overland batches of 40 (one a second, no gap) make tracks of 50, 50 and 20 points, every batch answered
+    /// `{"result":"ok"}` (the app goes on; nothing is refused or lost).
+    @Test(arguments: StoreKind.allCases) func aDevicesTrackRollsOverAtThePointCap(_ kind: StoreKind) async throws {
+        try await Self.withServer(kind) { server, _, token in
+            var server = server
+            server.configuration.storageLimits.maximumTrackPoints = 50
+            try await server.run { client in
+                for batch in 0..<3 {
+                    let response = try await client.execute(
+                        uri: "/ingest/overland", method: .post, headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
+                        body: ByteBuffer(string: Self.overlandBatch(40, startSecond: batch * 40)))
+                    #expect(response.status == .ok && response.text == #"{"result":"ok"}"#)
+                }
+            }
+            let tracks = try await server.library.store.tracks(TrackQuery(), userID: server.library.userID).tracks
+            #expect(tracks.map(\.pointCount).sorted() == [20, 50, 50], "\(tracks.map(\.pointCount))")
+            #expect(try await Self.storedCount(server) == 120)
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func overlandLargeAndGzipBatches(_ kind: StoreKind) async throws {
         try await Self.withServer(kind) { server, _, token in
             let thousand = Self.overlandBatch(1000)

@@ -132,4 +132,42 @@ import TestSupport
             #expect(try await client.get("\(link)/photos/\(photo)").status == .notFound)
         } }
     }
+
+    /// A PNG with a text chunk and an EXIF chunk (each with its CRC), as a phone's screenshot or an editor writes them.
+    static var pngWithMetadata: [UInt8] {
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+            let count = UInt32(data.count)
+            let crc = PNGEncoder.crc32Checksum(Data(Array(type.utf8) + data))
+            return withUnsafeBytes(of: count.bigEndian, Array.init) + Array(type.utf8) + data + withUnsafeBytes(of: crc.bigEndian, Array.init)
+        }
+        return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", [0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0])
+            + chunk("tEXt", Array("Comment\u{0}at home".utf8)) + chunk("eXIf", Array("MM\u{0}*GPS 46.5 6.6".utf8))
+            + chunk("IDAT", [0x78, 0x9C, 0x63, 0x60, 0x00, 0x00, 0x00, 0x02, 0x00, 0x01]) + chunk("IEND", [])
+    }
+
+    /// Through a share link a PNG comes without its text and EXIF chunks (the owner's copy keeps them), and a HEIC kept
+    /// from before HEIC was refused is not shown at all (its metadata cannot be removed) — on both stores.
+    @Test(arguments: StoreKind.allCases) func theLinksCopyOfAPNGHasNoMetadataAndAHEICIsNotShown(_ kind: StoreKind) async throws {
+        try await withServer(kind) { server, library in try await server.run { client in
+            let (place, note) = try await client.placeWithNote()
+            let uri = "/api/places/\(place)/notes/\(note)/photos"
+            let png = try #require(try await client.postPhoto(uri, type: "image/png", bytes: Self.pngWithMetadata).jsonObject()["id"] as? String)
+            // A HEIC stored before the server refused them (straight into the store).
+            let heicBytes: [UInt8] = [0, 0, 0, 0x18] + Array("ftypheic".utf8) + [UInt8](repeating: 3, count: 50)
+            let heic = try await library.store.addPhoto(
+                noteID: try #require(NoteID(note)), mediaType: "image/heic", bytes: Data(heicBytes), userID: library.userID)
+            let link = try #require(try await client.post("/api/places/\(place)/share").jsonObject()["url"] as? String)
+            func has(_ bytes: [UInt8], _ text: String) -> Bool {
+                let needle = Array(text.utf8)
+                return bytes.indices.contains { bytes[$0...].starts(with: needle) }
+            }
+            let shared = Array(try await client.get("\(link)/photos/\(png)").body.readableBytesView)
+            #expect(has(shared, "IDAT") && has(shared, "IEND"))
+            #expect(!has(shared, "tEXt") && !has(shared, "eXIf") && !has(shared, "at home") && !has(shared, "GPS"))
+            let own = Array(try await client.get("\(uri)/\(png)").body.readableBytesView)
+            #expect(own == Self.pngWithMetadata)
+            #expect(try await client.get("\(link)/photos/\(heic.id.rawValue)").status == .notFound)
+            #expect(try await client.get("\(uri)/\(heic.id.rawValue)").status == .ok)
+        } }
+    }
 }

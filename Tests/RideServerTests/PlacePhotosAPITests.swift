@@ -35,7 +35,7 @@ extension TestClientProtocol {
             let uri = "/api/places/\(place)/notes/\(note)/photos"
             let cases: [(String, [UInt8], String)] = [
                 ("image/jpeg", ImageBytes.jpeg, "jpg"), ("image/png", ImageBytes.png, "png"),
-                ("image/webp", ImageBytes.webp, "webp"), ("image/heic", ImageBytes.heic, "heic"),
+                ("image/webp", ImageBytes.webp, "webp"),
             ]
             for (type, bytes, fileExtension) in cases {
                 let response = try await client.postPhoto(uri, type: type, bytes: bytes)
@@ -68,6 +68,9 @@ extension TestClientProtocol {
                 ("image/png", ImageBytes.jpeg, .unsupportedMediaType),
                 ("text/html", ImageBytes.jpeg, .unsupportedMediaType),
                 ("application/octet-stream", ImageBytes.jpeg, .unsupportedMediaType),
+                // HEIC: its metadata could not be removed from a shared copy (PhotosController).
+                ("image/heic", ImageBytes.heic, .unsupportedMediaType),
+                ("image/heif", ImageBytes.heic, .unsupportedMediaType),
                 ("image/jpeg", [], .badRequest),
                 ("image/jpeg", ImageBytes.jpeg + [UInt8](repeating: 0, count: 30 << 20), .contentTooLarge),
             ]
@@ -75,6 +78,7 @@ extension TestClientProtocol {
                 let response = try await client.postPhoto(uri, type: type, bytes: bytes)
                 #expect(response.status == status, "\(type), \(bytes.count) bytes: \(response.text)")
                 #expect(try response.errorCode() != nil)
+                if type.hasPrefix("image/hei") { #expect(response.text.contains("send it as JPEG, PNG or WebP"), "\(response.text)") }
             }
             let notes = try #require(try await client.get("/api/places/\(place)").jsonObject()["notes"] as? [[String: Any]])
             #expect((notes.first?["photos"] as? [Any])?.isEmpty == true)

@@ -39,6 +39,8 @@ struct TestServer {
     /// Recordings and saved tracks.
     var library: TrackLibrary
     var metrics = ServerMetrics()
+    /// The gates of exports and archive imports, when a test holds places in them (else the configuration's).
+    var workGates: WorkGates?
     /// The temporary database, kept as long as the server (removed with the last reference).
     private let database: TemporaryStore?
 
@@ -67,7 +69,7 @@ struct TestServer {
     func run<Value: Sendable>(live: Bool = false, _ test: @escaping @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
         var configuration = configuration
         if live { configuration.port = 0 }
-        let app = try buildApplication(configuration: configuration, library: library, metrics: metrics)
+        let app = try buildApplication(configuration: configuration, library: library, metrics: metrics, workGates: workGates)
         return try await app.test(live ? .live : .router, test)
     }
 }

@@ -384,4 +384,57 @@ import RideKit
             #expect(next.liveTrackID != nil && next.liveTrackID != live)
         }
     }
+
+    /// A device's live track holds at most the server's points per track (as uploads and recordings do): a post that
+    /// fills it goes on in a new track, nothing lost; a fix within the full track's time is stored in no track.
+    @Test(arguments: StoreKind.allCases) func aFullDeviceTrackGoesOnInANewOne(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let user = try await store.localUser()
+            let device = try await Self.device(store, user: user.id)
+            func post(_ minutes: [Int]) async throws -> IngestResult {
+                let post = DevicePost(fixes: Self.fixes(minutes), deviceID: device.id, userID: user.id, maximumTrackPoints: 5)
+                return try #require(try await store.ingest([post], gapSeconds: 1800).first).get()
+            }
+            let first = try await post([0, 1, 2])
+            let second = try await post([3, 4, 5, 6])  // 5 fills the first track: 5 and 6 start the next
+            let firstID = try #require(first.liveTrackID)
+            #expect(second.finishedTrackIDs == [firstID])
+            let secondID = try #require(second.liveTrackID)
+            #expect(secondID != firstID)
+            let third = try await post([7, 8, 9, 10, 11, 12])  // 7–9 fill the second; 10–12 start a third
+            #expect(third.finishedTrackIDs == [secondID])
+            let thirdID = try #require(third.liveTrackID)
+            #expect(try await post([13, 14]).liveTrackID == thirdID)  // full now
+            // Within the full live track's time (12.5 min), before its last fix: stored, in no track.
+            let late = try #require(try await store.ingest(
+                [DevicePost(fixes: Self.fixes([25], secondsApart: 30), deviceID: device.id, userID: user.id, maximumTrackPoints: 5)],
+                gapSeconds: 1800).first).get()
+            #expect(late.storedCount == 1 && late.lateCount == 1, "\(late)")
+            let fourth = try await post([15])
+            #expect(fourth.finishedTrackIDs == [thirdID])
+            let fourthID = try #require(fourth.liveTrackID)
+            var times: [[Date]] = []
+            for id in [firstID, secondID, thirdID, fourthID] {
+                let track = try #require(try await store.track(id: id, userID: user.id))
+                #expect(track.summary.pointCount <= 5)
+                times.append(try track.content.tracks[0].segments.flatMap { try $0.points.points() }.compactMap { $0.time?.date })
+            }
+            // Every fix of the ride in exactly one track, in order: nothing lost; the late one in none.
+            #expect(times.flatMap { $0 } == Self.fixes(Array(0...15)).map(\.time))
+            #expect(times.map(\.count) == [5, 5, 5, 1])
+            #expect(try await store.trackSummary(id: firstID, userID: user.id)?.state == .complete)
+            #expect(try await store.trackSummary(id: secondID, userID: user.id)?.state == .complete)
+        }
+    }
+
+    /// The cap's rule alone: a full track's next fix after its last starts one, a fix within its time is in none.
+    @Test func theFullTrackRule() {
+        var placement = DeviceTrackPlacement(hasLiveTrack: true, bounds: (0, 60_000), gapMilliseconds: 1_800_000, pointCount: 2, maximumPoints: 3)
+        #expect(placement.place(120_000) == .append(finishesLive: false, startsTrack: false))
+        #expect(placement.place(30_000) == .late)
+        #expect(placement.place(180_000) == .append(finishesLive: true, startsTrack: true))
+        #expect(placement.place(170_000) == .rebuild)
+        #expect(placement.place(240_000) == .append(finishesLive: false, startsTrack: false))
+        #expect(placement.place(300_000) == .append(finishesLive: true, startsTrack: true))
+    }
 }

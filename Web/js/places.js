@@ -462,7 +462,7 @@ export class PlacesView {
     photoLabel.textContent = 'Add photo';
     const input = document.createElement('input');
     input.type = 'file';
-    input.accept = 'image/*';
+    input.accept = 'image/jpeg,image/png,image/webp';  // an iPhone then sends a JPEG, not a HEIC (refused: its metadata cannot be removed)
     input.multiple = true;  // several from the files at once (a phone's camera gives one)
     input.setAttribute('capture', '');
     input.className = 'visually-hidden';

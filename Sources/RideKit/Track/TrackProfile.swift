@@ -48,7 +48,9 @@ public struct TrackProfile: Sendable, Hashable {
         accumulator.add(track)
         let (stats, steps) = accumulator.finishWithTrace()
         guard !steps.isEmpty else { return }
-        let points = track.segments.flatMap { $0.points.filter { $0.coordinate.isValid } }
+        // The points in order, walked once beside the steps: not a second copy of them all (100,000 points of a huge
+        // track's page were tens of MiB more).
+        var points = track.segments.lazy.flatMap { $0.points.lazy.filter { $0.coordinate.isValid } }.makeIterator()
         let sampleMeters = max(1, stats.distanceMeters / Double(max(1, maximumSamples)))
         let maximumSpeed = stats.maxSpeedMetersPerSecond
 
@@ -84,10 +86,10 @@ public struct TrackProfile: Sendable, Hashable {
         for (index, step) in steps.enumerated() {
             bucketHasSteps = true
             elevationMean.add(step.elevationMeters)
-            while nextPoint <= step.pointIndex && nextPoint < points.count {
-                heartRateMean.add(points[nextPoint].heartRate)
-                cadenceMean.add(points[nextPoint].cadence)
-                powerMean.add(points[nextPoint].powerWatts)
+            while nextPoint <= step.pointIndex, let point = points.next() {
+                heartRateMean.add(point.heartRate)
+                cadenceMean.add(point.cadence)
+                powerMean.add(point.powerWatts)
                 nextPoint += 1
             }
             // A micrometre of slack: sums of steps land a hair short of round boundaries.

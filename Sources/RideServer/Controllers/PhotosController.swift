@@ -10,9 +10,15 @@ import RideStore
 /// else one the browser made with a canvas and sent with `PUT` (checked as an image like a photo, at most
 /// 512 KiB); until then `GET …/thumbnail` answers the photo itself.
 ///
-/// Only JPEG, PNG, WebP and HEIC are taken, and the bytes must begin as an image of the declared type does (its
+/// Only JPEG, PNG and WebP are taken, and the bytes must begin as an image of the declared type does (its
 /// "magic" signature): anything else, SVG included (it can carry script), is refused with 415. They are
 /// served back with their type, `nosniff` and a download name, so a browser never takes them for a page.
+///
+/// HEIC is refused (415 naming the formats to send): a share link's copy must lose its GPS position and camera
+/// serial, and HEIC's metadata sits in items that its `iloc` box points to by offset, so cleaning it means rewriting
+/// the container's offsets — and most browsers (Chrome, Firefox) cannot show a HEIC at all. An iPhone's browser
+/// sends a JPEG instead when the page asks for JPEG, PNG or WebP (the web app's file input does). HEIC photos stored
+/// before are still served to their owner; their shared copy is not shown.
 struct PhotosController<Context: UserRequestContext>: Sendable {
     let library: TrackLibrary
 
@@ -21,6 +27,8 @@ struct PhotosController<Context: UserRequestContext>: Sendable {
 
     /// The types taken, and the file extension each is served under.
     static var fileExtensions: [String: String] { ["image/jpeg": "jpg", "image/png": "png", "image/webp": "webp", "image/heic": "heic"] }
+    /// The types a new photo or thumbnail may have.
+    static var acceptedMediaTypes: Set<String> { ImageMetadata.strippableMediaTypes }
 
     func addRoutes(to router: Router<Context>) {
         router.post("api/places/{id}/notes/{noteId}/photos") { request, context in try await add(request, context) }
@@ -62,10 +70,13 @@ struct PhotosController<Context: UserRequestContext>: Sendable {
         let mediaType = (request.headers[.contentType] ?? "").split(separator: ";").first.map {
             $0.trimmingCharacters(in: .whitespaces).lowercased()
         } ?? ""
-        guard fileExtensions[mediaType] != nil else {
+        guard acceptedMediaTypes.contains(mediaType) else {
+            let heic = ["image/heic", "image/heif", "image/avif", "image/heic-sequence", "image/heif-sequence"].contains(mediaType)
             throw APIError(
                 .unsupportedMediaType, code: "unsupported_media_type",
-                message: "a \(what) must be sent as image/jpeg, image/png, image/webp or image/heic, not '\(mediaType.prefix(100))'")
+                message: heic
+                    ? "HEIC/HEIF/AVIF photos are not taken (their location cannot be removed from a shared copy, and most browsers cannot show them); send it as JPEG, PNG or WebP (on an iPhone: Settings › Camera › Formats › Most Compatible)"
+                    : "a \(what) must be sent as image/jpeg, image/png or image/webp, not '\(mediaType.prefix(100))'")
         }
         let limitText = limit >= 1 << 20 ? "\(limit >> 20) MiB" : "\(limit >> 10) KiB"
         let tooLarge = APIError(

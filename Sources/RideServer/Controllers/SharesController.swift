@@ -42,11 +42,12 @@ struct SharesController<Context: UserRequestContext>: Sendable {
         return PhotosController<Context>.response(try Self.withoutMetadata(photo), request: request, name: "photo-\(id.rawValue)", isThumbnailAddress: true)
     }
 
-    /// The copy a link shows: a JPEG without its EXIF position, camera serial and other metadata (`JPEGMetadata`;
-    /// the owner keeps the original). A JPEG that cannot be read that far is not shown rather than shown whole.
+    /// The copy a link shows: the photo without its EXIF position, camera serial, text and other metadata
+    /// (`ImageMetadata`: JPEG, PNG and WebP; the owner keeps the original). A photo that cannot be read that far, or
+    /// of a type that cannot be cleaned (a HEIC kept from before they were refused), is not shown rather than shown
+    /// whole.
     static func withoutMetadata(_ photo: PhotoData) throws -> PhotoData {
-        guard photo.info.mediaType == "image/jpeg" else { return photo }
-        guard let bytes = JPEGMetadata.stripped(photo.bytes) else {
+        guard let bytes = ImageMetadata.stripped(photo.bytes, mediaType: photo.info.mediaType) else {
             throw APIError.notFound("this photo cannot be shown without its metadata")
         }
         return PhotoData(info: photo.info, bytes: Data(bytes))

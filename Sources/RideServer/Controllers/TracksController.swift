@@ -8,6 +8,12 @@ import RideStore
 /// (`TrackDetailPayload` …), never the store's records, and they are what `Web/js/tracks.js` reads.
 struct TracksController<Context: UserRequestContext>: Sendable {
     let library: TrackLibrary
+    /// Archive imports at once (`WorkGates.archiveImports`): a place is taken as soon as an upload says or shows it
+    /// is a zip, before it is spooled, and held until its import job ends.
+    var archiveGate = WorkGate(width: 2, widthPerKey: 1)
+
+    /// When a refused archive may be sent again.
+    static var archiveRetryAfterSeconds: Int { 60 }
 
     /// The largest file `POST /api/tracks` takes.
     static var uploadLimitBytes: Int { 64 << 20 }
@@ -112,6 +118,23 @@ struct TracksController<Context: UserRequestContext>: Sendable {
         let saysArchive = fileName?.lowercased().hasSuffix(".zip") == true || request.headers[.contentType] == "application/zip"
         let announcedLimit = saysArchive ? Self.archiveUploadLimitBytes : Self.uploadLimitBytes
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > announcedLimit { throw tooLarge(announcedLimit) }
+        // An archive takes its place in the gate before it is spooled: a flood of zips is refused at once, not after
+        // gigabytes of them were written to disk.
+        var permit: WorkGate.Permit?
+        func enterArchiveGate() throws {
+            guard permit == nil else { return }
+            do {
+                permit = try archiveGate.tryEnter(key: library.userID.rawValue)
+            } catch {
+                let own = archiveGate.running(key: library.userID.rawValue) > 0
+                throw APIError(
+                    .tooManyRequests, code: "busy",
+                    message: (own ? "an archive of yours is being imported already" : "too many archives are being imported at once")
+                        + "; send this one when it is done; nothing was stored",
+                    retryAfterSeconds: Self.archiveRetryAfterSeconds)
+            }
+        }
+        if saysArchive { try enterArchiveGate() }
         let spool = try library.makeUploadSpool()
         let upload: SpooledUpload
         // The first bytes say whether it is an archive, which may be larger.
@@ -119,7 +142,9 @@ struct TracksController<Context: UserRequestContext>: Sendable {
         do {
             for try await chunk in request.body {
                 if limit == nil, chunk.readableBytes > 0 {
-                    limit = chunk.readableBytesView.starts(with: Self.zipSignature) ? Self.archiveUploadLimitBytes : Self.uploadLimitBytes
+                    let isArchive = chunk.readableBytesView.starts(with: Self.zipSignature)
+                    if isArchive { try enterArchiveGate() }
+                    limit = isArchive ? Self.archiveUploadLimitBytes : Self.uploadLimitBytes
                 }
                 guard spool.byteCount + chunk.readableBytes <= limit ?? Self.uploadLimitBytes else { throw tooLarge(limit ?? Self.uploadLimitBytes) }
                 try await spool.append(chunk.readableBytesView)
@@ -127,15 +152,20 @@ struct TracksController<Context: UserRequestContext>: Sendable {
             upload = try await spool.finish()
         } catch {
             spool.discard()
+            permit?.release()
             throw error
         }
         guard upload.byteCount > 0 else {
+            permit?.release()
             try? FileManager.default.removeItem(at: upload.url)
             throw APIError.badRequest("empty_body", "the body is empty; it must be a GPX, FIT, TCX, .gpx436 or GeoJSON file")
         }
         if upload.head.starts(with: Self.zipSignature) {
-            return try await importArchive(library, upload, fileName: fileName, context).response(from: request, context: context)
+            try enterArchiveGate()
+            return try await importArchive(library, upload, fileName: fileName, permit: permit, context).response(from: request, context: context)
         }
+        // Said to be a zip, but it is not.
+        permit?.release()
         guard let format = TrackFileFormat(head: upload.head, fileName: fileName) else {
             try? FileManager.default.removeItem(at: upload.url)
             throw APIError(.unprocessableContent, code: "unsupported_format", message: "the body is not GPX, FIT, TCX, .gpx436 or GeoJSON")
@@ -287,12 +317,13 @@ struct TracksController<Context: UserRequestContext>: Sendable {
     /// also at its `Location`), which `GET /api/imports/{id}` reports on as it goes ("312 of 2,041") and, at the
     /// end, with how many files were imported, already there, or failed (and why).
     func importArchive(
-        _ library: TrackLibrary, _ upload: SpooledUpload, fileName: String?, _ context: Context
+        _ library: TrackLibrary, _ upload: SpooledUpload, fileName: String?, permit: WorkGate.Permit?, _ context: Context
     ) async throws -> EditedResponse<ImportJobPayload> {
         var options = ImportOptions()
         options.lenient = true
         options.maximumInflatedBytes = 8 * Self.uploadLimitBytes
-        let job = try await library.startArchiveImport(upload, fileName: fileName ?? "archive.zip", options: options)
+        let job = try await library.startArchiveImport(
+            upload, fileName: fileName ?? "archive.zip", options: options, whenFinished: { permit?.release() })
         context.logger.info("archive import started", metadata: ["job": "\(job.id)", "bytes": "\(upload.byteCount)"])
         var headers = HTTPFields()
         headers[.location] = "/api/imports/\(job.id.rawValue)"

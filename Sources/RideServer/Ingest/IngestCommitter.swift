@@ -10,20 +10,25 @@ import RideStore
 public actor IngestCommitter {
     private let store: any RideStore
     private let gapSeconds: Double
+    /// Points a device's live track may hold (`--max-track-points`): past it the next fix starts a new track.
+    private let maximumTrackPoints: Int?
     /// Posts in one transaction at most: bounds a transaction's time when a burst arrives.
     private let maximumPosts: Int
     private var pending: [(post: DevicePost, continuation: CheckedContinuation<IngestResult, any Error>)] = []
     private var writing = false
 
-    public init(store: any RideStore, gapSeconds: Double, maximumPosts: Int = 512) {
+    public init(store: any RideStore, gapSeconds: Double, maximumTrackPoints: Int? = nil, maximumPosts: Int = 512) {
         self.store = store
         self.gapSeconds = gapSeconds
+        self.maximumTrackPoints = maximumTrackPoints
         self.maximumPosts = max(1, maximumPosts)
     }
 
     /// Stores the post with whatever else is waiting; returns once it is committed.
     public func submit(_ post: DevicePost) async throws -> IngestResult {
-        try await withCheckedThrowingContinuation { continuation in
+        var post = post
+        if post.maximumTrackPoints == nil { post.maximumTrackPoints = maximumTrackPoints }
+        return try await withCheckedThrowingContinuation { continuation in
             pending.append((post, continuation))
             if !writing {
                 writing = true

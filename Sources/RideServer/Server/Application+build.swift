@@ -19,6 +19,7 @@ public func buildApplication(
     configuration: ServerConfiguration,
     library: TrackLibrary,
     metrics: ServerMetrics = ServerMetrics(),
+    workGates: WorkGates? = nil,
     logger: Logger? = nil,
     onServerRunning: @escaping @Sendable (_ port: Int?) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
@@ -27,8 +28,9 @@ public func buildApplication(
     let tiles = try configuration.tilesPath.map { path throws(MBTilesError) in try MBTilesReader(path: path) }
     let liveFeed = LiveFeed()
     let router = buildRouter(
-        configuration: configuration, library: library, tiles: tiles, metrics: metrics, liveFeed: liveFeed, logger: logger)
-    // Connections: capped in all and per address, and closed when idle or half-sent (DESIGN 4.8).
+        configuration: configuration, library: library, tiles: tiles, metrics: metrics, liveFeed: liveFeed,
+        workGates: workGates ?? WorkGates(configuration: configuration), logger: logger)
+    // Connections: capped in all and per address, and closed when idle, half-sent or trickling a body (DESIGN 4.8).
     let descriptorLimit = ConnectionLimiter.descriptorLimit()
     let maximumConnections = ConnectionLimiter.effectiveMaximum(configured: configuration.maximumConnections, descriptorLimit: descriptorLimit)
     if maximumConnections < configuration.maximumConnections {
@@ -38,8 +40,10 @@ public func buildApplication(
     let limiter = ConnectionLimiter(
         maximum: maximumConnections, maximumPerAddress: configuration.maximumConnectionsPerAddress,
         exempt: TrustedProxies(configuration.trustedProxies).addresses, logger: logger)
+    let bodyDeadline = configuration.bodyDeadline
+    let connectionLogger = logger
     let http1 = HTTPServerBuilder.http1(configuration: .init(
-        additionalChannelHandlers: [limiter.handler()],
+        additionalChannelHandlers: [limiter.handler(), BodyDeadlineHandler(deadline: bodyDeadline, logger: connectionLogger)],
         idleTimeout: .nanoseconds(Int64(configuration.idleTimeoutSeconds * 1_000_000_000))))
     let server: HTTPServerBuilder
     if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
@@ -76,8 +80,10 @@ public func buildRouter(
     metrics: ServerMetrics = ServerMetrics(),
     liveFeed: LiveFeed = LiveFeed(),
     passwordWork: PasswordWork = PasswordWork(),
+    workGates: WorkGates? = nil,
     logger: Logger = Logger(label: "bikeride")
 ) -> Router<RideRequestContext> {
+    let workGates = workGates ?? WorkGates(configuration: configuration)
     let router = Router(context: RideRequestContext.self)
     // Imports through the server are held to its limits (the command line's are not).
     var library = library
@@ -116,7 +122,7 @@ public func buildRouter(
     SimulationController<RideRequestContext>(library: library).addRoutes(to: router)
     RecordingsController<RideRequestContext>(services: RecordingServices(library: library, metrics: metrics))
         .addRoutes(to: router.group("api/recordings"))
-    TracksController<RideRequestContext>(library: library).addRoutes(to: router.group("api/tracks"))
+    TracksController<RideRequestContext>(library: library, archiveGate: workGates.archiveImports).addRoutes(to: router.group("api/tracks"))
     ImportsController<RideRequestContext>(library: library).addRoutes(to: router)
     HeatmapController<RideRequestContext>(library: library).addRoutes(to: router)
     PlacesController<RideRequestContext>(library: library).addRoutes(to: router)
@@ -142,7 +148,9 @@ public func buildRouter(
     DevicesController<RideRequestContext>(library: library, tokens: deviceTokens, publicURL: configuration.publicURL).addRoutes(to: router)
     IngestController<RideRequestContext>(
         store: library.store, feed: liveFeed, metrics: metrics, ownTracksSecret: configuration.ownTracksSecret,
-        committer: IngestCommitter(store: library.store, gapSeconds: configuration.deviceTrackGapSeconds), tokens: deviceTokens
+        committer: IngestCommitter(
+            store: library.store, gapSeconds: configuration.deviceTrackGapSeconds, maximumTrackPoints: configuration.storageLimits.maximumTrackPoints),
+        tokens: deviceTokens
     ).addRoutes(to: router)
     LiveController<RideRequestContext>(
         library: library, feed: liveFeed, pollSeconds: configuration.livePollSeconds,
@@ -152,7 +160,7 @@ public func buildRouter(
     RideShareController<RideRequestContext>(library: library, tiles: tiles, publicURL: configuration.publicURL).addRoutes(to: router)
     PrivacyController<RideRequestContext>(library: library).addRoutes(to: router)
     FamilyController<RideRequestContext>(library: library, accountsRequired: configuration.requiresAccounts, limiter: limiter).addRoutes(to: router)
-    ExportController<RideRequestContext>(library: library).addRoutes(to: router)
+    ExportController<RideRequestContext>(library: library, gate: workGates.exports).addRoutes(to: router)
     if let tiles {
         TilesController<RideRequestContext>(tiles: tiles, metrics: metrics).addRoutes(to: router.group("tiles"))
     }

@@ -69,11 +69,26 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// A connection that sends nothing (no request, half a header, an idle keep-alive) for this long is closed
     /// (`--idle-timeout`, `BIKERIDE_IDLE_TIMEOUT`); a request being answered (a live stream) is not idle.
     public var idleTimeoutSeconds: Double = 30
+    /// A request body must come at `minimumBodyBytesPerSecond` or more, judged over each `bodyRateWindowSeconds`
+    /// (the first window is its grace), and whole within `bodyTimeoutSeconds`; else 408 and the connection is
+    /// closed (`--min-body-rate`, `--body-timeout`; `BIKERIDE_MIN_BODY_RATE`, `BIKERIDE_BODY_TIMEOUT`). A byte every
+    /// few seconds stays within the idle timeout, so without these a trickled body held a connection for ever.
+    /// 1 KiB/s: a phone's post or a photo on the worst mobile link is far faster; an hour: a 2 GiB archive at
+    /// 600 KB/s.
+    public var minimumBodyBytesPerSecond: Int = 1024
+    public var bodyRateWindowSeconds: Double = 10
+    public var bodyTimeoutSeconds: Double = 3600
     /// Connections open at once, in all and from one client address (`--max-connections`,
     /// `--max-connections-per-address`): under the usual limit of 1,024 file descriptors, with room for the
     /// database, photos and tiles; one address may hold a sixteenth of the whole, so others still get in.
     public var maximumConnections: Int = 512
     public var maximumConnectionsPerAddress: Int = 32
+    /// Library exports (`GET /api/export`) and archive imports (a zip sent to `POST /api/tracks`) running at once on
+    /// this instance, in all (`--max-exports`, `--max-archive-imports`; `BIKERIDE_MAX_EXPORTS`,
+    /// `BIKERIDE_MAX_ARCHIVE_IMPORTS`); a user may run one of each at a time. Past either, 429 at once with
+    /// `Retry-After`: each streams a whole library or spools up to 2 GiB and holds an entry of up to 256 MiB.
+    public var maximumExports: Int = 2
+    public var maximumArchiveImports: Int = 2
     /// Points per track and per user an import through the server may reach (`--max-track-points`,
     /// `--max-user-points`; `StorageLimits.server` by default).
     public var storageLimits: StorageLimits = .server
@@ -81,6 +96,11 @@ public struct ServerConfiguration: Sendable, Hashable {
     public init() {}
 
     /// True when every API and page needs a session (or, for ingestion, a device token).
+    /// The body rule the connections are held to.
+    var bodyDeadline: BodyDeadline {
+        BodyDeadline(minimumBytesPerSecond: minimumBodyBytesPerSecond, windowSeconds: bodyRateWindowSeconds, wholeBodySeconds: bodyTimeoutSeconds)
+    }
+
     public var requiresAccounts: Bool {
         accounts ?? !Self.isLoopback(host)
     }
@@ -95,7 +115,8 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// `_TILES`, `_TLS_CERT`, `_TLS_KEY`, `_WEB_ROOT`, `_LEAFLET_DIR`, `_STANDARD_TILES_URL`, `_SATELLITE_TILES_URL`,
     /// `_LABEL_TILES_URL`, `_GEOCODER_URL`, `_GEOCODER_CONTACT`, `_LOG_LEVEL`, `_ACCOUNTS`, `_DEVICE_GAP_MINUTES`,
     /// `_OWNTRACKS_SECRET`, `_TRUSTED_PROXY`, `_PUBLIC_URL`, `_IDLE_TIMEOUT`, `_MAX_CONNECTIONS`,
-    /// `_MAX_CONNECTIONS_PER_ADDRESS`.
+    /// `_MAX_CONNECTIONS_PER_ADDRESS`, `_MIN_BODY_RATE`, `_BODY_TIMEOUT`, `_MAX_EXPORTS`, `_MAX_ARCHIVE_IMPORTS`,
+    /// `_MAX_TRACK_POINTS`, `_MAX_USER_POINTS`.
     public init(environment: [String: String]) throws(ConfigurationError) {
         self.init()
         func value(_ name: String) -> String? {
@@ -140,6 +161,18 @@ public struct ServerConfiguration: Sendable, Hashable {
             }
             idleTimeoutSeconds = seconds
         }
+        if let text = value("MIN_BODY_RATE") {
+            guard let rate = Int(text), rate >= 0 else {
+                throw .invalid(name: "BIKERIDE_MIN_BODY_RATE", value: text, expected: "bytes a second, 0 or more")
+            }
+            minimumBodyBytesPerSecond = rate
+        }
+        if let text = value("BODY_TIMEOUT") {
+            guard let seconds = Double(text), seconds.isFinite, (1...86_400).contains(seconds) else {
+                throw .invalid(name: "BIKERIDE_BODY_TIMEOUT", value: text, expected: "seconds from 1 to 86400")
+            }
+            bodyTimeoutSeconds = seconds
+        }
         if let text = value("MAX_CONNECTIONS") {
             guard let count = Int(text), count >= 1 else { throw .invalid(name: "BIKERIDE_MAX_CONNECTIONS", value: text, expected: "a number from 1") }
             maximumConnections = count
@@ -149,6 +182,16 @@ public struct ServerConfiguration: Sendable, Hashable {
                 throw .invalid(name: "BIKERIDE_MAX_CONNECTIONS_PER_ADDRESS", value: text, expected: "a number from 1")
             }
             maximumConnectionsPerAddress = count
+        }
+        if let text = value("MAX_EXPORTS") {
+            guard let count = Int(text), count >= 1 else { throw .invalid(name: "BIKERIDE_MAX_EXPORTS", value: text, expected: "a number from 1") }
+            maximumExports = count
+        }
+        if let text = value("MAX_ARCHIVE_IMPORTS") {
+            guard let count = Int(text), count >= 1 else {
+                throw .invalid(name: "BIKERIDE_MAX_ARCHIVE_IMPORTS", value: text, expected: "a number from 1")
+            }
+            maximumArchiveImports = count
         }
         if let text = value("MAX_TRACK_POINTS") {
             guard let count = Int(text), count >= 1 else { throw .invalid(name: "BIKERIDE_MAX_TRACK_POINTS", value: text, expected: "a number from 1") }
@@ -181,6 +224,15 @@ public struct ServerConfiguration: Sendable, Hashable {
         guard idleTimeoutSeconds.isFinite, idleTimeoutSeconds > 0, maximumConnections >= 1, maximumConnectionsPerAddress >= 1 else {
             throw .invalid(name: "--idle-timeout/--max-connections", value: "\(idleTimeoutSeconds)/\(maximumConnections)/\(maximumConnectionsPerAddress)",
                 expected: "a timeout of more than 0 s and at least one connection")
+        }
+        guard minimumBodyBytesPerSecond >= 0, bodyRateWindowSeconds.isFinite, bodyRateWindowSeconds > 0, bodyTimeoutSeconds.isFinite,
+              bodyTimeoutSeconds > 0
+        else {
+            throw .invalid(name: "--min-body-rate/--body-timeout", value: "\(minimumBodyBytesPerSecond)/\(bodyTimeoutSeconds)",
+                expected: "a rate of 0 bytes a second or more and a timeout of more than 0 s")
+        }
+        guard maximumExports >= 1, maximumArchiveImports >= 1 else {
+            throw .invalid(name: "--max-exports/--max-archive-imports", value: "\(maximumExports)/\(maximumArchiveImports)", expected: "at least 1 each")
         }
         for address in trustedProxies where TrustedProxies.normalized(address) == nil {
             throw .invalid(name: "--trusted-proxy", value: address, expected: "an IP address, such as 127.0.0.1 or ::1")

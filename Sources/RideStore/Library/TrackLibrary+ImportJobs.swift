@@ -9,12 +9,18 @@ extension TrackLibrary {
     /// The progress is written after the archive's entries were listed, then at most about twice a second (and
     /// after the last file), so that writing it costs nothing next to the import; a job whose row stops moving
     /// for `ImportJobRules.staleSeconds` reads as interrupted.
-    public func startArchiveImport(_ upload: SpooledUpload, fileName: String, options: ImportOptions) async throws -> ImportJob {
+    ///
+    /// `whenFinished` is called once when the import has ended, or at once when it could not start (the server gives
+    /// back its place in the gate of archive imports).
+    public func startArchiveImport(
+        _ upload: SpooledUpload, fileName: String, options: ImportOptions, whenFinished: @escaping @Sendable () -> Void = {}
+    ) async throws -> ImportJob {
         let job: ImportJob
         do {
             job = try await store.createImportJob(fileName: fileName, userID: userID)
         } catch {
             try? FileManager.default.removeItem(at: upload.url)
+            whenFinished()
             throw error
         }
         // Named after its job, so that a sweep after a restart finds the file of a job that did not end.
@@ -25,6 +31,7 @@ extension TrackLibrary {
         Task.detached {
             await library.runImportJob(job.id, archive: archive, options: options)
             try? FileManager.default.removeItem(at: archive)
+            whenFinished()
         }
         return job
     }

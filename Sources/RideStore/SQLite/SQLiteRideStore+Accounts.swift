@@ -165,7 +165,8 @@ extension SQLiteRideStore {
             return try posts.map { post in
                 try begin.execute()
                 do {
-                    let result = try Self.ingest(post.fixes, deviceID: post.deviceID, userID: post.userID, gapSeconds: gapSeconds, db)
+                    let result = try Self.ingest(
+                        post.fixes, deviceID: post.deviceID, userID: post.userID, gapSeconds: gapSeconds, maximumTrackPoints: post.maximumTrackPoints, db)
                     try release.execute()
                     return .success(result)
                 } catch let error as RideStoreError {
@@ -183,7 +184,9 @@ extension SQLiteRideStore {
     /// connection, the live track's first and last fix times come from the (trackId, time) index, points go
     /// to the track's tail blocks (`appendPoints`), and the track's figures are computed again only when
     /// enough has been added since (`refreshFiguresIfDue`).
-    static func ingest(_ fixes: [TrackerFix], deviceID: DeviceID, userID: UserID, gapSeconds: Double, _ db: Database) throws -> IngestResult {
+    static func ingest(
+        _ fixes: [TrackerFix], deviceID: DeviceID, userID: UserID, gapSeconds: Double, maximumTrackPoints: Int? = nil, _ db: Database
+    ) throws -> IngestResult {
         let gap = DeviceIngestRules.gapMilliseconds(gapSeconds)
         try DeviceIngestRules.validate(fixes)
         // Only what a post needs of the device (its name, for a new track): read on every post.
@@ -196,7 +199,15 @@ extension SQLiteRideStore {
         let bounds = live?.bounds
         // A fix within the gap of the live track's fixes joins that track whatever else the post holds (the loop
         // below decides the same), so it is inserted with its track: no second write of the row and its index.
-        let joinsLive: (TrackID, ClosedRange<Int64>)? = live.flatMap { live in bounds.map { (live.trackID, ($0.0 - gap)...($0.1 + gap)) } }
+        // The live track's points, for its cap (only read when there is one). A post that may fill it inserts its
+        // fixes in no track: the loop below assigns each (finishing a full track reads the fixes that are its own).
+        let livePoints = try maximumTrackPoints == nil ? 0 : live.flatMap { live in
+            try DirectStatement(db, "SELECT pointCount FROM track WHERE id = ?").fetchOne(live.trackID, decode: { $0.int(0) })
+        } ?? 0
+        let mayFill = maximumTrackPoints.map { livePoints + fixes.count > $0 } ?? false
+        let joinsLive: (TrackID, ClosedRange<Int64>)? = mayFill ? nil : live.flatMap { live in
+            bounds.map { (live.trackID, ($0.0 - gap)...($0.1 + gap)) }
+        }
         let insert = try DirectStatement(db, """
             INSERT INTO deviceFix (deviceId, userId, time, latitude, longitude, elevation, speed, course, accuracy, battery, receivedAt, trackId)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (deviceId, time) DO NOTHING
@@ -229,11 +240,16 @@ extension SQLiteRideStore {
             pending = []
             rebuild = false
         }
-        var placement = DeviceTrackPlacement(hasLiveTrack: live != nil, bounds: bounds, gapMilliseconds: gap)
+        var placement = DeviceTrackPlacement(
+            hasLiveTrack: live != nil, bounds: bounds, gapMilliseconds: gap, pointCount: livePoints, maximumPoints: maximumTrackPoints)
         for (fix, insertedTrackID) in fresh {
             let decision = placement.place(fix.milliseconds)
             if decision == .late {
                 result.lateCount += 1
+                // Inserted with the live track (within its time), which is full: in no track after all.
+                if insertedTrackID != nil {
+                    try DirectStatement(db, "UPDATE deviceFix SET trackId = NULL WHERE deviceId = ? AND time = ?").execute(deviceID, fix.milliseconds)
+                }
                 continue
             }
             if case .append(finishesLive: true, _) = decision, let record = live {
