@@ -112,6 +112,9 @@ public protocol RideStore: AccountStore, AcrossRidesStore, ImportJobStore {
     func addLapMark(recordingID: RecordingID, timeMilliseconds: Int64, userID: UserID) async throws -> [Int64]
     /// The lap marks of a track (sorted; none for a track without marks).
     func lapMarks(trackID: TrackID, userID: UserID) async throws -> [Int64]
+    /// Puts a track's lap marks (a library's import of an export: the marks its rider made while recording), checked
+    /// by `LapRules` as the Lap button's are.
+    func setLapMarks(_ marks: [Int64], trackID: TrackID, userID: UserID) async throws
 
     // MARK: Places
 

@@ -527,6 +527,15 @@ extension PostgresRideStore {
         }
     }
 
+    public func setLapMarks(_ marks: [Int64], trackID: TrackID, userID: UserID) async throws {
+        let text = try LapRules.checked(marks)
+        try await transaction { [logger] connection in
+            let rows = try await connection.query(
+                "UPDATE tracks SET lap_marks = \(text) WHERE id = \(trackID.rawValue) AND user_id = \(userID.rawValue) RETURNING id", logger: logger)
+            guard try await rows.collect().count == 1 else { throw RideStoreError.notFound(kind: "track", id: trackID.rawValue) }
+        }
+    }
+
     public func lapMarks(trackID: TrackID, userID: UserID) async throws -> [Int64] {
         try await transaction(readOnly: true) { [logger] connection in
             let rows = try await connection.query(

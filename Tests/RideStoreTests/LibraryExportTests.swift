@@ -30,6 +30,10 @@ import ZIPFoundation
         _ = try await store.pauseRecording(id: recording.id, userID: user)
         _ = try await store.resumeRecording(id: recording.id, userID: user)
         _ = try await store.appendFixes(Self.fixes(40..<60), recordingID: recording.id, userID: user)
+        // Two laps marked with the Lap button, at the times of fixes 20 and 50.
+        for index: Int64 in [20, 50] {
+            _ = try await store.addLapMark(recordingID: recording.id, timeMilliseconds: (1_700_100_000 + index * 2) * 1000, userID: user)
+        }
         let recorded = try #require(try await store.track(id: recording.trackID, userID: user))
         _ = try await store.stopRecording(id: recording.id, userID: user, stats: try recorded.content.document().stats())
 
@@ -167,6 +171,9 @@ import ZIPFoundation
                     #expect(abs(copy.distanceMeters - summary.distanceMeters) <= 0.001 * max(1, summary.distanceMeters), "\(summary.name)")
                 }
                 #expect(targetTracks.contains { $0.name == "Morning run" && $0.kind == .run })
+                // The laps marked while recording come back with their track.
+                let commute = try #require(targetTracks.first { $0.name == "Commute" })
+                #expect(try await target.lapMarks(trackID: commute.id, userID: targetUser) == [1_700_100_040_000, 1_700_100_100_000])
                 // The FIT track came back from its FIT file, which the target keeps too; once, not beside its GPX.
                 let fitCopies = targetTracks.filter { $0.name == fitTrack.name }
                 #expect(fitCopies.count == 1)

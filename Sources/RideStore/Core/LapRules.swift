@@ -27,6 +27,13 @@ package enum LapRules {
         return (encode(marks), marks)
     }
 
+    /// A whole set of marks (an import), each checked as `adding` checks one; nil (NULL) for none.
+    package static func checked(_ marks: [Int64]) throws -> String? {
+        var text: String?
+        for mark in Set(marks).sorted() { text = try adding(mark, to: text).text }
+        return text
+    }
+
     /// The marks of a stored column; none for NULL or text that is not an array of integers.
     package static func decode(_ text: String?) -> [Int64] {
         guard let text, let data = text.data(using: .utf8), let marks = try? JSONDecoder().decode([Int64].self, from: data) else { return [] }

@@ -43,11 +43,13 @@ extension TrackLibrary {
                     originalPath = "tracks/\(summary.id.rawValue).fit"
                     try await add(originalPath!, [UInt8](original.bytes))
                 }
+                let laps = try await store.lapMarks(trackID: summary.id, userID: userID)
                 exportedTracks.append(
                     ExportedTrack(
                         id: summary.id.rawValue, file: file, name: summary.name, kind: summary.kind, source: summary.source,
                         createdAt: GPXTime(date: summary.createdAt).rfc3339, startTime: summary.startTime?.rfc3339, pointCount: summary.pointCount,
-                        device: track.device, originalFile: originalPath))
+                        device: track.device, originalFile: originalPath,
+                        lapMarks: laps.isEmpty ? nil : laps.map { GPXTime(secondsSince1970: $0 / 1000, nanoseconds: Int32($0 % 1000) * 1_000_000, fractionDigits: 3).rfc3339 }))
                 counts.tracks += 1
                 counts.points += summary.pointCount
             }

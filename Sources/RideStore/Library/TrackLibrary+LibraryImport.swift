@@ -186,6 +186,11 @@ extension TrackLibrary {
                     Data(bytes), fileName: (file as NSString).lastPathComponent, format: original == nil ? .gpx : .fit, options: trackOptions)
                 switch outcome.result {
                 case .imported(_, let saved, _):
+                    // The laps its rider marked, on the one track its file made (a mark the rules refuse is dropped).
+                    let marks = (track.lapMarks ?? []).compactMap { text in
+                        (try? GPXTime(parsing: text)).map { Int64(($0.date.timeIntervalSince1970 * 1000).rounded()) }
+                    }
+                    if !marks.isEmpty, saved.count == 1 { try? await store.setLapMarks(marks, trackID: saved[0].id, userID: userID) }
                     report.imported += 1
                     report.tracks += saved
                     result.tracksImported += 1

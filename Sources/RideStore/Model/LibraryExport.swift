@@ -83,6 +83,8 @@ public struct ExportedTrack: Sendable, Hashable, Codable {
     /// The file the track was imported from, as it came, when bikeride kept it (a FIT file): `tracks/<id>.fit`.
     /// Importing the export reads this file instead of the GPX, so that the other library keeps it too.
     public var originalFile: String? = nil
+    /// The laps its rider marked while recording (the Lap button), as times (RFC 3339); nil for none.
+    public var lapMarks: [String]? = nil
 }
 
 /// A place of an export (`places.json`), with its notes and the archive paths of their photos.

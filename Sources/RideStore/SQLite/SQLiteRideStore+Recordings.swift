@@ -276,6 +276,14 @@ extension SQLiteRideStore {
         }
     }
 
+    public func setLapMarks(_ marks: [Int64], trackID: TrackID, userID: UserID) async throws {
+        let text = try LapRules.checked(marks)
+        try await write { db in
+            try db.execute(sql: "UPDATE track SET lapMarks = ? WHERE id = ? AND userId = ?", arguments: [text, trackID, userID])
+            guard db.changesCount > 0 else { throw RideStoreError.notFound(kind: "track", id: trackID.rawValue) }
+        }
+    }
+
     public func lapMarks(trackID: TrackID, userID: UserID) async throws -> [Int64] {
         try await read { db in
             LapRules.decode(try String?.fetchOne(db, sql: "SELECT lapMarks FROM track WHERE id = ? AND userId = ?", arguments: [trackID, userID]) ?? nil)
