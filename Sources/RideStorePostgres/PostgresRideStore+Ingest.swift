@@ -71,8 +71,8 @@ private struct IngestBatch {
     let logger: Logger
 
     var devices: [DeviceID: DeviceState] = [:]
-    /// Fixes whose track is not the one they were inserted with: (device, time, track or "" for none).
-    var moved: [(String, Int64, String)] = []
+    /// Fixes whose track is not the one they were inserted with: the track, or "" for none.
+    var moved: [Key: String] = [:]
     /// Points appended to each track in progress, not yet counted in its row.
     var appended: [TrackID: Int] = [:]
     /// Tracks whose points are written again from their fixes (a fix came out of order).
@@ -87,7 +87,9 @@ private struct IngestBatch {
     }
 
     mutating func run() async throws -> [Result<IngestResult, RideStoreError>] {
-        try await readDevices()
+        // What a post's fixes are worth is known before any statement: the devices of valid posts are the ones read.
+        let valid = posts.map { (try? DeviceIngestRules.validate($0.fixes)) != nil }
+        try await readDevices(posting: zip(posts, valid).filter(\.1).map(\.0))
         var results: [Result<IngestResult, RideStoreError>] = []
         var unique: [[TrackerFix]] = []
         for post in posts {
@@ -110,14 +112,21 @@ private struct IngestBatch {
             }
         }
         var inserted = try await insert(unique, results: results)
-        // Every device that posted, duplicates only or not, was heard from.
-        var seen = Set<String>()
+        // The track each stored fix holds in the database now (the one it was inserted with), and the fixes not placed
+        // yet by track: when a track is finished in the batch, its fixes still to be placed leave it first.
+        var current: [Key: TrackID] = [:]
+        var unplaced: [TrackID: [Key]] = [:]
+        for key in inserted {
+            guard let trackID = predictedTrack(DeviceID(key.device)!, key.time) else { continue }
+            current[key] = trackID
+            unplaced[trackID, default: []].append(key)
+        }
+        var placed = Set<Key>()
 
         var liveRecordings: [RecordingID: (trackID: TrackID, lastFix: Int64)] = [:]
         var notified = Set<String>()
         for (index, post) in posts.enumerated() {
             guard case .success(var result) = results[index], var state = devices[post.deviceID] else { continue }
-            seen.insert(post.deviceID.rawValue)
             var fresh: [TrackerFix] = []
             for fix in unique[index] {
                 // The first post of the batch that holds a (device, time) stored it; any later one has a duplicate.
@@ -130,14 +139,18 @@ private struct IngestBatch {
             }
             notified.insert(post.userID.rawValue)
             for fix in fresh {
+                let key = Key(post.deviceID.rawValue, fix.milliseconds)
                 let decision = state.placement.place(fix.milliseconds)
-                let predicted = predictedTrack(post.deviceID, fix.milliseconds)
                 if decision == .late {
                     result.lateCount += 1
-                    if predicted != nil { moved.append((post.deviceID.rawValue, fix.milliseconds, "")) }
+                    if current.removeValue(forKey: key) != nil { moved[key] = "" }
                     continue
                 }
                 if case .append(finishesLive: true, _) = decision, let live = state.live {
+                    for waiting in unplaced.removeValue(forKey: live.trackID) ?? [] where !placed.contains(waiting) && current[waiting] == live.trackID {
+                        current[waiting] = nil
+                        moved[waiting] = ""
+                    }
                     try await flush()
                     try await PostgresRideStore.finishDeviceTrack(recordingID: live.recordingID, trackID: live.trackID, connection, logger: logger)
                     result.finishedTrackIDs.append(live.trackID)
@@ -149,8 +162,13 @@ private struct IngestBatch {
                         device: state.device, at: fix.time, now: now, connection, logger: logger)
                     state.live = Live(recordingID: recording.id, trackID: recording.trackID)
                 }
+                // Placed now: a track finished before this point (just above, or by a later fix) keeps it only if it is there.
+                placed.insert(key)
                 guard let live = state.live else { continue }
-                if predicted != live.trackID { moved.append((post.deviceID.rawValue, fix.milliseconds, live.trackID.rawValue)) }
+                if current[key] != live.trackID {
+                    current[key] = live.trackID
+                    moved[key] = live.trackID.rawValue
+                }
                 if decision == .rebuild { rebuilt.insert(live.trackID) } else { appended[live.trackID, default: 0] += 1 }
                 liveRecordings[live.recordingID] = (live.trackID, state.placement.bounds?.last ?? fix.milliseconds)
             }
@@ -158,8 +176,8 @@ private struct IngestBatch {
             devices[post.deviceID] = state
             results[index] = .success(result)
         }
-        try await flush()
-        try await finish(seen: seen, liveRecordings: liveRecordings)
+        try await flush(countingPoints: false)
+        try await finish(liveRecordings: liveRecordings)
         // Every instance's live views of each user who got a fix look now (`PostgresLiveListener`): one notification
         // per user, sent by PostgreSQL on COMMIT only, after the fixes are visible.
         if !notified.isEmpty {
@@ -176,13 +194,21 @@ private struct IngestBatch {
     /// become visible in their order: a live view reading "after the last one I saw" would otherwise skip a fix of a
     /// transaction that took its number first and committed last. The device's orders two posts of one device (two
     /// instances, a retry racing its original): the second sees the fixes and the live track the first stored.
-    mutating func readDevices() async throws {
+    ///
+    /// The devices are locked by the update of their last contact (every device of a valid post was heard from,
+    /// duplicates only or not): one round trip for both. Their order needs no sorting: two batches that share a device
+    /// share its user, whose lock they took first.
+    mutating func readDevices(posting valid: [DevicePost]) async throws {
         let userIDs = Array(Set(posts.map(\.userID.rawValue))).sorted()
         try await connection.query("SELECT id FROM users WHERE id = ANY(\(userIDs)) ORDER BY id FOR NO KEY UPDATE", logger: logger)
-        let deviceIDs = Array(Set(posts.map(\.deviceID.rawValue))).sorted()
+        let pairs = Array(Set(valid.map { [$0.deviceID.rawValue, $0.userID.rawValue] })).sorted { $0.lexicographicallyPrecedes($1) }
+        guard !pairs.isEmpty else { return }
         let rows = try await connection.query(
             """
-            SELECT \(unescaped: PostgresRideStore.deviceColumns) FROM devices WHERE id = ANY(\(deviceIDs)) ORDER BY id FOR NO KEY UPDATE
+            UPDATE devices SET last_seen_at = \(PostgresRideStore.milliseconds(now))
+            FROM unnest(\(pairs.map { $0[0] })::text[], \(pairs.map { $0[1] })::text[]) AS p (posted_device, posted_user)
+            WHERE devices.id = p.posted_device AND devices.user_id = p.posted_user
+            RETURNING \(unescaped: PostgresRideStore.deviceColumns.split(separator: ",").map { "devices." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
             """, logger: logger)
         var found: [DeviceID: Device] = [:]
         for device in try await PostgresRideStore.devices(rows) { found[device.id] = device }
@@ -284,22 +310,25 @@ private struct IngestBatch {
 
     /// Writes what the batch decided so far: the fixes whose track changed, the tracks written again from their
     /// fixes, and the other tracks' new point counts (their fixes wait in `device_fixes`, read after the blocks).
-    mutating func flush() async throws {
+    ///
+    /// `countingPoints: false` leaves the point counts to `finish`, which writes them with the recordings' time.
+    mutating func flush(countingPoints: Bool = true) async throws {
         if !moved.isEmpty {
+            let rows = moved.sorted { ($0.key.device, $0.key.time) < ($1.key.device, $1.key.time) }
             try await connection.query(
                 """
                 UPDATE device_fixes SET track_id = NULLIF(m.tr, '')
-                FROM unnest(\(moved.map(\.0))::text[], \(moved.map(\.1))::bigint[], \(moved.map(\.2))::text[]) AS m (d, t, tr)
+                FROM unnest(\(rows.map(\.key.device))::text[], \(rows.map(\.key.time))::bigint[], \(rows.map(\.value))::text[]) AS m (d, t, tr)
                 WHERE device_fixes.device_id = m.d AND device_fixes.time = m.t
                 """, logger: logger)
-            moved = []
+            moved = [:]
         }
         for trackID in rebuilt.sorted(by: { $0.rawValue < $1.rawValue }) {
             try await PostgresRideStore.rebuildPoints(trackID: trackID, connection, logger: logger)
             appended[trackID] = nil
         }
         rebuilt = []
-        if !appended.isEmpty {
+        if countingPoints, !appended.isEmpty {
             let counts = appended.sorted { $0.key.rawValue < $1.key.rawValue }
             try await connection.query(
                 """
@@ -311,19 +340,31 @@ private struct IngestBatch {
         }
     }
 
-    /// The devices' last contact, and each track still in progress: its recording's time, and its figures computed
-    /// again when enough has come (`DeviceIngestRules.figuresAreDue`).
-    func finish(seen: Set<String>, liveRecordings: [RecordingID: (trackID: TrackID, lastFix: Int64)]) async throws {
-        if !seen.isEmpty {
-            try await connection.query(
-                "UPDATE devices SET last_seen_at = \(PostgresRideStore.milliseconds(now)) WHERE id = ANY(\(seen.sorted()))", logger: logger)
+    /// Each track still in progress: its new point count and its recording's time (one statement), and its figures
+    /// computed again when enough has come (`DeviceIngestRules.figuresAreDue`).
+    mutating func finish(liveRecordings: [RecordingID: (trackID: TrackID, lastFix: Int64)]) async throws {
+        guard !liveRecordings.isEmpty else {
+            try await flush()
+            return
         }
-        guard !liveRecordings.isEmpty else { return }
         let ids = liveRecordings.keys.map(\.rawValue).sorted()
+        let counts = appended.sorted { $0.key.rawValue < $1.key.rawValue }
+        appended = [:]
+        let milliseconds = PostgresRideStore.milliseconds(now)
+        // The tracks' counts in a CTE, whose new values the recordings' RETURNING reads from it (the main statement
+        // sees the tracks as they were before it).
         let rows = try await connection.query(
             """
-            UPDATE recordings SET updated_at = \(PostgresRideStore.milliseconds(now)) WHERE id = ANY(\(ids))
-            RETURNING id, (SELECT point_count FROM tracks WHERE tracks.id = recordings.track_id), figures_point_count, figures_until
+            WITH counted AS (
+                UPDATE tracks SET point_count = point_count + u.c, updated_at = \(milliseconds)
+                FROM unnest(\(counts.map(\.key.rawValue))::text[], \(counts.map { Int64($0.value) })::bigint[]) AS u (id, c)
+                WHERE tracks.id = u.id
+                RETURNING tracks.id, tracks.point_count
+            )
+            UPDATE recordings SET updated_at = \(milliseconds) WHERE id = ANY(\(ids))
+            RETURNING id, coalesce((SELECT point_count FROM counted WHERE counted.id = recordings.track_id),
+                                   (SELECT point_count FROM tracks WHERE tracks.id = recordings.track_id)),
+                      figures_point_count, figures_until
             """, logger: logger)
         var due: [(RecordingID, (Int64, Int64?, Int64?))] = []
         for try await (id, points, figuresPoints, figuresUntil) in rows.decode((String, Int64, Int64?, Int64?).self) {

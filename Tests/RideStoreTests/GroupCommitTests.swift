@@ -59,7 +59,7 @@ import RideKit
 
     /// What a user's devices' posts left: each track as its fixes' (device, minute), sorted, and whether the track's
     /// points are those fixes in time order.
-    static func outcome(_ store: any RideStore, user: UserID, devices: [DeviceID]) async throws -> [[String]] {
+    static func outcome(_ store: any RideStore, user: UserID, devices: [DeviceID], cap: Int?) async throws -> [[String]] {
         var tracks: [TrackID: [String]] = [:]
         for fix in try await store.deviceFixes(userID: user, after: 0, limit: 10_000) {
             guard let trackID = fix.trackID, let device = devices.firstIndex(of: fix.deviceID) else { continue }
@@ -74,12 +74,15 @@ import RideKit
             let expected = fixes.map { Int($0.split(separator: "@")[1])! }.sorted()
             #expect(minutes == expected, "track \(trackID): its points are not its fixes in time order")
             #expect(track.summary.pointCount == fixes.count)
+            #expect(fixes.count <= cap ?? .max, "track \(trackID) holds more than the cap")
             described.append(fixes.sorted())
         }
         return described.sorted { $0.lexicographicallyPrecedes($1) }
     }
 
-    @Test(arguments: StoreKind.allCases) func postsInBatchesEndAsThePostsOneAtATime(_ kind: StoreKind) async throws {
+    /// Without a cap on a track's points, and with a small one (a full track goes on in a new one, and a late fix
+    /// within it is in no track: `DeviceTrackPlacement`).
+    @Test(arguments: StoreKind.allCases, [nil, 7]) func postsInBatchesEndAsThePostsOneAtATime(_ kind: StoreKind, cap: Int?) async throws {
         try await withStore(kind) { store in
             let batched = try await store.createUser(name: "batched", passwordHash: nil)
             let single = try await store.createUser(name: "single", passwordHash: nil)
@@ -95,16 +98,19 @@ import RideKit
             while index < posts.count {
                 let size = min(posts.count - index, Int.random(in: 1...12, using: &random))
                 let batch = posts[index..<index + size].map {
-                    DevicePost(fixes: Self.fixes($0.minutes, device: $0.device), deviceID: batchedDevices[$0.device], userID: batched.id)
+                    DevicePost(
+                        fixes: Self.fixes($0.minutes, device: $0.device), deviceID: batchedDevices[$0.device], userID: batched.id,
+                        maximumTrackPoints: cap)
                 }
                 batchedResults += try await store.ingest(batch, gapSeconds: 1800).map { try $0.get() }
                 index += size
             }
             var singleResults: [IngestResult] = []
             for post in posts {
-                singleResults.append(
-                    try await store.ingest(Self.fixes(post.minutes, device: post.device), deviceID: singleDevices[post.device], userID: single.id,
-                                           gapSeconds: 1800))
+                let one = DevicePost(
+                    fixes: Self.fixes(post.minutes, device: post.device), deviceID: singleDevices[post.device], userID: single.id,
+                    maximumTrackPoints: cap)
+                singleResults.append(try await store.ingest([one], gapSeconds: 1800)[0].get())
             }
             func summary(_ result: IngestResult) -> [Int] {
                 [result.storedCount, result.duplicateCount, result.lateCount, result.finishedTrackIDs.count, result.liveTrackID == nil ? 0 : 1]
@@ -116,8 +122,8 @@ import RideKit
             #expect(singleResults.contains { !$0.finishedTrackIDs.isEmpty })
             #expect(singleResults.contains { $0.lateCount > 0 })
             #expect(singleResults.contains { $0.duplicateCount > 0 })
-            let batchedTracks = try await Self.outcome(store, user: batched.id, devices: batchedDevices)
-            let singleTracks = try await Self.outcome(store, user: single.id, devices: singleDevices)
+            let batchedTracks = try await Self.outcome(store, user: batched.id, devices: batchedDevices, cap: cap)
+            let singleTracks = try await Self.outcome(store, user: single.id, devices: singleDevices, cap: cap)
             #expect(batchedTracks == singleTracks)
             #expect(batchedTracks.count > 6)
         }
