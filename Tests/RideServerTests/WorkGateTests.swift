@@ -78,6 +78,9 @@ import Testing
         var server = try await TestServer()
         server.configuration.maximumExports = 2
         server.configuration.maximumArchiveImports = 2
+        // Uploads held open on purpose: the trickle rule (SlowBodyTests) must not end them while a loaded machine
+        // takes more than its 10 s window to answer the others.
+        server.configuration.minimumBodyBytesPerSecond = 0
         let gates = WorkGates(configuration: server.configuration)
         server.workGates = gates
         return (server, gates)
