@@ -18,8 +18,9 @@ from test_record import _poll_outbox_empty, open_record, ride, start_ride
 from test_route import RECORD_SPEECH
 
 
-def route_gpx(name, legs, step=10):
-    """A route of straight legs `[(east, north), …]` from START (metres), a point every `step` metres."""
+def route_gpx(name, legs, step=10, timed=False):
+    """A route of straight legs `[(east, north), …]` from START (metres), a point every `step` metres; `timed`: a
+    point a second from 08:00 UTC on 1 June 2026 (a ride: a file without times is a route)."""
     points, here = [offset(0, 0)], (0.0, 0.0)
     for east, north in legs:
         length = math.hypot(east - here[0], north - here[1])
@@ -28,7 +29,9 @@ def route_gpx(name, legs, step=10):
             f = i / count
             points.append(offset(here[0] + f * (east - here[0]), here[1] + f * (north - here[1])))
         here = (east, north)
-    trkpts = ''.join(f'<trkpt lat="{lat:.7f}" lon="{lon:.7f}"></trkpt>' for lat, lon in points)
+    def time(i):
+        return f'<time>2026-06-01T{8 + i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z</time>' if timed else ''
+    trkpts = ''.join(f'<trkpt lat="{lat:.7f}" lon="{lon:.7f}">{time(i)}</trkpt>' for i, (lat, lon) in enumerate(points))
     return (f'<?xml version="1.0"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">'
             f'<trk><name>{name}</name><trkseg>{trkpts}</trkseg></trk></gpx>').encode()
 
@@ -40,8 +43,8 @@ def post(server, path, body, content_type='application/json', method='POST'):
         return json.loads(response.read())
 
 
-def upload(server, name, legs):
-    tracks = post(server, '/api/tracks', route_gpx(name, legs), 'application/gpx+xml')['tracks']
+def upload(server, name, legs, timed=False):
+    tracks = post(server, '/api/tracks', route_gpx(name, legs, timed=timed), 'application/gpx+xml')['tracks']
     assert len(tracks) == 1
     return tracks[0]['id']
 
@@ -275,8 +278,8 @@ def test_the_route_picker_searches_and_lists_routes_first(context, server):
     # The track is newer than the route, yet the route comes first: routes are what a rider picks most.
     route_id = upload(server, f'{tag} planned loop', Z_LEGS)
     post(server, f'/api/tracks/{route_id}', {'kind': 'route'}, method='PATCH')
-    upload(server, f'{tag} morning ride', [(200, 0)])
-    upload(server, f'Other{context.viewport_name} evening ride', [(200, 0)])
+    upload(server, f'{tag} morning ride', [(200, 0)], timed=True)
+    upload(server, f'Other{context.viewport_name} evening ride', [(200, 0)], timed=True)
     page = context.new_page()
     open_record(page)
     page.get_by_role('button', name='Route: none').click()

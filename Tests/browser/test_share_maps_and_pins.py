@@ -5,6 +5,8 @@ offline tile set here), falling back to the plain drawing when its tiles cannot 
 import urllib.request
 import uuid
 
+from playwright.sync_api import expect
+
 from conftest import START, VIEWPORTS, api_get, shot, wait_until
 from test_places import api_send, open_places
 
@@ -29,8 +31,8 @@ def test_an_existing_labels_name_pins_names_the_blue_dot_and_one_places_gpx(cont
     assert [item['name'].lower() for item in api_get(server, '/api/labels')['labels']].count(label.lower()) == 1
 
     # The place's page downloads this place only.
-    href = page.get_attribute('#place-gpx', 'href')
-    assert href == f'/api/places.gpx?place={place_id}'
+    href = f'/api/places.gpx?place={place_id}'
+    expect(page.locator('#place-gpx')).to_have_attribute('href', href)  # set once the place's page is drawn
     with urllib.request.urlopen(server + href, timeout=5) as response:
         gpx = response.read().decode()
     assert gpx.count('<wpt') == 1 and '&lt;b&gt;Corner&lt;/b&gt;' in gpx

@@ -181,7 +181,8 @@ def test_totals_kind_icons_and_a_track_without_times(context, server):
     row = page.get_by_role('list', name='Saved tracks').get_by_role('listitem').filter(has_text=f'Untimed {token}')
     expect(row).to_contain_text('no time recorded')
     expect(row).not_to_contain_text('0:00')
-    expect(row.get_by_role('img', name='ride')).to_have_count(1)
+    # A file without times is a plan, not a ride (issue 24): listed as a route.
+    expect(row.get_by_role('img', name='route')).to_have_count(1)
     shot(page, 'tracks-totals')
     row.get_by_role('link').click()
     expect(page.locator('#track-when')).to_have_text('No time recorded')
