@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RideKit
+import TestSupport
 
 @Suite struct BearingTests {
     @Test(arguments: [((0.0, 1.0), 90.0), ((1.0, 0.0), 0.0), ((0.0, -1.0), 270.0), ((-1.0, 0.0), 180.0)])

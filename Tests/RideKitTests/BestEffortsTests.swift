@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RideKit
+import TestSupport
 
 /// Best efforts against brute force (all pairs, O(n²), here only) and rides of known fastest stretches.
 @Suite struct BestEffortsTests {

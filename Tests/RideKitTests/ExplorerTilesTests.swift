@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RideKit
+import TestSupport
 
 /// Explorer tiles against direct computations: tiles a line visits by fine sampling, the largest square by trying
 /// every position and size, the largest cluster by a flood fill over a grid.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RideKit
+import TestSupport
 
 @Suite struct LineSimplificationTests {
     @Test(arguments: [0, 1, 2])

@@ -1,5 +1,6 @@
 import Foundation
 import RideKit
+import TestSupport
 
 /// Synthetic routes with known corners, for measuring turn detection against truth.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RideKit
+import TestSupport
 
 /// The overview against direct computations: Eddington by trying every E, totals by summing what falls in each
 /// period, days and weeks by Foundation's Gregorian ISO 8601 calendar.

@@ -1,4 +1,5 @@
 import RideKit
+import TestSupport
 import Testing
 
 /// Fixes going east along the equator… no: along a parallel at 37.33° N, `stepMeters` apart, one a second.

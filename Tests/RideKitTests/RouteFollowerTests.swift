@@ -1,5 +1,6 @@
 import Foundation
 import RideKit
+import TestSupport
 import Testing
 
 /// Following a route fix by fix: the next cue and its distance, off route and back, routes that cross

@@ -1,4 +1,5 @@
 import RideKit
+import TestSupport
 
 
 /// Builds rides of known geometry: positions from a path function of the distance travelled, taken at a

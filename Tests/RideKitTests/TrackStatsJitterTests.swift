@@ -1,5 +1,6 @@
 import Testing
 import RideKit
+import TestSupport
 
 /// GPS scatter while standing still must add no distance and count as stopped time.
 @Suite struct TrackStatsJitterTests {

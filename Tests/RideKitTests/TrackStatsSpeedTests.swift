@@ -1,5 +1,6 @@
 import Testing
 import RideKit
+import TestSupport
 
 /// Moving time, average and maximum speed on rides of known speed.
 @Suite struct TrackStatsSpeedTests {

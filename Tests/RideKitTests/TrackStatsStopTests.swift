@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RideKit
+import TestSupport
 
 /// How a receiver scatters its fixes, metres per axis.
 enum Scatter: CustomStringConvertible, Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import RideKit
+import TestSupport
 import Testing
 
 /// Precision, recall and class agreement of turn detection over many random routes with known corners

@@ -1,5 +1,6 @@
 import Foundation
 import RideKit
+import TestSupport
 import Testing
 
 /// Turn detection on routes drawn with known corners: each at every density, and the shapes that are not

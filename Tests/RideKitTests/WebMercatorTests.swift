@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RideKit
+import TestSupport
 
 @Suite struct WebMercatorTests {
     @Test func worldTileCoversTheWholeMap() {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 import RideKit
 @testable import RideStore
@@ -42,21 +43,9 @@ import RideKit
         return best.map(Double.init)
     }
 
-    /// A deterministic generator, so that a failure can be replayed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test(arguments: StoreKind.allCases) func tracksWithoutEffortRowsGetThemAndTheRecordsAgreeWithABruteForceOracle(_ kind: StoreKind) async throws {
         try await withLibrary(kind) { library in
-            var random = SplitMix(state: 22)
+            var random = SeededGenerator(seed: 22)
             // Five rides of 1.5–6 km, 10 m steps of 1–3 s (3.3–10 m/s): their fastest kilometres lie anywhere in them.
             var rides: [(id: TrackID, steps: [Int])] = []
             for index in 0..<5 {

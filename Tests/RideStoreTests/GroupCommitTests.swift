@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 import RideKit
 @testable import RideStore
@@ -10,22 +11,10 @@ import RideKit
 /// and in what is stored (which fixes make which track, and each track's points in time order, waiting fixes and
 /// blocks together).
 @Suite struct GroupCommitTests {
-    /// SplitMix64: the same posts on every run and store.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// A phone app's posts from three devices: mostly a fix a minute, sometimes a pause longer than the gap (a new
     /// track), a fix out of order (the track is written again), one far too old (late), a post sent again (a replay).
     static func posts(count: Int, seed: UInt64) -> [(device: Int, minutes: [Int])] {
-        var random = Seeded(state: seed)
+        var random = SeededGenerator(seed: seed)
         var clocks = [0, 0, 0]
         var posts: [(device: Int, minutes: [Int])] = []
         for _ in 0..<count {
@@ -92,7 +81,7 @@ import RideKit
                 singleDevices.append(try await AccountStoreTests.device(store, user: single.id, name: "Phone \(index)").id)
             }
             let posts = Self.posts(count: 160, seed: 19)
-            var random = Seeded(state: 7)
+            var random = SeededGenerator(seed: 7)
             var batchedResults: [IngestResult] = []
             var index = 0
             while index < posts.count {

@@ -1,13 +1,12 @@
 import Foundation
-import RideKit
 
 /// SplitMix64: a small, seeded generator so that every noisy test is the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
+public struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -16,13 +15,13 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     /// Uniform in 0..<1.
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    public mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 
     /// Uniform in −amplitude…amplitude.
-    mutating func symmetric(_ amplitude: Double) -> Double { (2 * unit() - 1) * amplitude }
+    public mutating func symmetric(_ amplitude: Double) -> Double { (2 * unit() - 1) * amplitude }
 
     /// Normally distributed with mean 0 and standard deviation `sigma` (Box–Muller).
-    mutating func gaussian(_ sigma: Double) -> Double {
+    public mutating func gaussian(_ sigma: Double) -> Double {
         let u = max(unit(), 1e-300), v = unit()
         return sigma * (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
     }
