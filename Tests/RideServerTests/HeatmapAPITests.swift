@@ -98,6 +98,32 @@ import TestSupport
         }
     }
 
+    /// A 503 `busy` is the server working as designed (the client is told when to come back): logged as a notice,
+    /// never at error level, which an operator's alerting would page on.
+    @Test func aBusyAnswerIsNotLoggedAsAnError() async throws {
+        try await withServer(.sqlite) { server, library in
+            let store = try #require(library.store as? SQLiteRideStore)
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            try await store.writer.write { db in
+                try db.execute(sql: "INSERT INTO heatmapBuild (userId, claimedAt) VALUES (?, ?)", arguments: [library.userID.rawValue, now])
+            }
+            let (logger, records) = CapturingLogHandler.logger()
+            var configuration = server.configuration
+            configuration.logLevel = .trace
+            let app = try buildApplication(configuration: configuration, library: library, logger: logger)
+            try await app.test(.router) { client in
+                let response = try await client.get("/api/heatmap/3/0/0.png")
+                #expect(response.status == .serviceUnavailable)
+            }
+            let deferred = records.messages.filter { $0.contains("code=busy") }
+            #expect(deferred.count == 1, "\(records.messages)")
+            #expect(deferred.allSatisfy { $0.hasPrefix("notice request deferred") }, "\(deferred)")
+            #expect(!records.messages.contains { $0.hasPrefix("error") }, "\(records.messages)")
+            #expect(ErrorMiddleware<RideRequestContext>.logLevel(for: APIError(from: RideStoreError.damaged("x"))) == .error)
+            #expect(ErrorMiddleware<RideRequestContext>.logLevel(for: APIError(from: RideStoreError.unavailable("x"))) == .warning)
+        }
+    }
+
     @Test func badAddressesAreRefusedNamingWhatIsWrong() async throws {
         try await withServer(.sqlite) { server, _ in
             try await server.run { client in

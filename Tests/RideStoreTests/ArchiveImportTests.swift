@@ -82,6 +82,29 @@ import ZIPFoundation
         }
     }
 
+    /// Entries are parsed ahead while the one before is saved: the same file twice in a row (and again after
+    /// others) still makes one track, failures stay with their entries, and progress counts every entry once, in order.
+    @Test(arguments: StoreKind.allCases)
+    func theSameFileTwiceInOneArchiveImportsOnce(_ kind: StoreKind) async throws {
+        try await withLibrary(kind) { library in
+            let folder = try Self.folder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let run = try Fixtures.bytes("fit/python-fitparse/garmin-fenix-5-run.fit")
+            let walk = try Fixtures.bytes("fit/python-fitparse/garmin-fenix-5-walk.fit")
+            let url = try Self.zip(
+                [
+                    ("a/run.fit", run), ("b/run-copy.fit", run), ("broken.gpx", Array("<gpx version=\"1.1\"><trk><trkseg><trkpt".utf8)),
+                    ("walk.fit", walk), ("c/run-again.fit", run),
+                ], in: folder)
+            let seen = ProgressLog()
+            let report = try await library.importArchive(at: url) { seen.append($0) }
+            #expect(report.imported == 2 && report.alreadyImported == 2, "\(report)")
+            #expect(report.failures.count == 1 && report.failures.first?.hasPrefix("broken.gpx: ") == true, "\(report.failures)")
+            #expect(seen.values.map(\.filesDone) == Array(0...5))
+            #expect(try await library.store.trackCount(userID: library.userID) == 2)
+        }
+    }
+
     /// Entry names that climb out of any folder reach no file (entries are read into memory, never written by
     /// name); symlinks are skipped; a bomb fails alone; the rest imports.
     @Test(arguments: StoreKind.allCases)

@@ -14,8 +14,14 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return response
         } catch {
             let apiError = APIError(from: error)
-            if apiError.status.code >= 500 {
-                context.logger.error("request failed", metadata: ["error": "\(error)", "path": "\(LogRedaction.redacted(request.uri.path))"])
+            let level = Self.logLevel(for: apiError)
+            if level >= .warning {
+                context.logger.log(
+                    level: level, "request failed", metadata: ["error": "\(error)", "path": "\(LogRedaction.redacted(request.uri.path))"])
+            } else if apiError.status.code >= 500 {
+                context.logger.log(
+                    level: level, "request deferred",
+                    metadata: ["code": "\(apiError.code)", "retryAfter": "\(apiError.retryAfterSeconds ?? 0)", "path": "\(LogRedaction.redacted(request.uri.path))"])
             } else {
                 context.logger.info(
                     "request refused",
@@ -24,6 +30,15 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             metrics.countRequest(method: request.method.rawValue, status: apiError.status.code)
             return Self.response(for: apiError)
         }
+    }
+
+    /// How loud a failed request is in the log. A 5xx that tells the client when to come back (`Retry-After`: the
+    /// heatmap's first build under way, a gate full) is the server working as designed, not a fault: `notice`, or
+    /// `warning` when the database is out of reach. Other 5xx are faults (`error`); 4xx are the client's (`info`).
+    static func logLevel(for error: APIError) -> Logger.Level {
+        guard error.status.code >= 500 else { return .info }
+        guard error.retryAfterSeconds != nil else { return .error }
+        return error.code == "store_unavailable" ? .warning : .notice
     }
 
     static func response(for error: APIError) -> Response {

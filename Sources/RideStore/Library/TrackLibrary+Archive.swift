@@ -103,24 +103,26 @@ extension TrackLibrary {
         }
         report.filesTotal = entries.count
         await progress?(ArchiveProgress(filesDone: 0, filesTotal: entries.count))
+        // A pipeline of two: while one entry's tracks are saved (a transaction, in the archive's order), the next is
+        // inflated, hashed and parsed on another core. The zip is read in order on this task (its file handle is
+        // not shared). An entry prepared before the one with the same content was saved is still found a duplicate:
+        // the store looks again in the transaction that saves.
         var inflatedTotal = 0
-        for (done, entry) in entries.enumerated() {
-            let name = (entry.path as NSString).lastPathComponent
+        var done = 0
+        var pending: (path: String, options: ImportOptions, task: Task<PreparedImport, any Error>)?
+
+        func failed(_ path: String, _ error: any Error) {
+            if let error = error as? RideStoreError {
+                report.failures.append("\(path): \(Self.reason(error))")
+            } else {
+                report.failures.append("\(path): \(error)")
+            }
+        }
+        func settle() async {
+            guard let entry = pending else { return }
+            pending = nil
             do {
-                let bytes = try Self.read(entry, of: archive, limits: limits, maximumBytes: limits.maximumEntryBytes)
-                inflatedTotal += bytes.count
-                guard inflatedTotal <= limits.maximumTotalBytes else {
-                    report.failures.append("\(entry.path): the archive inflates to more than \(limits.maximumTotalBytes >> 30) GiB; the rest was not imported")
-                    break
-                }
-                var entryOptions = options
-                entryOptions.oneTrackPerFile = true
-                if let activity = activities[StravaActivity.key(entry.path)] {
-                    entryOptions.trackName = activity.name
-                    entryOptions.trackDescription = activity.description
-                    if options.kind == nil { entryOptions.kind = activity.kind }
-                }
-                let outcome = try await importData(Data(bytes), fileName: name, options: entryOptions)
+                let outcome = try await save(try await entry.task.value, options: entry.options)
                 switch outcome.result {
                 case .imported(_, let tracks, _):
                     report.imported += 1
@@ -128,13 +130,45 @@ extension TrackLibrary {
                 case .duplicate:
                     report.alreadyImported += 1
                 }
-            } catch let error as RideStoreError {
-                report.failures.append("\(entry.path): \(Self.reason(error))")
             } catch {
-                report.failures.append("\(entry.path): \(error)")
+                failed(entry.path, error)
             }
-            await progress?(ArchiveProgress(filesDone: done + 1, filesTotal: entries.count))
+            done += 1
+            await progress?(ArchiveProgress(filesDone: done, filesTotal: entries.count))
         }
+
+        for entry in entries {
+            let name = (entry.path as NSString).lastPathComponent
+            let bytes: [UInt8]
+            do {
+                bytes = try Self.read(entry, of: archive, limits: limits, maximumBytes: limits.maximumEntryBytes)
+            } catch {
+                await settle()
+                failed(entry.path, error)
+                done += 1
+                await progress?(ArchiveProgress(filesDone: done, filesTotal: entries.count))
+                continue
+            }
+            inflatedTotal += bytes.count
+            guard inflatedTotal <= limits.maximumTotalBytes else {
+                await settle()
+                report.failures.append("\(entry.path): the archive inflates to more than \(limits.maximumTotalBytes >> 30) GiB; the rest was not imported")
+                break
+            }
+            var entryOptions = options
+            entryOptions.oneTrackPerFile = true
+            if let activity = activities[StravaActivity.key(entry.path)] {
+                entryOptions.trackName = activity.name
+                entryOptions.trackDescription = activity.description
+                if options.kind == nil { entryOptions.kind = activity.kind }
+            }
+            let library = self
+            let prepareOptions = entryOptions
+            let task = Task { try await library.prepare(Data(bytes), fileName: name, options: prepareOptions) }
+            await settle()
+            pending = (entry.path, entryOptions, task)
+        }
+        await settle()
         return report
     }
 

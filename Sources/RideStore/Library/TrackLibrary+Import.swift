@@ -14,20 +14,34 @@ extension TrackLibrary {
     public func importData(
         _ data: Data, fileName: String?, format: TrackFileFormat? = nil, options: ImportOptions = ImportOptions()
     ) async throws -> FileImportOutcome {
+        try await save(try await prepare(data, fileName: fileName, format: format, options: options), options: options)
+    }
+
+    /// The first half of `importData`, which needs no transaction: the format, the content hash, a look for an
+    /// import of the same content, and the parse. An archive prepares its next entry while the one before is saved.
+    func prepare(_ data: Data, fileName: String?, format: TrackFileFormat? = nil, options: ImportOptions) async throws -> PreparedImport {
         let path = fileName ?? "upload"
         guard let format = format ?? TrackFileFormat(head: data, fileName: fileName) else {
             throw RideStoreError.invalidFile(path: path, reason: "not GPX, FIT, TCX, .gpx436 or GeoJSON")
         }
         let hash = try await Self.blocking { ContentHash.of(data) }
-        if !options.allowsDuplicates {
-            let existing = try await store.importedTracks(contentHash: hash, userID: userID)
-            if !existing.isEmpty { return FileImportOutcome(path: path, result: .duplicate(of: existing), pointCount: 0, byteCount: data.count) }
+        if !options.allowsDuplicates, let outcome = try await duplicate(hash: hash, path: path, byteCount: data.count) {
+            return .duplicate(outcome)
         }
         let handler = try await Self.blocking { try Self.read(data: data, format: format, path: path, options: limited(options)) }
-        return try await save(
-            handler, source: ImportSource(fileName: fileName, format: format, contentHash: hash, byteCount: data.count),
-            path: path, options: options, documentName: nil, replacing: nil,
+        return .read(
+            handler, source: ImportSource(fileName: fileName, format: format, contentHash: hash, byteCount: data.count), path: path,
             original: OriginalFileRules.keeps(format: format, byteCount: data.count) ? data : nil)
+    }
+
+    /// The second half of `importData`: the tracks of a prepared file saved in one transaction.
+    func save(_ prepared: PreparedImport, options: ImportOptions) async throws -> FileImportOutcome {
+        switch prepared {
+        case .duplicate(let outcome):
+            return outcome
+        case .read(let handler, let source, let path, let original):
+            return try await save(handler, source: source, path: path, options: options, documentName: nil, replacing: nil, original: original)
+        }
     }
 
     /// Where uploads go without an `uploadsFolder`.
@@ -125,4 +139,10 @@ extension TrackLibrary {
         options.maximumTrackPoints = limits.maximumTrackPoints
         return options
     }
+}
+
+/// A file read for import and not saved yet (`TrackLibrary.prepare`): found imported before, or what it holds.
+enum PreparedImport: Sendable {
+    case duplicate(FileImportOutcome)
+    case read(ImportContentHandler, source: ImportSource, path: String, original: Data?)
 }
