@@ -38,6 +38,8 @@ public struct RecordingInfo: Sendable, Hashable {
     public var trackID: String?
     /// The client's own id for it, if it gave one.
     public var clientID: String?
+    /// A simulated ride (demo mode), saved with source `simulation`: the web app keeps it marked after a reload.
+    public var simulated = false
 
     public init(
         id: String, name: String, options: Recorder.Options, routeTrackID: String? = nil, state: RecorderState,

@@ -26,10 +26,11 @@ extension RecordingService {
             routeTrackID: recording.routeTrackID.flatMap { TrackID($0) }, options: recording.options, clientID: recording.clientID,
             startedAt: recording.startedAt)
         let stored = try await library.store.startRecording(request, userID: library.userID)
-        let info = RecordingInfo(
+        var info = RecordingInfo(
             id: stored.id.rawValue, name: recording.name, options: stored.options ?? recording.options,
             routeTrackID: stored.routeTrackID?.rawValue, state: state(stored.state), startedAt: stored.startedAt,
             clientID: stored.clientID)
+        info.simulated = recording.simulated
         return (info, stored.version)
     }
 
@@ -63,10 +64,11 @@ extension RecordingService {
         else { return nil }
         var options = Recorder.Options()
         options.activity = track.summary.kind.activity
-        let info = RecordingInfo(
+        var info = RecordingInfo(
             id: recording.id.rawValue, name: track.summary.name, options: recording.options ?? options,
             routeTrackID: recording.routeTrackID?.rawValue, state: state(recording.state), startedAt: recording.startedAt,
             trackID: recording.state == .stopped ? recording.trackID.rawValue : nil, clientID: recording.clientID)
+        info.simulated = track.summary.source == .simulation
 
         var segments: [[TrackPoint]] = []
         for packedTrack in track.content.tracks {
