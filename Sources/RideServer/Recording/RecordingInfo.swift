@@ -43,7 +43,7 @@ public struct RecordingInfo: Sendable, Hashable {
 
     public init(
         id: String, name: String, options: Recorder.Options, routeTrackID: String? = nil, state: RecorderState,
-        startedAt: Date, trackID: String? = nil, clientID: String? = nil
+        startedAt: Date, trackID: String? = nil, clientID: String? = nil, simulated: Bool = false
     ) {
         self.id = id
         self.name = name
@@ -53,6 +53,7 @@ public struct RecordingInfo: Sendable, Hashable {
         self.startedAt = startedAt
         self.trackID = trackID
         self.clientID = clientID
+        self.simulated = simulated
     }
 }
 

@@ -26,11 +26,10 @@ extension RecordingService {
             routeTrackID: recording.routeTrackID.flatMap { TrackID($0) }, options: recording.options, clientID: recording.clientID,
             startedAt: recording.startedAt)
         let stored = try await library.store.startRecording(request, userID: library.userID)
-        var info = RecordingInfo(
+        let info = RecordingInfo(
             id: stored.id.rawValue, name: recording.name, options: stored.options ?? recording.options,
             routeTrackID: stored.routeTrackID?.rawValue, state: state(stored.state), startedAt: stored.startedAt,
-            clientID: stored.clientID)
-        info.simulated = recording.simulated
+            clientID: stored.clientID, simulated: recording.simulated)
         return (info, stored.version)
     }
 
@@ -64,11 +63,11 @@ extension RecordingService {
         else { return nil }
         var options = Recorder.Options()
         options.activity = track.summary.kind.activity
-        var info = RecordingInfo(
+        let info = RecordingInfo(
             id: recording.id.rawValue, name: track.summary.name, options: recording.options ?? options,
             routeTrackID: recording.routeTrackID?.rawValue, state: state(recording.state), startedAt: recording.startedAt,
-            trackID: recording.state == .stopped ? recording.trackID.rawValue : nil, clientID: recording.clientID)
-        info.simulated = track.summary.source == .simulation
+            trackID: recording.state == .stopped ? recording.trackID.rawValue : nil, clientID: recording.clientID,
+            simulated: track.summary.source == .simulation)
 
         var segments: [[TrackPoint]] = []
         for packedTrack in track.content.tracks {
