@@ -28,7 +28,9 @@ source scripts/lib/postgres.sh
 #                  (PNG, WebP) lost its metadata and still decodes to the same pixels (ImageMetadataTests)
 #   tzdata         the IANA time zone database: Foundation's TimeZone (local start times) and Python's zoneinfo
 #                  (TimeZoneTests' independent offsets) both read it
-system_packages=(libexpat1-dev libxml2-utils pkg-config libsqlite3-dev zlib1g-dev chromium libjs-leaflet curl tzdata libimage-exiftool-perl python3-pil zbar-tools)
+#   proj-bin, proj-data  PROJ's cs2cs and NGA's EGM96 grid (egm96_15.gtx): the independent check of the geoid heights
+#                  bikeride ships (EGM96GeoidTests, AltitudeReferenceAPITests); bikeride itself needs neither
+system_packages=(libexpat1-dev libxml2-utils pkg-config libsqlite3-dev zlib1g-dev chromium libjs-leaflet curl tzdata libimage-exiftool-perl python3-pil zbar-tools proj-bin proj-data)
 command -v python3 >/dev/null || system_packages+=(python3)
 if ! python3 -m pip --version >/dev/null 2>&1; then system_packages+=(python3-pip); fi
 

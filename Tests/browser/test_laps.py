@@ -47,3 +47,32 @@ def test_laps_marked_online_and_offline_are_listed_on_the_ride_page(context, ser
     expect(page.get_by_role('heading', name=re.compile('Laps \\(marked with the Lap button'))).to_be_visible()
     page.locator('#track-laps-section').scroll_into_view_if_needed()
     shot(page, 'laps-on-track-page')
+
+
+def test_the_lap_count_goes_on_after_a_reload_mid_ride(context, server):
+    """The lap number comes from the device's outbox, kept with the ride: a reload mid-ride goes on from it rather
+    than from a fresh counter (which said "Lap 2" again)."""
+    page = context.new_page()
+    open_record(page)
+    start_ride(page)
+    path = l_shaped_path(200, 0, 10)
+    lap = page.get_by_role('button', name='Lap', exact=True)
+    ride(context, page, path[:6])
+    lap.click()
+    expect(page.locator('#record-notice')).to_have_text('Lap 2 started.')
+    ride(context, page, path[6:10])
+    lap.click()
+    expect(page.locator('#record-notice')).to_have_text('Lap 3 started.')
+    page.reload()
+    page.wait_for_selector('body[data-ready="true"]')
+    page.wait_for_selector('body[data-recording-state="recording"]')
+    ride(context, page, path[10:14])
+    lap.click()
+    expect(page.locator('#record-notice')).to_have_text('Lap 4 started.')
+    shot(page, 'lap-after-reload')
+    ride(context, page, path[14:])
+    _poll_outbox_empty(page, 20000)
+    stop_and_save(page)
+    page.wait_for_url(re.compile(r'#/tracks/[\w-]+$'))
+    track = api_get(server, f"/api/tracks/{page.url.rsplit('/', 1)[1]}")
+    assert len(track['laps']) == 4, track['laps']

@@ -346,7 +346,7 @@ def test_the_simulated_ride_records_without_a_gps(context, server):
     assert track['source'] == 'simulation', track
     page.goto('/#/tracks')
     row = page.get_by_role('list', name='Saved tracks').get_by_role('listitem').filter(has_text=track['name'])
-    expect(row.first).to_contain_text('simulated')
+    expect(row.first).to_contain_text('Simulated')
 
 
 def test_an_offline_reload_mid_ride_opens_from_the_cache_and_loses_nothing(context, server):

@@ -63,3 +63,51 @@ def test_a_simulated_ride_is_marked_and_can_be_kept_as_a_real_one(context, serve
     expect(note).to_be_hidden()
     assert api_get(server, f'/api/tracks/{track_id}')['source'] == 'recording'
     shot(page, 'simulated-track-kept')
+
+
+def test_a_simulated_ride_stays_marked_after_a_reload_in_the_list_and_on_its_page(context, server):
+    """Issue 24: the Simulated badge is not only for the moment of recording. A reload of the Record tab mid-ride
+    keeps it (the device and the server both know the ride is simulated), even on the plain Record tab; the saved
+    ride is marked in the Tracks list and on its page."""
+    from test_record import stop_and_save, _poll_outbox_empty
+    from conftest import api_get
+    page = context.new_page()
+    page.goto('/#/record?simulate=36')
+    page.wait_for_selector('body[data-ready="true"]')
+    page.wait_for_selector('path.me-dot')
+    start_ride(page)
+    badge = page.locator('#simulated-badge')
+    expect(badge).to_be_visible()
+    wait_until(page, "() => Number(document.getElementById('record-map').dataset.pathPoints || 0) >= 3", timeout=15000)
+    recording = page.evaluate("""() => new Promise((resolve) => {
+      const open = indexedDB.open('bikeride');
+      open.onsuccess = () => {
+        const request = open.result.transaction('meta').objectStore('meta').get('current');
+        request.onsuccess = () => resolve(request.result.recording);
+      };
+    })""")
+    assert api_get(server, f"/api/recordings/{recording['id']}")['simulated'] is True
+    # The plain Record tab (no demo mode in the address): the ride in progress is still the simulated one.
+    page.goto('/#/record')
+    page.reload()
+    page.wait_for_selector('body[data-ready="true"]')
+    page.wait_for_selector('body[data-recording-state="recording"]')
+    expect(badge).to_be_visible()
+    expect(badge).to_have_text('Simulated')
+    shot(page, 'simulated-badge-after-reload')
+    _poll_outbox_empty(page, 15000)
+    stop_and_save(page)
+    page.wait_for_url(re.compile(r'#/tracks/[\w-]+$'))
+    track_id = page.url.rsplit('/', 1)[1]
+    expect(page.locator('#track-simulated')).to_be_visible(timeout=10000)
+    # A ride that is not simulated has no badge on the Record tab.
+    page.goto('/#/tracks')
+    page.wait_for_selector('body[data-ready="true"]')
+    row = page.locator(f'[data-track-id="{track_id}"]')
+    expect(row.locator('.simulated-badge')).to_have_text('Simulated', timeout=10000)
+    expect(row.get_by_role('link')).to_have_attribute('aria-label', re.compile(', simulated, '))
+    shot(page, 'simulated-in-list')
+    page.goto('/#/record')
+    page.reload()
+    page.wait_for_selector('body[data-ready="true"]')
+    expect(badge).to_be_hidden()

@@ -65,7 +65,8 @@ export const api = {
   startRecordingAs: (clientId, options) => call('PUT', `/api/recordings/${encodeURIComponent(clientId)}`, options || {}),
   recording: (id) => call('GET', `/api/recordings/${encodeURIComponent(id)}`),
   addLap: (id, time) => call('POST', `/api/recordings/${encodeURIComponent(id)}/laps`, { time }),
-  sendFixes: (id, fixes) => call('POST', `/api/recordings/${encodeURIComponent(id)}/fixes`, { fixes }),
+  // `altitudeReference`: what the batch's altitudes are measured from ('ellipsoid' or 'seaLevel'; none: sea level).
+  sendFixes: (id, fixes, altitudeReference = null) => call('POST', `/api/recordings/${encodeURIComponent(id)}/fixes`, altitudeReference ? { fixes, altitudeReference } : { fixes }),
   /** Chooses (an id), changes or drops (null) the route of the ride in progress. */
   changeRoute: (id, routeTrackId) => call('PATCH', `/api/recordings/${encodeURIComponent(id)}`, { routeTrackId }),
   cues: (id, units) => call('GET', `/api/tracks/${encodeURIComponent(id)}/cues` + query({ units })),

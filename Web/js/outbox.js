@@ -76,8 +76,9 @@ export async function setCurrent(recording) {
 /**
  * Queues a fix for the recording in progress and gives it the next sequence number, in one transaction
  * with the counter, so that no number is used twice even across reloads. Returns the number.
+ * `altitudeReference` ('ellipsoid' or 'seaLevel', for a fix with an altitude) goes with the batch that sends it.
  */
-export async function enqueueFix(fix) {
+export async function enqueueFix(fix, altitudeReference = null) {
   const db = await open();
   const transaction = db.transaction(['meta', 'outbox'], 'readwrite');
   const meta = transaction.objectStore('meta');
@@ -89,7 +90,9 @@ export async function enqueueFix(fix) {
   const sequence = entry.recording.nextSequence;
   entry.recording.nextSequence = sequence + 1;
   meta.put(entry);
-  transaction.objectStore('outbox').add({ kind: 'fix', recordingId: entry.recording.id, fix: { ...fix, sequence } });
+  const queued = { kind: 'fix', recordingId: entry.recording.id, fix: { ...fix, sequence } };
+  if (altitudeReference) queued.altitudeReference = altitudeReference;
+  transaction.objectStore('outbox').add(queued);
   await done(transaction);
   return sequence;
 }
@@ -116,20 +119,26 @@ export async function enqueueCommand(command, state, { entry: fields = {}, recor
 
 /**
  * Queues a lap mark at `time` (the latest fix's RFC 3339 time, which identifies the lap: sent twice, it is kept
- * once) behind the fixes already queued, so that it reaches the server after the fix it marks. False when no ride
- * is recording.
+ * once) behind the fixes already queued, so that it reaches the server after the fix it marks. The recording keeps
+ * the number of its laps and the last mark's time in the same transaction, so that a reload goes on counting.
+ * Returns the number of the lap that starts (2 after the first press), or null when no ride is recording.
  */
 export async function enqueueLap(time) {
   const db = await open();
   const transaction = db.transaction(['meta', 'outbox'], 'readwrite');
-  const entry = await result(transaction.objectStore('meta').get('current'));
+  const meta = transaction.objectStore('meta');
+  const entry = await result(meta.get('current'));
   if (!entry || entry.recording.state !== 'recording') {
     transaction.abort();
-    return false;
+    return null;
   }
+  const lap = (entry.recording.lapCount || 1) + 1;
+  entry.recording.lapCount = lap;
+  entry.recording.lastLapTime = time;
+  meta.put(entry);
   transaction.objectStore('outbox').add({ kind: 'lap', recordingId: entry.recording.id, time });
   await done(transaction);
-  return true;
+  return lap;
 }
 
 /**

@@ -153,7 +153,7 @@ export class RecordView extends Ride {
       return this.showLocationMessage(`Cannot simulate this ride: ${error.message}`);
     }
     this.simulating = true;
-    $('simulated-badge').hidden = false;
+    this.showSimulated(true);
     this.setStatus(`Simulated ride: ${simulation.name}`);
     const started = Date.now();
     let index = 0;
@@ -168,6 +168,11 @@ export class RecordView extends Ride {
     };
     next();
     setInterval(next, 1000);
+  }
+
+  /** The Simulated badge: while the positions are replayed, and for as long as a simulated ride is in progress. */
+  showSimulated(simulated) {
+    $('simulated-badge').hidden = !(simulated || this.simulating);
   }
 
   onPositionError(error) {

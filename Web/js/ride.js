@@ -42,7 +42,9 @@ export class Ride extends OutboxSync {
       this.map.breakPending();
     }
     const fix = fixFrom(position);
-    const sequence = await outbox.enqueueFix(fix);
+    // A simulated ride replays heights above sea level (from the server); a GPS's are the platform's.
+    const reference = fix.altitude === undefined ? null : (this.simulating ? 'seaLevel' : altitudeReference());
+    const sequence = await outbox.enqueueFix(fix, reference);
     if (sequence === null) return;
     this.lastFixTime = local.time;
     this.lastFixText = fix.time;
@@ -63,10 +65,11 @@ export class Ride extends OutboxSync {
       $('record-notice').textContent = 'A lap needs a new position since the last one.';
       return;
     }
-    if (!(await outbox.enqueueLap(this.lastFixText))) return;
+    // The number comes from the outbox, which keeps it with the recording: a reload mid-ride goes on counting.
+    const lap = await outbox.enqueueLap(this.lastFixText);
+    if (lap === null) return;
     this.lastLapText = this.lastFixText;
-    this.lapCount = (this.lapCount || 1) + 1;
-    $('record-notice').textContent = `Lap ${this.lapCount} started.`;
+    $('record-notice').textContent = `Lap ${lap} started.`;
     this.flushSoon(0);
   }
 
@@ -76,6 +79,10 @@ export class Ride extends OutboxSync {
     const saved = await outbox.current();
     if (!saved) return;
     this.recording = saved;
+    // A lap needs a new position after the last mark, after a reload too.
+    this.lastLapText = saved.lastLapTime || null;
+    // A simulated ride stays marked (the server says so too, when it answers).
+    this.showSimulated(Boolean(saved.simulated));
     this.live = new Provisional({ activity: saved.activity || 'ride' });
     this.autoPause = new AutoPause(saved.activity || 'ride');
     this.navigation.beginRide();
@@ -97,6 +104,7 @@ export class Ride extends OutboxSync {
     }
     try {
       const answer = await api.recording(saved.id);
+      if (answer.simulated) this.showSimulated(true);
       this.applyRecording(answer);
       if (answer.state === 'stopped') {
         // Stopped already (the answer to Stop came before a reload, or another tab stopped it).
@@ -134,8 +142,7 @@ export class Ride extends OutboxSync {
     const startMillis = Date.now();
     const startedAt = format.timeWithOffset(startMillis);
     const activity = chosenActivity();
-    this.recording = { id, state: 'recording', nextSequence: 1, startedAt, activity };
-    this.lapCount = 1;
+    this.recording = { id, state: 'recording', nextSequence: 1, startedAt, activity, lapCount: 1, ...(this.simulating ? { simulated: true } : {}) };
     this.lastLapText = null;
     this.live = new Provisional({ activity });
     this.autoPause = new AutoPause(activity);
@@ -292,6 +299,7 @@ export class Ride extends OutboxSync {
     this.lastFixTime = null;
     this.live = new Provisional();
     this.navigation.update(null);
+    this.showSimulated(false);
     this.releaseScreen();
     await outbox.setCurrent(null);
     await outbox.saveView(null);
@@ -330,6 +338,15 @@ export class Ride extends OutboxSync {
 export function recordingKey(recording) {
   return recording.clientId || recording.id;
 }
+/**
+ * What this browser's altitudes are measured from. Apple's platforms give heights above sea level (Core Location; every
+ * iOS and iPadOS browser is WebKit on it, and iPadOS names itself "Macintosh"); the others follow the W3C Geolocation
+ * definition, heights above the WGS-84 ellipsoid (Android), which the server turns into sea level (EGM96).
+ */
+export function altitudeReference(userAgent = navigator.userAgent) {
+  return /iPhone|iPad|iPod|Macintosh/.test(userAgent) ? 'seaLevel' : 'ellipsoid';
+}
+
 /** A new UUID (version 4) naming a ride started on this device. */
 function newRecordingId() {
   if (crypto.randomUUID) return crypto.randomUUID();

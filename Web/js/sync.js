@@ -106,13 +106,19 @@ export class OutboxSync {
         } else {
           // After a refused batch its fixes go one by one, so that only the bad one is dropped.
           const limit = this.isolating > 0 ? 1 : BATCH_LIMIT;
+          // One altitude reference a batch: a fix measured from another one starts the next batch.
           const batch = [];
+          let altitudeReference = null;
           for (const entry of entries) {
             if (batch.length >= limit || entry.kind !== 'fix' || entry.recordingId !== first.recordingId) break;
+            if (entry.altitudeReference) {
+              if (altitudeReference && entry.altitudeReference !== altitudeReference) break;
+              altitudeReference = entry.altitudeReference;
+            }
             batch.push(entry);
           }
           try {
-            await this.send(first, () => api.sendFixes(first.recordingId, batch.map((entry) => entry.fix)), async (answer) => {
+            await this.send(first, () => api.sendFixes(first.recordingId, batch.map((entry) => entry.fix), altitudeReference), async (answer) => {
               const acknowledged = answer.recording.lastSequence;
               await outbox.remove(batch.filter((entry) => acknowledged !== null && entry.fix.sequence <= acknowledged).map((entry) => entry.key));
               if (current()) this.applyUpdate(answer);

@@ -316,14 +316,16 @@ export class TracksView {
     const timed = Boolean(track.startTime);
     const when = !timed ? 'no time recorded' : track.localStartTime ? format.localDateTime(track.localStartTime) : format.date(track.startTime);
     const parts = [when, format.distance(track.distanceMeters), `${format.elevation(track.ascentMeters)} climb`];
-    if (track.source === 'simulation') parts.unshift('simulated');
+    const simulated = track.source === 'simulation';
     // Moving time, as the totals above add it up, and said so.
     if (timed) parts.push(`${format.duration(track.movingSeconds)} moving`);
     // Runners read pace: minutes per kilometre (or mile) while moving.
     if (timed && track.kind === 'run' && track.movingSeconds > 0) parts.push(format.pace(track.distanceMeters / track.movingSeconds));
-    link.innerHTML = `<strong>${escapeHTML(track.name || 'Track')}</strong><br>
+    // A simulated ride carries the Record tab's badge wherever it is listed.
+    const badge = simulated ? ' <span class="simulated-badge">Simulated</span>' : '';
+    link.innerHTML = `<strong>${escapeHTML(track.name || 'Track')}</strong>${badge}<br>
       <span class="track-meta">${parts.map(escapeHTML).join(' · ')}</span>`;
-    link.setAttribute('aria-label', `${track.name || 'Track'}, ${KIND_NAMES[track.kind] || 'track'}, ${parts.join(', ')}`);
+    link.setAttribute('aria-label', `${track.name || 'Track'}, ${KIND_NAMES[track.kind] || 'track'}, ${simulated ? 'simulated, ' : ''}${parts.join(', ')}`);
     item.dataset.kind = track.kind || 'ride';
     content.append(link);
     const remove = document.createElement('button');

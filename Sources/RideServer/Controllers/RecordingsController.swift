@@ -103,7 +103,7 @@ struct RecordingsController<Context: UserRequestContext> {
         guard let body = try await request.decodeJSON(FixBatchRequest.self, limit: Self.fixesBodyLimitBytes) else {
             throw APIError.badRequest("bad_json", "the body must be {\"fixes\": [...]}")
         }
-        let fixes = try body.fixes.map { try $0.fix() }
+        let fixes = try body.recordingFixes()
         let (info, update, navigation) = try await service.follow(fixes, to: id)
         return FixBatchResponse(info: info, update: update, navigation: navigation)
     }

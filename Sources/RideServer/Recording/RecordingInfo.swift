@@ -38,10 +38,12 @@ public struct RecordingInfo: Sendable, Hashable {
     public var trackID: String?
     /// The client's own id for it, if it gave one.
     public var clientID: String?
+    /// A simulated ride (demo mode), saved with source `simulation`: the web app keeps it marked after a reload.
+    public var simulated = false
 
     public init(
         id: String, name: String, options: Recorder.Options, routeTrackID: String? = nil, state: RecorderState,
-        startedAt: Date, trackID: String? = nil, clientID: String? = nil
+        startedAt: Date, trackID: String? = nil, clientID: String? = nil, simulated: Bool = false
     ) {
         self.id = id
         self.name = name
@@ -51,6 +53,7 @@ public struct RecordingInfo: Sendable, Hashable {
         self.startedAt = startedAt
         self.trackID = trackID
         self.clientID = clientID
+        self.simulated = simulated
     }
 }
 

@@ -81,6 +81,34 @@ struct FixPayload: Decodable {
 /// `POST /api/recordings/{id}/fixes`.
 struct FixBatchRequest: Decodable {
     var fixes: [FixPayload]
+    /// What the batch's altitudes are measured from: `"ellipsoid"` (WGS-84, as browsers on Android report them) or
+    /// `"seaLevel"`; absent means sea level, as clients sent before there was a choice.
+    var altitudeReference: AltitudeReference?
+
+    private enum CodingKeys: String, CodingKey { case fixes, altitudeReference }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        fixes = try container.decode([FixPayload].self, forKey: .fixes)
+        if let text = try container.decodeIfPresent(String.self, forKey: .altitudeReference) {
+            guard let reference = AltitudeReference(rawValue: text) else {
+                let allowed = AltitudeReference.allCases.map(\.rawValue).joined(separator: ", ")
+                throw APIError.badRequest("invalid_value", "altitudeReference must be one of \(allowed), not \"\(text)\"; nothing of this batch was stored")
+            }
+            altitudeReference = reference
+        }
+    }
+
+    /// The batch's fixes, their altitudes above sea level (bikeride stores no other kind).
+    func recordingFixes() throws -> [RecordingFix] {
+        try fixes.map { payload in
+            var fix = try payload.fix()
+            if let reference = altitudeReference, let altitude = fix.altitudeMeters {
+                fix.altitudeMeters = reference.seaLevelMeters(altitude, latitude: fix.latitude, longitude: fix.longitude)
+            }
+            return fix
+        }
+    }
 }
 
 /// Live figures.
@@ -192,6 +220,8 @@ struct RecordingResponse: ResponseEncodable {
     var trackId: String?
     var routeTrackId: String?
     var lastSequence: Int64?
+    /// A simulated ride (saved with source `simulation`): the Record tab keeps its badge after a reload.
+    var simulated: Bool
     var options: RecordingOptionsPayload
     var stats: StatsPayload
     var path: [PathPayload]
@@ -211,6 +241,7 @@ struct RecordingResponse: ResponseEncodable {
         trackId = info.trackID
         routeTrackId = info.routeTrackID
         lastSequence = recorder.lastSequence
+        simulated = info.simulated
         let options = recorder.options
         self.options = RecordingOptionsPayload(
             activity: options.activity, units: options.units, breadcrumbs: options.breadcrumbsEnabled,

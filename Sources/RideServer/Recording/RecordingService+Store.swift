@@ -29,7 +29,7 @@ extension RecordingService {
         let info = RecordingInfo(
             id: stored.id.rawValue, name: recording.name, options: stored.options ?? recording.options,
             routeTrackID: stored.routeTrackID?.rawValue, state: state(stored.state), startedAt: stored.startedAt,
-            clientID: stored.clientID)
+            clientID: stored.clientID, simulated: recording.simulated)
         return (info, stored.version)
     }
 
@@ -66,7 +66,8 @@ extension RecordingService {
         let info = RecordingInfo(
             id: recording.id.rawValue, name: track.summary.name, options: recording.options ?? options,
             routeTrackID: recording.routeTrackID?.rawValue, state: state(recording.state), startedAt: recording.startedAt,
-            trackID: recording.state == .stopped ? recording.trackID.rawValue : nil, clientID: recording.clientID)
+            trackID: recording.state == .stopped ? recording.trackID.rawValue : nil, clientID: recording.clientID,
+            simulated: track.summary.source == .simulation)
 
         var segments: [[TrackPoint]] = []
         for packedTrack in track.content.tracks {
