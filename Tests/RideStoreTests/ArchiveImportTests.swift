@@ -105,6 +105,31 @@ import ZIPFoundation
         }
     }
 
+    /// With a documents folder, every track an archive imports gets its own GPX there (written beside the next
+    /// entry's save), also when two tracks would take the same name; the folder then syncs as unchanged.
+    @Test(arguments: StoreKind.allCases)
+    func anArchiveFillsTheDocumentsFolderOnce(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let folder = try Self.folder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let documents = folder.appending(path: "documents")
+            let library = TrackLibrary(store: store, userID: try await store.localUser().id, documentsFolder: documents)
+            let names = ["garmin-fenix-5-run.fit", "garmin-fenix-5-walk.fit", "garmin-fenix-5-bike.fit"]
+            var entries: [(String, [UInt8])] = []
+            for name in names { entries.append(("activities/\(name)", try Fixtures.bytes("fit/python-fitparse/\(name)"))) }
+            // The same names in another folder with other content (a gzipped copy is other bytes): same track names.
+            for name in names { entries.append(("again/\(name).gz", StoredGzip.encode(try Fixtures.bytes("fit/python-fitparse/\(name)")))) }
+            let report = try await library.importArchive(at: try Self.zip(entries, in: folder))
+            #expect(report.imported == 6, "\(report.failures)")
+            let files = try FileManager.default.contentsOfDirectory(atPath: documents.path).filter { $0.hasSuffix(".gpx") }
+            #expect(files.count == 6, "\(files)")
+            #expect(Set(files.map { $0.lowercased() }).count == 6)
+            let stored = try await store.documentFiles(userID: library.userID)
+            #expect(Set(stored.map(\.path)) == Set(files))
+            #expect(Set(stored.compactMap(\.trackID)) == Set(report.tracks.map(\.id)))
+        }
+    }
+
     /// Entry names that climb out of any folder reach no file (entries are read into memory, never written by
     /// name); symlinks are skipped; a bomb fails alone; the rest imports.
     @Test(arguments: StoreKind.allCases)

@@ -139,7 +139,14 @@ public enum TCXReader {
             }
         }
 
-        var value: String { String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
+        /// The element's text without the XML whitespace around it (space, tab, CR, LF: the only whitespace XML
+        /// has), trimmed on the bytes: Foundation's `trimmingCharacters` bridged through `NSString` and was half
+        /// of a TCX file's reading.
+        var value: String {
+            func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+            guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else { return "" }
+            return String(decoding: text[first...last], as: UTF8.self)
+        }
 
         /// The text as a finite number, or nil (a value a device left empty or wrote badly is skipped).
         var number: Double? {

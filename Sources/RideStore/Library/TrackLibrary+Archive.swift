@@ -103,12 +103,31 @@ extension TrackLibrary {
         }
         report.filesTotal = entries.count
         await progress?(ArchiveProgress(filesDone: 0, filesTotal: entries.count))
-        // A pipeline of two: while one entry's tracks are saved (a transaction, in the archive's order), the next is
-        // inflated, hashed and parsed on another core. The zip is read in order on this task (its file handle is
-        // not shared). An entry prepared before the one with the same content was saved is still found a duplicate:
-        // the store looks again in the transaction that saves.
+        // A pipeline of three: while one entry's tracks are saved (a transaction, in the archive's order), the next
+        // is inflated, hashed and parsed, and the entry before is copied to the documents folder (GPX written from the
+        // store), each stage one at a time. The zip is read in order on this task (its file handle is not shared).
+        // An entry prepared before the one with the same content was saved is still found a duplicate: the store
+        // looks again in the transaction that saves. The documents folder is listed once, not once per entry.
         var inflatedTotal = 0
         var done = 0
+        var copying: Task<Set<String>?, Never>?
+        func copyToDocuments(_ tracks: [TrackSummary]) async {
+            guard let folder = documentsFolder, !tracks.isEmpty else { return }
+            let taken = await copying?.value
+            let library = self
+            copying = Task {
+                var names: Set<String>
+                if let taken {
+                    names = taken
+                } else {
+                    // A folder that cannot be made loses nothing: the next sync writes the files.
+                    guard let listed = try? await library.documentNamesTaken(in: folder) else { return nil }
+                    names = listed
+                }
+                _ = try? await library.writeDocuments(for: tracks, in: folder, taken: &names)
+                return names
+            }
+        }
         var pending: (path: String, options: ImportOptions, task: Task<PreparedImport, any Error>)?
 
         func failed(_ path: String, _ error: any Error) {
@@ -122,11 +141,12 @@ extension TrackLibrary {
             guard let entry = pending else { return }
             pending = nil
             do {
-                let outcome = try await save(try await entry.task.value, options: entry.options)
+                let outcome = try await save(try await entry.task.value, options: entry.options, writesDocuments: false)
                 switch outcome.result {
                 case .imported(_, let tracks, _):
                     report.imported += 1
                     report.tracks += tracks
+                    await copyToDocuments(tracks)
                 case .duplicate:
                     report.alreadyImported += 1
                 }
@@ -169,6 +189,7 @@ extension TrackLibrary {
             pending = (entry.path, entryOptions, task)
         }
         await settle()
+        _ = await copying?.value
         return report
     }
 

@@ -94,6 +94,13 @@ extension TrackLibrary {
     @discardableResult
     func writeDocuments(for tracks: [TrackSummary]) async throws -> [(path: String, trackID: TrackID)] {
         guard let folder = documentsFolder, !tracks.isEmpty else { return [] }
+        var taken = try await documentNamesTaken(in: folder)
+        return try await writeDocuments(for: tracks, in: folder, taken: &taken)
+    }
+
+    /// The names a new file of the documents folder must not take: the files there and those the store knows,
+    /// lower-cased (names that differ only in case are one file on macOS and Windows). Creates the folder.
+    func documentNamesTaken(in folder: URL) async throws -> Set<String> {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
@@ -101,6 +108,12 @@ extension TrackLibrary {
         }
         var taken = Set(((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).map { $0.lowercased() })
         for file in try await store.documentFiles(userID: userID) { taken.insert(file.path.lowercased()) }
+        return taken
+    }
+
+    /// `writeDocuments(for:)` with the names taken already known and kept up to date, for many writes in a row
+    /// (an archive's entries) without listing the folder again for each.
+    func writeDocuments(for tracks: [TrackSummary], in folder: URL, taken: inout Set<String>) async throws -> [(path: String, trackID: TrackID)] {
         var written: [(path: String, trackID: TrackID)] = []
         for summary in tracks where summary.documentName == nil {
             guard let track = try await store.track(id: summary.id, userID: userID) else { continue }

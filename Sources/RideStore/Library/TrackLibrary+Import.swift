@@ -34,13 +34,16 @@ extension TrackLibrary {
             original: OriginalFileRules.keeps(format: format, byteCount: data.count) ? data : nil)
     }
 
-    /// The second half of `importData`: the tracks of a prepared file saved in one transaction.
-    func save(_ prepared: PreparedImport, options: ImportOptions) async throws -> FileImportOutcome {
+    /// The second half of `importData`: the tracks of a prepared file saved in one transaction (and copied to the
+    /// documents folder unless `writesDocuments` is false: the caller does it).
+    func save(_ prepared: PreparedImport, options: ImportOptions, writesDocuments: Bool = true) async throws -> FileImportOutcome {
         switch prepared {
         case .duplicate(let outcome):
             return outcome
         case .read(let handler, let source, let path, let original):
-            return try await save(handler, source: source, path: path, options: options, documentName: nil, replacing: nil, original: original)
+            return try await save(
+                handler, source: source, path: path, options: options, documentName: nil, replacing: nil, original: original,
+                writesDocuments: writesDocuments)
         }
     }
 

@@ -7,7 +7,7 @@ extension TrackLibrary {
     /// Turns what was read into tracks and saves them in one `saveImport`.
     func save(
         _ handler: ImportContentHandler, source: ImportSource, path: String, options: ImportOptions, documentName: String?,
-        replacing: TrackID?, original: Data? = nil
+        replacing: TrackID?, original: Data? = nil, writesDocuments: Bool = true
     ) async throws -> FileImportOutcome {
         if let error = handler.limitError {
             handler.discard()
@@ -125,7 +125,7 @@ extension TrackLibrary {
             userID: userID)
         var outcome = FileImportOutcome(path: path, result: result, pointCount: pointCount, byteCount: source.byteCount)
         outcome.readReport = handler.readReport
-        if documentName == nil, replacing == nil, case .imported(_, let saved, _) = result {
+        if writesDocuments, documentName == nil, replacing == nil, case .imported(_, let saved, _) = result {
             // The documents folder gets a copy now; a failure here loses nothing (the next sync writes it).
             _ = try? await writeDocuments(for: saved)
         }
