@@ -18,7 +18,7 @@ extension PostgresRideStore {
                     adding: batch.pointCount, replacing: batch.replacing, userID: userID, limit: batch.maximumUserPoints, connection, logger: logger)
             }
             let now = Self.now()
-            let importID = ShortID.random()
+            let importID = ImportID.random()
             try await connection.query(
                 """
                 INSERT INTO track_imports (id, user_id, content_hash, file_name, format, byte_count, imported_at)
@@ -42,7 +42,7 @@ extension PostgresRideStore {
                 summaries.append(try await Self.summary(connection, id: replacing, userID: userID, logger: logger))
             } else {
                 for (position, track) in batch.tracks.enumerated() {
-                    let id = ShortID.random()
+                    let id = TrackID.random()
                     var record = TrackRules.emptyRecord(id: id, userID: userID, name: track.name, kind: track.kind, source: track.source, now: now)
                     try TrackRules.fill(&record, with: track, importID: importID, position: position, now: now)
                     try await Self.insertTrackRecord(record, connection, logger: logger)

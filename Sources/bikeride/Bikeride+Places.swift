@@ -139,7 +139,7 @@ extension Bikeride.Places {
         @OptionGroup var owner: UserOptions
 
         func run() async throws {
-            let placeID = try parseIDs([id], kind: "place")[0]
+            let placeID: PlaceID = try parseIDs([id], kind: "place")[0]
             let library = try await owner.scoped(library.open())
             do {
                 let note = try await library.store.addNote(placeID: placeID, body: text, userID: library.userID)
@@ -163,7 +163,7 @@ extension Bikeride.Places {
         @OptionGroup var owner: UserOptions
 
         func run() async throws {
-            let placeIDs = try parseIDs(ids, kind: "place")
+            let placeIDs: [PlaceID] = try parseIDs(ids, kind: "place")
             let library = try await owner.scoped(library.open())
             let deleted = try await library.deletePlaces(placeIDs)
             for id in deleted { print("deleted \(id)") }

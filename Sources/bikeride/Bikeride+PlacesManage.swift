@@ -16,7 +16,7 @@ extension Bikeride.Places {
         @OptionGroup var owner: UserOptions
 
         func run() async throws {
-            let placeIDs = try parseIDs(ids, kind: "place")
+            let placeIDs: [PlaceID] = try parseIDs(ids, kind: "place")
             let library = try await owner.scoped(library.open())
             let restored = try await library.store.restorePlaces(ids: placeIDs, userID: library.userID)
             for id in restored { print("restored \(id)") }
@@ -61,7 +61,7 @@ extension Bikeride.Places {
                 print("revoked")
                 return
             }
-            let placeID = try parseIDs([id], kind: "place")[0]
+            let placeID: PlaceID = try parseIDs([id], kind: "place")[0]
             let library = try await owner.scoped(library.open())
             do {
                 let link = try await library.store.createShareLink(token: ShareLink.makeToken(), placeID: placeID, userID: library.userID)
@@ -241,7 +241,7 @@ extension Bikeride.Places.Labels {
         @OptionGroup var owner: UserOptions
 
         func run() async throws {
-            let placeID = try parseIDs([place], kind: "place")[0]
+            let placeID: PlaceID = try parseIDs([place], kind: "place")[0]
             let library = try await owner.scoped(library.open())
             let ids = try await LabelArgument.resolve(labels, in: library)
             do {

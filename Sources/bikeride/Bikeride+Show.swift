@@ -18,7 +18,7 @@ extension Bikeride {
         @OptionGroup var owner: UserOptions
 
         func run() async throws {
-            let trackID = try parseIDs([id], kind: "track")[0]
+            let trackID: TrackID = try parseIDs([id], kind: "track")[0]
             let library = try await owner.scoped(library.open())
             guard let track = try await library.store.track(id: trackID, userID: library.userID) else {
                 printError("bikeride: no track with id \(trackID)")
