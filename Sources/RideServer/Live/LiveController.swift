@@ -123,10 +123,10 @@ struct LiveController<Context: UserRequestContext>: Sendable {
     func devices(_ request: Request, _ context: Context) async throws -> LiveDevicesPayload {
         let library = try self.library.scoped(to: context)
         let since = Date().addingTimeInterval(-24 * 3600)
-        let sequence = try await library.store.lastDeviceFixSequence(userID: library.userID)
+        let sequence = try await library.mine.lastDeviceFixSequence()
         var result: [LiveDevicePayload] = []
-        for device in try await library.store.devices(userID: library.userID) {
-            let fixes = try await library.store.deviceFixes(deviceID: device.id, userID: library.userID, since: since, limit: 20_000)
+        for device in try await library.mine.devices() {
+            let fixes = try await library.mine.deviceFixes(deviceID: device.id, since: since, limit: 20_000)
             result.append(LiveDevicePayload(
                 id: device.id.rawValue, name: device.name, lastSeenAt: device.lastSeenAt.map { GPXTime(date: $0).rfc3339 }, lastFix: fixes.last.map(LiveFixPayload.init),
                 line: fixes.map { [$0.fix.latitude, $0.fix.longitude] }))
