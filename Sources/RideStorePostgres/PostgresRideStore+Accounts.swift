@@ -256,7 +256,7 @@ extension PostgresRideStore {
             for try await (userID, deviceID, trackID, createdAt, expiresAt, name, targetKind, revokedAt, rideIsRecording) in rows.decode(
                 (String, String, String?, Int64, Int64?, String?, String, Int64?, Bool).self)
             {
-                let madeForRide = try trackID.map { try Self.shortID($0, column: "share_links.track_id") }
+                let madeForRide: TrackID? = try trackID.map { try Self.shortID($0, column: "share_links.track_id") }
                 guard ShareLinkRules.liveShareShows(
                     targetKind: targetKind, revokedAt: revokedAt.map(Self.date), expiresAt: expiresAt.map(Self.date), now: now,
                     deviceIsTheOwners: name != nil, madeForRide: madeForRide, rideIsRecording: rideIsRecording),
@@ -338,12 +338,12 @@ extension PostgresRideStore {
         -> Recording
     {
         let name = DeviceIngestRules.trackName(deviceName: device.name, at: time)
-        let trackID = ShortID.random()
+        let trackID = TrackID.random()
         let (record, content) = try TrackRules.recordingTrack(
             id: trackID, userID: device.userID, name: name, kind: .ride, source: .device, now: now)
         try await insertTrackRecord(record, connection, logger: logger)
         try await insertContent(content, trackID: trackID, connection, logger: logger)
-        let id = ShortID.random()
+        let id = RecordingID.random()
         try await connection.query(
             """
             INSERT INTO recordings (id, user_id, track_id, device_id, state, started_at, updated_at)

@@ -101,7 +101,7 @@ extension PostgresRideStore {
             for try await (id, kind, startTime, west, east, distance, moving, ascent, latitude) in rows.decode(
                 (String, String, String, Double?, Double?, Double, Double, Double, Double?).self)
             {
-                guard let id = ShortID(id), let kind = TrackKind(rawValue: kind) else { continue }
+                guard let id = TrackID(id), let kind = TrackKind(rawValue: kind) else { continue }
                 tracks.append(
                     OverviewTrack(
                         id: id, kind: kind, startTime: startTime, latitude: latitude, longitude: west.flatMap { w in east.map { (w + $0) / 2 } },

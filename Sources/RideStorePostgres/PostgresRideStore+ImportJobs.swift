@@ -7,7 +7,7 @@ import RideStore
 extension PostgresRideStore {
     public func createImportJob(fileName: String, userID: UserID) async throws -> ImportJob {
         let now = Self.now()
-        let job = ImportJob(id: ShortID.random(), fileName: ImportJobRules.fileName(fileName), createdAt: now, updatedAt: now)
+        let job = ImportJob(id: .random(), fileName: ImportJobRules.fileName(fileName), createdAt: now, updatedAt: now)
         let retainedSince = Self.milliseconds(now.addingTimeInterval(-ImportJobRules.retentionSeconds))
         return try await transaction { [logger] connection in
             try await Self.requireUser(connection, userID, logger: logger)

@@ -226,7 +226,7 @@ private struct IngestBatch {
             """, logger: logger)
         var tracks: [DeviceID: (live: Live, bounds: (Int64, Int64)?, points: Int)] = [:]
         for try await (device, recording, track, first, last, points) in live.decode((String, String, String, Int64?, Int64?, Int64?).self) {
-            let deviceID = try PostgresRideStore.shortID(device, column: "recordings.device_id")
+            let deviceID: DeviceID = try PostgresRideStore.shortID(device, column: "recordings.device_id")
             let bounds = first.flatMap { first in last.map { (first, $0) } }
             tracks[deviceID] = (
                 Live(

@@ -19,7 +19,7 @@ extension PostgresRideStore {
                 throw RideStoreError.notFound(kind: "note", id: noteID.rawValue)
             }
             let info = PhotoInfo(
-                id: ShortID.random(), noteID: noteID, mediaType: mediaType, byteCount: bytes.count, createdAt: Self.now(),
+                id: .random(), noteID: noteID, mediaType: mediaType, byteCount: bytes.count, createdAt: Self.now(),
                 hasThumbnail: thumbnail != nil)
             let rows = try await connection.query(
                 """

@@ -162,7 +162,7 @@ extension PostgresRideStore {
                 throw RideStoreError.notFound(kind: "place", id: placeID.rawValue)
             }
             let now = Self.now()
-            let note = PlaceNote(id: ShortID.random(), placeID: placeID, body: body, createdAt: now, updatedAt: now)
+            let note = PlaceNote(id: .random(), placeID: placeID, body: body, createdAt: now, updatedAt: now)
             try await Self.insertNote(note, connection, logger: logger)
             try await Self.touchPlace(placeID, now, connection, logger: logger)
             return note
@@ -210,7 +210,7 @@ extension PostgresRideStore {
         let color = try LabelRules.color(color)
         return try await transaction { [logger] connection in
             try await Self.requireUser(connection, userID, logger: logger)
-            let label = PlaceLabel(id: ShortID.random(), name: name, color: color)
+            let label = PlaceLabel(id: .random(), name: name, color: color)
             // The unique (user_id, name) decides, also between two instances making the same label at once.
             let rows = try await connection.query(
                 """
@@ -320,7 +320,7 @@ extension PostgresRideStore {
     /// Inserts a place with its first note and labels; returns its id.
     static func insertPlace(_ place: NewPlace, userID: UserID, now: Date, _ connection: PostgresConnection, logger: Logger) async throws -> PlaceID {
         let created = place.createdAt.map(StoreClock.rounded) ?? now
-        let id = ShortID.random()
+        let id = PlaceID.random()
         try await connection.query(
             """
             INSERT INTO places (id, user_id, latitude, longitude, name, address, created_at, updated_at)
@@ -330,7 +330,7 @@ extension PostgresRideStore {
             """, logger: logger)
         if let note = place.note, !note.isEmpty {
             try await insertNote(
-                PlaceNote(id: ShortID.random(), placeID: id, body: note, createdAt: created, updatedAt: created), connection, logger: logger)
+                PlaceNote(id: .random(), placeID: id, body: note, createdAt: created, updatedAt: created), connection, logger: logger)
         }
         try await attachLabels(place.labelIDs, placeID: id, userID: userID, replacing: false, connection, logger: logger)
         return id

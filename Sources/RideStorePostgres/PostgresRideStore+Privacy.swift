@@ -21,7 +21,7 @@ extension PostgresRideStore {
                 "SELECT count(*) FROM privacy_zones WHERE user_id = \(userID.rawValue)", logger: logger
             ).decode(Int64.self) { count = value }
             try PrivacySettingsRules.checkRoom(existingCount: Int(count))
-            let stored = StoredPrivacyZone(id: ShortID.random(), zone: zone, name: name, createdAt: Self.now())
+            let stored = StoredPrivacyZone(id: .random(), zone: zone, name: name, createdAt: Self.now())
             try await connection.query(
                 """
                 INSERT INTO privacy_zones (id, user_id, latitude, longitude, radius_meters, name, created_at)

@@ -28,12 +28,12 @@ extension PostgresRideStore {
                     guard try await rows.collect().count == 1 else { throw RideStoreError.notFound(kind: "device", id: device.rawValue) }
                 }
                 let now = Self.now()
-                let trackID = ShortID.random()
+                let trackID = TrackID.random()
                 let (record, content) = try TrackRules.recordingTrack(
                     id: trackID, userID: userID, name: request.name, kind: request.kind, source: request.source, now: now)
                 try await Self.insertTrackRecord(record, connection, logger: logger)
                 try await Self.insertContent(content, trackID: trackID, connection, logger: logger)
-                let id = ShortID.random()
+                let id = RecordingID.random()
                 // The unique index on (user_id, client_id) decides between two starts with one client id: the
                 // second waits for the first to commit, then inserts nothing.
                 let inserted = try await connection.query(

@@ -18,7 +18,7 @@ extension PostgresRideStore {
                     adding: batch.pointCount, replacing: batch.replacing, userID: userID, limit: batch.maximumUserPoints, connection, logger: logger)
             }
             let now = Self.now()
-            let importID = ShortID.random()
+            let importID = ImportID.random()
             try await connection.query(
                 """
                 INSERT INTO track_imports (id, user_id, content_hash, file_name, format, byte_count, imported_at)
@@ -42,7 +42,7 @@ extension PostgresRideStore {
                 summaries.append(try await Self.summary(connection, id: replacing, userID: userID, logger: logger))
             } else {
                 for (position, track) in batch.tracks.enumerated() {
-                    let id = ShortID.random()
+                    let id = TrackID.random()
                     var record = TrackRules.emptyRecord(id: id, userID: userID, name: track.name, kind: track.kind, source: track.source, now: now)
                     try TrackRules.fill(&record, with: track, importID: importID, position: position, now: now)
                     try await Self.insertTrackRecord(record, connection, logger: logger)
@@ -399,7 +399,7 @@ extension PostgresRideStore {
     // MARK: Points
 
     /// Inserts the segments and point blocks of a track's content: the segments in one statement, the blocks with
-    /// `insertBlocks` (or `COPY`, when `copyThreshold` is set and reached); all in the caller's transaction.
+    /// `insertBlocks`; all in the caller's transaction.
     static func insertContent(_ content: TrackContent, trackID: TrackID, _ connection: PostgresConnection, logger: Logger) async throws {
         var segments: [(role: Int64, part: Int64, position: Int64, points: PackedPoints)] = []
         for (part, track) in content.tracks.enumerated() {
@@ -434,12 +434,10 @@ extension PostgresRideStore {
             let packed = segment.points.packedBlocks
             if !packed.isEmpty { blocks.append((id, packed)) }
         }
-        if let threshold = copyThreshold, blocks.reduce(0, { $0 + $1.blocks.count }) >= threshold {
-            try await copyBlocks(blocks, connection, logger: logger)
-        } else {
-            for (segmentID, packed) in blocks {
-                try await insertBlocks(packed, segmentID: segmentID, firstPosition: 0, connection, logger: logger)
-            }
+        // By `insertBlocks` only: a `COPY` path measured no faster (a 1M-point track, 977 blocks: 0.18-0.20 s by
+        // `insertBlocks`, 0.22 s by `COPY`; postgres-nio's `COPY` is text only, so the bytes go as hex) and was removed.
+        for (segmentID, packed) in blocks {
+            try await insertBlocks(packed, segmentID: segmentID, firstPosition: 0, connection, logger: logger)
         }
     }
 
@@ -449,55 +447,6 @@ extension PostgresRideStore {
         var part: Int64
         var position: Int64
     }
-
-    /// From how many point blocks (of 1,024 points) a track's blocks go in by `COPY` rather than by `insertBlocks`;
-    /// nil: never. Off, as measured: saving a 1M-point track (977 blocks) took 0.18-0.20 s by `insertBlocks` and
-    /// 0.22 s by `COPY` (release build, loopback). The blocks are packed already, and `insertBlocks` sends 100 of
-    /// them a statement as binary bytea; postgres-nio's `COPY` has the text format only, which doubles the bytes
-    /// (hex) and makes the server decode them. A task local, so that a test or a measurement takes either path for
-    /// a scope (`$copyThreshold.withValue`).
-    @TaskLocal static var copyThreshold: Int? = nil
-
-    /// Writes point blocks with one `COPY point_blocks FROM STDIN` (postgres-nio's text format: each block's bytes
-    /// as bytea hex), sent in pieces of about 1 MiB; each segment's blocks get positions 0, 1, 2 …
-    static func copyBlocks(_ segments: [(segmentID: Int64, blocks: [PointBlock])], _ connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.copyFrom(table: "point_blocks", columns: ["segment_id", "position", "point_count", "data"], logger: logger) { writer in
-            let piece = 1 << 20
-            var buffer = ByteBuffer()
-            buffer.reserveCapacity(piece + (64 << 10))
-            for (segmentID, blocks) in segments {
-                for (position, block) in blocks.enumerated() {
-                    // Numbers, tabs and `\\x` (an escaped backslash: `\x`, bytea's hex form); nothing of the
-                    // input is text here, so nothing needs COPY's escaping.
-                    buffer.writeString("\(segmentID)\t\(position)\t\(block.pointCount)\t\\\\x")
-                    writeHex(block.data, to: &buffer)
-                    buffer.writeInteger(UInt8(ascii: "\n"))
-                    if buffer.readableBytes >= piece {
-                        try await writer.write(buffer)
-                        buffer.clear()
-                    }
-                }
-            }
-            if buffer.readableBytes > 0 { try await writer.write(buffer) }
-        }
-    }
-
-    /// Appends `data` as lower-case hex digits.
-    static func writeHex(_ data: Data, to buffer: inout ByteBuffer) {
-        data.withUnsafeBytes { source in
-            _ = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: source.count * 2) { target in
-                var index = 0
-                for byte in source {
-                    target[index] = hexDigit(byte >> 4)
-                    target[index + 1] = hexDigit(byte & 0x0F)
-                    index += 2
-                }
-                return index
-            }
-        }
-    }
-
-    @inline(__always) static func hexDigit(_ value: UInt8) -> UInt8 { value < 10 ? value + 48 : value + 87 }
 
     @discardableResult
     static func insertPoints(

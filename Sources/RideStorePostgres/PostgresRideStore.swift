@@ -290,12 +290,17 @@ public final class PostgresRideStore: RideStore {
         return id
     }
 
+    /// A typed id read from `column`; its kind comes from where it goes.
+    static func shortID<Kind>(_ text: String, column: String) throws -> ID<Kind> {
+        ID(try shortID(text, column: column) as ShortID)
+    }
+
 
     // MARK: Users
 
     public func localUser() async throws -> User {
         try await transaction { [logger] connection in
-            let id = ShortID.random().rawValue
+            let id = UserID.random().rawValue
             let now = Self.milliseconds(Self.now())
             try await connection.query(
                 "INSERT INTO users (id, name, created_at) VALUES (\(id), \(User.localName), \(now)) ON CONFLICT (name) DO NOTHING",
@@ -310,7 +315,7 @@ public final class PostgresRideStore: RideStore {
     public func createUser(name: String, passwordHash: String?) async throws -> User {
         let name = try UserRules.name(name)
         return try await transaction { [logger] connection in
-            let user = User(id: ShortID.random(), name: name, passwordHash: passwordHash, createdAt: Self.now())
+            let user = User(id: .random(), name: name, passwordHash: passwordHash, createdAt: Self.now())
             let rows = try await connection.query(
                 """
                 INSERT INTO users (id, name, password_hash, created_at)
@@ -363,7 +368,7 @@ public final class PostgresRideStore: RideStore {
         return try await transaction { [logger] connection in
             try await Self.requireUser(connection, userID, logger: logger)
             let stored = Device(
-                id: ShortID.random(), userID: userID, name: device.name, tokenHash: device.tokenHash, protocolName: device.protocolName,
+                id: .random(), userID: userID, name: device.name, tokenHash: device.tokenHash, protocolName: device.protocolName,
                 createdAt: Self.now(), lastSeenAt: nil)
             let rows = try await connection.query(
                 """

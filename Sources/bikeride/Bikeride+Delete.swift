@@ -16,7 +16,7 @@ extension Bikeride {
         @OptionGroup var owner: UserOptions
 
         func run() async throws {
-            let trackIDs = try parseIDs(ids, kind: "track")
+            let trackIDs: [TrackID] = try parseIDs(ids, kind: "track")
             let library = try await owner.scoped(library.open())
             let deleted = try await library.delete(trackIDs, permanently: true)
             for id in deleted { print("deleted \(id)") }

@@ -27,7 +27,9 @@ extension Bikeride {
         @OptionGroup var owner: UserOptions
 
         func run() async throws {
-            let trackIDs = try parseIDs(ids, kind: places ? "place" : "track")
+            // The ids are place ids with --places, track ids otherwise: two kinds, parsed apart.
+            let placeIDs: [PlaceID] = places ? try parseIDs(ids, kind: "place") : []
+            let trackIDs: [TrackID] = places ? [] : try parseIDs(ids, kind: "track")
             let library = try await owner.scoped(library.open())
             let destination = URL(filePath: to)
             var isDirectory: ObjCBool = false
@@ -36,7 +38,7 @@ extension Bikeride {
             let format = format ?? (intoFolder ? nil : TrackFileFormat(fileName: to)) ?? .gpx
             do {
                 if places {
-                    let document = try await library.placesDocument(trackIDs.isEmpty ? nil : trackIDs)
+                    let document = try await library.placesDocument(placeIDs.isEmpty ? nil : placeIDs)
                     try GPXWriter.data(document).write(to: intoFolder ? destination.appending(path: "places.gpx") : destination, options: .atomic)
                     print("exported \(document.waypoints.count) places")
                     return

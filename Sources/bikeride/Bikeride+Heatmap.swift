@@ -45,7 +45,7 @@ extension Bikeride {
             let filter = try HeatmapFilter(kind: kind, year: year)
             let library = try await owner.scoped(library.open())
             // The tiles that can hold anything: those over (or under) the zoom-14 tiles the tracks pass through.
-            let visited = try await library.store.explorerTiles(filter: filter, userID: library.userID).tiles
+            let visited = try await library.mine.explorerTiles(filter: filter).tiles
             var candidates = Set<TileXY>()
             let base = ExplorerTiles.zoom
             for tile in visited {
@@ -60,7 +60,7 @@ extension Bikeride {
             var written = 0
             for tile in candidates.sorted() {
                 let request = HeatmapRequest(tile: MapTile(x: tile.x, y: tile.y, zoom: zoom), filter: filter)
-                let counts = try await library.store.heatmapTile(request, userID: library.userID).counts
+                let counts = try await library.mine.heatmapTile(request).counts
                 guard !counts.isEmpty else { continue }
                 let directory = folder.appendingPathComponent("\(zoom)/\(tile.x)", isDirectory: true)
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -51,7 +51,7 @@ extension Bikeride {
                 if all {
                     page = try await everyTrack(library)
                 } else {
-                    page = try await library.store.tracks(query(limit: limit ?? Self.defaultLimit, cursor: cursor), userID: library.userID)
+                    page = try await library.mine.tracks(query(limit: limit ?? Self.defaultLimit, cursor: cursor))
                 }
             } catch RideStoreError.invalid(field: "cursor", _) {
                 printError("bikeride: --cursor \(cursor ?? ""): not a cursor of this list; use the nextCursor of a page of --json output")
@@ -82,7 +82,7 @@ extension Bikeride {
                 // On standard error: the table on standard output stays the tracks alone.
                 var shown = "\(page.tracks.count) shown, more follow"
                 if search == nil && cursor == nil {
-                    shown = "\(page.tracks.count) of \(try await library.store.trackCount(userID: library.userID)) shown"
+                    shown = "\(page.tracks.count) of \(try await library.mine.trackCount()) shown"
                 }
                 printError("\(shown), --all for all (--cursor \(next) for the next \(page.tracks.count))")
             }
@@ -97,7 +97,7 @@ extension Bikeride {
             var tracks: [TrackSummary] = []
             var next = cursor
             repeat {
-                let page = try await library.store.tracks(query(limit: TrackQuery.maximumLimit, cursor: next), userID: library.userID)
+                let page = try await library.mine.tracks(query(limit: TrackQuery.maximumLimit, cursor: next))
                 tracks += page.tracks
                 next = page.nextCursor
             } while next != nil

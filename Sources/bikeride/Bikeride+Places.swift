@@ -62,7 +62,7 @@ extension Bikeride.Places {
         func run() async throws {
             let library = try await owner.scoped(library.open())
             let order: PlaceQuery.Order = near.map { .distance(from: $0.coordinate) } ?? .createdAt
-            let places = try await library.store.places(PlaceQuery(search: search, order: order), userID: library.userID)
+            let places = try await library.mine.places(PlaceQuery(search: search, order: order))
             if json {
                 let objects = places.map { place in
                     [
@@ -115,9 +115,8 @@ extension Bikeride.Places {
         func run() async throws {
             let library = try await owner.scoped(library.open())
             do {
-                let place = try await library.store.createPlace(
-                    NewPlace(latitude: at.coordinate.latitude, longitude: at.coordinate.longitude, name: name, address: address, note: note),
-                    userID: library.userID)
+                let place = try await library.mine.createPlace(
+                    NewPlace(latitude: at.coordinate.latitude, longitude: at.coordinate.longitude, name: name, address: address, note: note))
                 print("\(place.id)  \(place.name)")
             } catch {
                 printError("bikeride: \(error)")
@@ -139,10 +138,10 @@ extension Bikeride.Places {
         @OptionGroup var owner: UserOptions
 
         func run() async throws {
-            let placeID = try parseIDs([id], kind: "place")[0]
+            let placeID: PlaceID = try parseIDs([id], kind: "place")[0]
             let library = try await owner.scoped(library.open())
             do {
-                let note = try await library.store.addNote(placeID: placeID, body: text, userID: library.userID)
+                let note = try await library.mine.addNote(placeID: placeID, body: text)
                 print("\(note.id)  added to \(placeID)")
             } catch {
                 printError("bikeride: \(error)")
@@ -163,7 +162,7 @@ extension Bikeride.Places {
         @OptionGroup var owner: UserOptions
 
         func run() async throws {
-            let placeIDs = try parseIDs(ids, kind: "place")
+            let placeIDs: [PlaceID] = try parseIDs(ids, kind: "place")
             let library = try await owner.scoped(library.open())
             let deleted = try await library.deletePlaces(placeIDs)
             for id in deleted { print("deleted \(id)") }

@@ -16,9 +16,9 @@ extension Bikeride.Places {
         @OptionGroup var owner: UserOptions
 
         func run() async throws {
-            let placeIDs = try parseIDs(ids, kind: "place")
+            let placeIDs: [PlaceID] = try parseIDs(ids, kind: "place")
             let library = try await owner.scoped(library.open())
-            let restored = try await library.store.restorePlaces(ids: placeIDs, userID: library.userID)
+            let restored = try await library.mine.restorePlaces(ids: placeIDs)
             for id in restored { print("restored \(id)") }
             let missing = placeIDs.filter { !restored.contains($0) }
             for id in missing { printError("bikeride: no deleted place with id \(id)") }
@@ -54,17 +54,17 @@ extension Bikeride.Places {
         func run() async throws {
             if revoke {
                 let library = try await owner.scoped(library.open())
-                guard try await library.store.revokeShareLink(token: id, userID: library.userID) else {
+                guard try await library.mine.revokeShareLink(token: id) else {
                     printError("bikeride: no live share link with this token")
                     throw ExitCode.failure
                 }
                 print("revoked")
                 return
             }
-            let placeID = try parseIDs([id], kind: "place")[0]
+            let placeID: PlaceID = try parseIDs([id], kind: "place")[0]
             let library = try await owner.scoped(library.open())
             do {
-                let link = try await library.store.createShareLink(token: ShareLink.makeToken(), placeID: placeID, userID: library.userID)
+                let link = try await library.mine.createShareLink(token: ShareLink.makeToken(), placeID: placeID)
                 var base = baseUrl ?? ""
                 while base.hasSuffix("/") { base.removeLast() }
                 print("\(base)/share/\(link.token)")
@@ -143,7 +143,7 @@ extension Bikeride.Places {
             var ids: [PlaceID]?
             if let label {
                 let found = try await LabelArgument.resolve([label], in: library)
-                ids = try await library.store.places(PlaceQuery(labelIDs: Set(found), order: .name, limit: .max), userID: library.userID).map(\.id)
+                ids = try await library.mine.places(PlaceQuery(labelIDs: Set(found), order: .name, limit: .max)).map(\.id)
             }
             let document = try await library.placesDocument(ids)
             let data = GPXWriter.data(document, creator: document.creator)
@@ -171,7 +171,7 @@ extension Bikeride.Places.Labels {
 
         func run() async throws {
             let library = try await owner.scoped(library.open())
-            let labels = try await library.store.labels(userID: library.userID)
+            let labels = try await library.mine.labels()
             guard !labels.isEmpty else {
                 printError("no labels yet: bikeride places label add NAME --colour '#3A7BD5'")
                 return
@@ -200,7 +200,7 @@ extension Bikeride.Places.Labels {
         func run() async throws {
             let library = try await owner.scoped(library.open())
             do {
-                let label = try await library.store.createLabel(name: name, color: colour, userID: library.userID)
+                let label = try await library.mine.createLabel(name: name, color: colour)
                 print("\(label.id)  \(label.name)  \(label.color)")
             } catch {
                 printError("bikeride: \(error)")
@@ -221,7 +221,7 @@ extension Bikeride.Places.Labels {
         func run() async throws {
             let library = try await owner.scoped(library.open())
             for id in try await LabelArgument.resolve(labels, in: library) {
-                _ = try await library.store.deleteLabel(id: id, userID: library.userID)
+                _ = try await library.mine.deleteLabel(id: id)
                 print("deleted \(id)")
             }
         }
@@ -241,11 +241,11 @@ extension Bikeride.Places.Labels {
         @OptionGroup var owner: UserOptions
 
         func run() async throws {
-            let placeID = try parseIDs([place], kind: "place")[0]
+            let placeID: PlaceID = try parseIDs([place], kind: "place")[0]
             let library = try await owner.scoped(library.open())
             let ids = try await LabelArgument.resolve(labels, in: library)
             do {
-                let updated = try await library.store.setLabels(ids, placeID: placeID, userID: library.userID)
+                let updated = try await library.mine.setLabels(ids, placeID: placeID)
                 print("\(updated.id)  \(updated.name)  \(updated.labels.map(\.name).joined(separator: ", "))")
             } catch {
                 printError("bikeride: \(error)")
@@ -259,7 +259,7 @@ extension Bikeride.Places.Labels {
 enum LabelArgument {
     static func resolve(_ texts: [String], in library: TrackLibrary) async throws -> [LabelID] {
         guard !texts.isEmpty else { return [] }
-        let labels = try await library.store.labels(userID: library.userID)
+        let labels = try await library.mine.labels()
         return try texts.map { text in
             if let id = LabelID(text), labels.contains(where: { $0.id == id }) { return id }
             if let label = labels.first(where: { $0.name.caseInsensitiveCompare(text) == .orderedSame }) { return label.id }

@@ -36,10 +36,10 @@ extension Bikeride {
         func run() async throws {
             let library = try await owner.scoped(library.open())
             let kind = TrackKind(rawValue: kind)!
-            if rebuild { _ = try await library.store.invalidateEfforts(userID: library.userID) }
+            if rebuild { _ = try await library.mine.invalidateEfforts() }
             let measured = try await TrackLibrary.remeasureEfforts(in: library.store)
             if measured > 0 { printError("measured the best efforts of \(measured) track\(measured == 1 ? "" : "s")") }
-            let records = try await library.store.personalRecords(kind: kind, userID: library.userID)
+            let records = try await library.mine.personalRecords(kind: kind)
             if json {
                 struct Output: Encodable {
                     var kind: TrackKind

@@ -22,7 +22,7 @@ extension Bikeride {
         }
 
         func run() async throws {
-            let trackID = try parseIDs([id], kind: "track")[0]
+            let trackID: TrackID = try parseIDs([id], kind: "track")[0]
             let library = try await owner.scoped(library.open())
             do {
                 let track = try await library.rename(trackID, to: name)

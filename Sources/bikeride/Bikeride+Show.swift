@@ -18,9 +18,9 @@ extension Bikeride {
         @OptionGroup var owner: UserOptions
 
         func run() async throws {
-            let trackID = try parseIDs([id], kind: "track")[0]
+            let trackID: TrackID = try parseIDs([id], kind: "track")[0]
             let library = try await owner.scoped(library.open())
-            guard let track = try await library.store.track(id: trackID, userID: library.userID) else {
+            guard let track = try await library.mine.track(id: trackID) else {
                 printError("bikeride: no track with id \(trackID)")
                 throw ExitCode.failure
             }

@@ -85,9 +85,9 @@ struct UserOptions: ParsableArguments {
 }
 
 /// Track and place IDs typed by a person: checked before anything is done.
-func parseIDs(_ texts: [String], kind: String) throws -> [ShortID] {
+func parseIDs<Kind>(_ texts: [String], kind: String) throws -> [ID<Kind>] {
     try texts.map { text in
-        guard let id = ShortID(text) else {
+        guard let id = ID<Kind>(text) else {
             throw ValidationError("'\(text)' is not a \(kind) id: ids are 8 letters and digits, as `bikeride list` shows them")
         }
         return id

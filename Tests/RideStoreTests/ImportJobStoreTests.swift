@@ -15,7 +15,7 @@ import Testing
             #expect(try await store.importJob(id: job.id, userID: user) == job)
             // Another user's job is no job at all, and so is an id that never existed.
             #expect(try await store.importJob(id: job.id, userID: other) == nil)
-            #expect(try await store.importJob(id: ShortID.random(), userID: user) == nil)
+            #expect(try await store.importJob(id: .random(), userID: user) == nil)
 
             try await store.updateImportJob(id: job.id, userID: user, filesDone: 312, filesTotal: 2_041)
             try await store.updateImportJob(id: job.id, userID: other, filesDone: 1, filesTotal: 1)  // not theirs: no change
@@ -64,7 +64,7 @@ import Testing
     /// The rule both stores apply on reading: a running job whose row stopped moving was left by a stopped instance.
     @Test func aRunningJobLeftAloneReadsAsInterrupted() {
         let start = Date(timeIntervalSince1970: 1_700_000_000)
-        let job = ImportJob(id: ShortID.random(), fileName: "a.zip", filesDone: 312, filesTotal: 2_041, createdAt: start, updatedAt: start)
+        let job = ImportJob(id: .random(), fileName: "a.zip", filesDone: 312, filesTotal: 2_041, createdAt: start, updatedAt: start)
         #expect(ImportJobRules.resolve(job, now: start.addingTimeInterval(ImportJobRules.staleSeconds)).state == .running)
         let late = ImportJobRules.resolve(job, now: start.addingTimeInterval(ImportJobRules.staleSeconds + 1))
         #expect(late.state == .interrupted)

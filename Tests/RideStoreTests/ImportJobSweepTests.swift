@@ -33,7 +33,7 @@ import Testing
             let live = try await store.createImportJob(fileName: "new.zip", userID: user)
             let deadFile = try file(ImportJobRules.archiveFileName(dead.id)), liveFile = try file(ImportJobRules.archiveFileName(live.id))
             let finishedFile = try file(ImportJobRules.archiveFileName(finished.id))
-            let foreignFile = try file(ImportJobRules.archiveFileName(ShortID.random()))  // another store's job: not ours to judge
+            let foreignFile = try file(ImportJobRules.archiveFileName(.random()))  // another store's job: not ours to judge
             let abandonedUpload = try file("upload-\(UUID().uuidString).part", age: ImportJobRules.staleSeconds + 60)
             let arrivingUpload = try file("upload-\(UUID().uuidString).part")
 

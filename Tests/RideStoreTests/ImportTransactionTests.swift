@@ -17,7 +17,7 @@ import TestSupport
             // The tracks are written first; the place's unknown label fails the transaction after them.
             let batch = TrackImport(
                 source: ImportSource(fileName: "x.gpx", format: .gpx, contentHash: "abc", byteCount: 1),
-                tracks: tracks + tracks, places: [NewPlace(latitude: 1, longitude: 2, name: "p", labelIDs: [ShortID.random()])])
+                tracks: tracks + tracks, places: [NewPlace(latitude: 1, longitude: 2, name: "p", labelIDs: [.random()])])
             await #expect(throws: RideStoreError.self) { try await store.saveImport(batch, userID: user.id) }
             let after = try await storedPointRows(store)
             #expect(after.segments == before.segments && after.blocks == before.blocks)
@@ -25,7 +25,7 @@ import TestSupport
 
             // Replacing a track that does not exist fails the same way.
             let replacing = TrackImport(
-                source: ImportSource(fileName: "x.gpx", format: .gpx, contentHash: "abc", byteCount: 1), tracks: tracks, replacing: ShortID.random())
+                source: ImportSource(fileName: "x.gpx", format: .gpx, contentHash: "abc", byteCount: 1), tracks: tracks, replacing: .random())
             await #expect(throws: RideStoreError.notFound(kind: "track", id: replacing.replacing!.rawValue)) {
                 try await store.saveImport(replacing, userID: user.id)
             }

@@ -88,7 +88,7 @@ import RideKit
                 NewPlace(latitude: 95, longitude: 4, name: "Off the globe"),
             ]
             await #expect(throws: RideStoreError.self) { try await store.createPlaces(batch, userID: user.id) }
-            let unknownLabel = [NewPlace(latitude: 1, longitude: 2, name: "A"), NewPlace(latitude: 1, longitude: 2, name: "B", labelIDs: [ShortID.random()])]
+            let unknownLabel = [NewPlace(latitude: 1, longitude: 2, name: "A"), NewPlace(latitude: 1, longitude: 2, name: "B", labelIDs: [.random()])]
             await #expect(throws: RideStoreError.self) { try await store.createPlaces(unknownLabel, userID: user.id) }
             #expect(try await storedPlaceRows(store).places == 0)
             let made = try await store.createPlaces(Array(batch.prefix(2)), userID: user.id)

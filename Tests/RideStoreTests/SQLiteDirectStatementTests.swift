@@ -12,7 +12,7 @@ import RideKit
         let queue = try DatabaseQueue()
         try queue.write { db in
             try db.execute(sql: "CREATE TABLE sample (id TEXT PRIMARY KEY, count INTEGER, ratio REAL, note TEXT, bytes BLOB)")
-            let id = try #require(ShortID("0123ABCD"))
+            let id = try #require(TrackID("0123ABCD"))
             let insert = try DirectStatement(db, "INSERT INTO sample VALUES (?, ?, ?, ?, ?)")
             #expect(try insert.execute(id, Int64.max, -0.5, "é ünïcode 🚲", Data([0, 1, 255])) == 1)
             #expect(try insert.execute(ShortID("0123ABCE"), Int?.none, Double?.none, String?.none, Data()) == 1)
@@ -31,7 +31,7 @@ import RideKit
 
             let select = try DirectStatement(db, "SELECT id, count, ratio, note, bytes FROM sample ORDER BY id")
             let rows = try select.fetchAll { row in
-                (try row.id(0), row.optionalInt64(1), row.isNull(2), row.text(3), row.data(4))
+                (try row.id(0) as TrackID, row.optionalInt64(1), row.isNull(2), row.text(3), row.data(4))
             }
             #expect(rows.count == 2)
             #expect(rows[0].0 == id)
@@ -69,7 +69,7 @@ import RideKit
             // A malformed id in a row is damage, named, not a guess.
             try db.execute(sql: "INSERT INTO sample VALUES ('not an id', 9)")
             #expect(throws: RideStoreError.self) {
-                _ = try DirectStatement(db, "SELECT id FROM sample WHERE count = 9").fetchOne { try $0.id(0) }
+                _ = try DirectStatement(db, "SELECT id FROM sample WHERE count = 9").fetchOne { try $0.id(0) as TrackID }
             }
         }
     }

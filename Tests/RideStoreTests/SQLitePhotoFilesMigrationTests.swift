@@ -96,7 +96,7 @@ import TestSupport
         let test = try TestStore()
         let user = try await test.store.localUser()
         await #expect(throws: RideStoreError.self) {
-            try await test.store.addPhoto(noteID: ShortID.random(), mediaType: "image/jpeg", bytes: Data(EXIFJPEG.make()), userID: user.id)
+            try await test.store.addPhoto(noteID: .random(), mediaType: "image/jpeg", bytes: Data(EXIFJPEG.make()), userID: user.id)
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: test.folder.appending(path: "Photos").path).isEmpty)
     }

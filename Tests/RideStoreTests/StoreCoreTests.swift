@@ -58,7 +58,7 @@ import RideKit
 
     @Test func renamingATrackRenamesItsSingleTrkOrRoute() throws {
         func record(_ content: TrackContent) throws -> TrackRecord {
-            var record = TrackRules.emptyRecord(id: Self.trackID, userID: Self.trackID, name: "Old", kind: .ride, source: .file, now: Date())
+            var record = TrackRules.emptyRecord(id: Self.trackID, userID: .random(), name: "Old", kind: .ride, source: .file, now: Date())
             try TrackRules.fill(
                 &record, with: NewTrack(name: "Old", kind: .ride, content: content, stats: TrackStats(activity: .ride), preview: []),
                 importID: nil, position: 0, now: Date())
@@ -114,7 +114,7 @@ extension StoreCoreTests {
 
 extension StoreCoreTests {
     @Test func thePlacesPlanFoldsItsSearchAndPagesTheNearestFirst() {
-        let plan = PlaceListPlan(PlaceQuery(search: "  Café 10%\n", labelIDs: [ShortID("BBBBBBBB")!, ShortID("AAAAAAAA")!], order: .name, limit: -1, offset: -5))
+        let plan = PlaceListPlan(PlaceQuery(search: "  Café 10%\n", labelIDs: [LabelID("BBBBBBBB")!, LabelID("AAAAAAAA")!], order: .name, limit: -1, offset: -5))
         #expect(plan.searchPattern == "%café 10\\%%")
         #expect(plan.labelIDs == ["AAAAAAAA", "BBBBBBBB"])
         #expect(plan.limit == 0 && plan.offset == 0)
@@ -123,10 +123,10 @@ extension StoreCoreTests {
         let origin = Coordinate(latitude: 46.5, longitude: 6.6)
         let rows = [("CCCCCCCC", 0.02), ("AAAAAAAA", 0.01), ("BBBBBBBB", 0.01), ("DDDDDDDD", 0.0)]
         let near = PlaceListPlan(PlaceQuery(order: .distance(from: origin), limit: 2, offset: 1))
-        let arranged = near.nearestFirst(rows, id: { ShortID($0.0)! }, coordinate: { Coordinate(latitude: 46.5 + $0.1, longitude: 6.6) })
+        let arranged = near.nearestFirst(rows, id: { PlaceID($0.0)! }, coordinate: { Coordinate(latitude: 46.5 + $0.1, longitude: 6.6) })
         #expect(arranged.map(\.0) == ["AAAAAAAA", "BBBBBBBB"])
         // Another order leaves the rows as the store read them.
-        #expect(plan.nearestFirst(rows, id: { ShortID($0.0)! }, coordinate: { _ in origin }).map(\.0) == rows.map(\.0))
+        #expect(plan.nearestFirst(rows, id: { PlaceID($0.0)! }, coordinate: { _ in origin }).map(\.0) == rows.map(\.0))
     }
 }
 

@@ -76,7 +76,7 @@ import TestSupport
             // Walking thresholds count slow stretches as moving that a ride counts as stopped.
             #expect(run.movingSeconds >= ride.summary.movingSeconds)
 
-            #expect(try await library.delete([id, ShortID.random()], permanently: false) == [id])
+            #expect(try await library.delete([id, .random()], permanently: false) == [id])
             #expect(try await store.trackCount(userID: library.userID) == 0)
             #expect(try await store.tracks(TrackQuery(deletedOnly: true), userID: library.userID).tracks.map(\.id) == [id])
             #expect(try await store.restoreTracks(ids: [id], userID: library.userID) == [id])

@@ -144,6 +144,12 @@ import Testing
         let text = try String(contentsOfFile: gpx, encoding: .utf8)
         #expect(text.contains("<name>Bakery</name>"))
         #expect(text.contains("Best croissants") && text.contains("Closed on Mondays"))
+        // Ids after --places are place ids (parsed as such, not as track ids): the one named is the one exported.
+        #expect(try run(["places", "add", "Post office", "--at", "47.3780,8.5400"]).status == 0)
+        let chosen = folder.appending(path: "chosen.gpx").path
+        #expect(try run(["export", "--places", id, "--to", chosen]).status == 0)
+        let chosenText = try String(contentsOfFile: chosen, encoding: .utf8)
+        #expect(chosenText.contains("<name>Bakery</name>") && !chosenText.contains("Post office"))
         #expect(try run(["places", "add", "Nowhere", "--at", "95,1"]).status != 0)
         #expect(try run(["places", "delete", id]).status == 0)
     }

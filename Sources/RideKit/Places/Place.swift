@@ -5,7 +5,7 @@ import Foundation
 /// Notes and their photos are fetched apart (`PlaceNote`), so that the list of places stays light; labels come
 /// with the place because the list shows and filters by them.
 public struct Place: Sendable, Hashable, Identifiable {
-    public var id: ShortID
+    public var id: PlaceID
     public var latitude: Double
     public var longitude: Double
     public var name: String
@@ -17,7 +17,7 @@ public struct Place: Sendable, Hashable, Identifiable {
     public var labels: [PlaceLabel]
 
     public init(
-        id: ShortID, latitude: Double, longitude: Double, name: String, address: String? = nil,
+        id: PlaceID, latitude: Double, longitude: Double, name: String, address: String? = nil,
         createdAt: Date, updatedAt: Date, labels: [PlaceLabel] = []
     ) {
         self.id = id
@@ -36,15 +36,15 @@ public struct Place: Sendable, Hashable, Identifiable {
 
 /// A note on a place; a place has several, each editable, each with its photos.
 public struct PlaceNote: Sendable, Hashable, Identifiable {
-    public var id: ShortID
-    public var placeID: ShortID
+    public var id: NoteID
+    public var placeID: PlaceID
     public var body: String
     public var createdAt: Date
     public var updatedAt: Date
     /// What is known of the note's photos; their bytes are fetched one by one.
     public var photos: [PhotoInfo]
 
-    public init(id: ShortID, placeID: ShortID, body: String, createdAt: Date, updatedAt: Date, photos: [PhotoInfo] = []) {
+    public init(id: NoteID, placeID: PlaceID, body: String, createdAt: Date, updatedAt: Date, photos: [PhotoInfo] = []) {
         self.id = id
         self.placeID = placeID
         self.body = body
@@ -56,12 +56,12 @@ public struct PlaceNote: Sendable, Hashable, Identifiable {
 
 /// A label (name and colour) that organises places; a place can carry several, a label many places.
 public struct PlaceLabel: Sendable, Hashable, Identifiable {
-    public var id: ShortID
+    public var id: LabelID
     public var name: String
     /// `#RRGGBB`, upper case.
     public var color: String
 
-    public init(id: ShortID, name: String, color: String) {
+    public init(id: LabelID, name: String, color: String) {
         self.id = id
         self.name = name
         self.color = color
@@ -81,8 +81,8 @@ public struct PlaceLabel: Sendable, Hashable, Identifiable {
 
 /// What is known of a photo without its bytes.
 public struct PhotoInfo: Sendable, Hashable, Identifiable {
-    public var id: ShortID
-    public var noteID: ShortID
+    public var id: PhotoID
+    public var noteID: NoteID
     /// `image/jpeg`, `image/png`, `image/heic` …
     public var mediaType: String
     public var byteCount: Int
@@ -90,7 +90,7 @@ public struct PhotoInfo: Sendable, Hashable, Identifiable {
     /// True when a small copy for lists is kept (the JPEG's own EXIF thumbnail, or one the browser made).
     public var hasThumbnail: Bool
 
-    public init(id: ShortID, noteID: ShortID, mediaType: String, byteCount: Int, createdAt: Date, hasThumbnail: Bool = false) {
+    public init(id: PhotoID, noteID: NoteID, mediaType: String, byteCount: Int, createdAt: Date, hasThumbnail: Bool = false) {
         self.id = id
         self.noteID = noteID
         self.mediaType = mediaType

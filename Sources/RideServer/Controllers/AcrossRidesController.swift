@@ -16,7 +16,7 @@ struct AcrossRidesController<Context: UserRequestContext>: Sendable {
         router.get("api/overview") { request, context in try await overview(library.scoped(to: context), request) }
         router.get("api/settings/goal") { _, context in
             let library = try library.scoped(to: context)
-            return GoalsPayload(goals: try await library.store.weeklyGoals(userID: library.userID).map(GoalPayload.init))
+            return GoalsPayload(goals: try await library.mine.weeklyGoals().map(GoalPayload.init))
         }
         router.put("api/settings/goal") { request, context in try await setGoal(library.scoped(to: context), request) }
     }
@@ -33,7 +33,7 @@ struct AcrossRidesController<Context: UserRequestContext>: Sendable {
     /// `GET /api/records?kind=ride`: the best and second best of each effort over the rider's tracks of that kind.
     func records(_ library: TrackLibrary, _ request: Request) async throws -> RecordsPayload {
         let kind = try Self.kind(request, fallback: .ride)!
-        let records = try await library.store.personalRecords(kind: kind, userID: library.userID)
+        let records = try await library.mine.personalRecords(kind: kind)
         return RecordsPayload(kind: kind, records: records.map(RecordPayload.init))
     }
 
@@ -76,11 +76,11 @@ struct AcrossRidesController<Context: UserRequestContext>: Sendable {
             goal = WeeklyGoal(kind: kind, measure: measure, target: target)
         }
         do {
-            try await library.store.setWeeklyGoal(goal, kind: kind, userID: library.userID)
+            try await library.mine.setWeeklyGoal(goal, kind: kind)
         } catch RideStoreError.invalid(let field, let reason) {
             throw APIError.badRequest("invalid_value", "\(field) \(reason)")
         }
-        return GoalsPayload(goals: try await library.store.weeklyGoals(userID: library.userID).map(GoalPayload.init))
+        return GoalsPayload(goals: try await library.mine.weeklyGoals().map(GoalPayload.init))
     }
 }
 

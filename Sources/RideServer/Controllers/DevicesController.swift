@@ -32,8 +32,8 @@ struct DevicesController<Context: UserRequestContext>: Sendable {
 
     func list(_ request: Request, _ context: Context) async throws -> DeviceListPayload {
         let library = try self.library.scoped(to: context)
-        let latest = try await library.store.latestDeviceFixes(userID: library.userID)
-        let devices = try await library.store.devices(userID: library.userID).map { device in
+        let latest = try await library.mine.latestDeviceFixes()
+        let devices = try await library.mine.devices().map { device in
             DevicePayload(device, latest: latest.first { $0.deviceID == device.id })
         }
         return DeviceListPayload(devices: devices)
@@ -51,8 +51,8 @@ struct DevicesController<Context: UserRequestContext>: Sendable {
             throw APIError.badRequest("invalid_value", "protocol must be one of \(Self.protocols.joined(separator: ", ")) (or absent)")
         }
         let token = SecretToken.make()
-        let device = try await library.store.createDevice(NewDevice(name: name, tokenHash: SecretToken.hash(token), protocolName: kind), userID: library.userID)
-        let user = try await library.store.user(id: library.userID)
+        let device = try await library.mine.createDevice(NewDevice(name: name, tokenHash: SecretToken.hash(token), protocolName: kind))
+        let user = try await library.mine.user()
         var payload = DevicePayload(device, latest: nil)
         payload.token = token
         payload.tokenQRSVG = try? QRCode(text: token).svg()
@@ -65,9 +65,9 @@ struct DevicesController<Context: UserRequestContext>: Sendable {
         let text = try context.parameters.require("id")
         guard let id = DeviceID(text) else { throw APIError.notFound("no device with id \(text)") }
         let token = SecretToken.make()
-        let device = try await library.store.replaceDeviceToken(id: id, userID: library.userID, tokenHash: SecretToken.hash(token))
+        let device = try await library.mine.replaceDeviceToken(id: id, tokenHash: SecretToken.hash(token))
         tokens.forget(deviceID: id)
-        let user = try await library.store.user(id: library.userID)
+        let user = try await library.mine.user()
         var payload = DevicePayload(device, latest: nil)
         payload.token = token
         payload.tokenQRSVG = try? QRCode(text: token).svg()
@@ -78,7 +78,7 @@ struct DevicesController<Context: UserRequestContext>: Sendable {
     func delete(_ request: Request, _ context: Context) async throws -> Response {
         let library = try self.library.scoped(to: context)
         let text = try context.parameters.require("id")
-        guard let id = DeviceID(text), try await library.store.deleteDevice(id: id, userID: library.userID) else {
+        guard let id = DeviceID(text), try await library.mine.deleteDevice(id: id) else {
             throw APIError.notFound("no device with id \(text)")
         }
         tokens.forget(deviceID: id)

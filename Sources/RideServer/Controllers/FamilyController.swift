@@ -75,7 +75,7 @@ struct FamilyController<Context: UserRequestContext>: Sendable {
         let library = try self.library.scoped(to: context)
         guard accountsRequired else { return FamilyPayload(available: false, sharing: [], sharedWithMe: []) }
         let now = Date()
-        let circle = try await library.store.familyCircle(userID: library.userID, now: now)
+        let circle = try await library.mine.familyCircle(now: now)
         let members = try await library.familyMembers(now: now)
         return FamilyPayload(
             available: true,
@@ -106,8 +106,8 @@ struct FamilyController<Context: UserRequestContext>: Sendable {
         }
         do {
             let now = Date()
-            let share = try await library.store.shareFamily(
-                with: body.user, userID: library.userID, expiresAt: try FamilyShareRules.expiresAt(hours: body.hours, now: now), now: now)
+            let share = try await library.mine.shareFamily(
+                with: body.user, expiresAt: try FamilyShareRules.expiresAt(hours: body.hours, now: now), now: now)
             // A known name is no failure, and forgets none.
             try? await limiter.settle(name: key, address: address, reservedAt: reservedAt, outcome: .notEvaluated)
             return EditedResponse(
@@ -126,7 +126,7 @@ struct FamilyController<Context: UserRequestContext>: Sendable {
         let library = try self.library.scoped(to: context)
         let text = try context.parameters.require("name")
         let name = text.removingPercentEncoding ?? text
-        guard try await library.store.revokeFamilyShare(viewerName: name, userID: library.userID) else {
+        guard try await library.mine.revokeFamilyShare(viewerName: name) else {
             throw APIError.notFound("you do not share your position with a user of that name")
         }
         return Response(status: .noContent)

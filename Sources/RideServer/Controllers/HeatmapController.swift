@@ -31,11 +31,11 @@ struct HeatmapController<Context: UserRequestContext>: Sendable {
         let key = HeatmapTileCache.Key(user: library.userID.rawValue, request: parsed)
         var png: Data
         var version: Int64
-        if let current = try await library.store.heatmapVersion(userID: library.userID), let cached = await cache.png(for: key, version: current) {
+        if let current = try await library.mine.heatmapVersion(), let cached = await cache.png(for: key, version: current) {
             png = cached
             version = current
         } else {
-            let tile = try await library.store.heatmapTile(parsed, userID: library.userID)
+            let tile = try await library.mine.heatmapTile(parsed)
             png = HeatmapStyle.png(tile.counts)
             version = tile.version
             await cache.store(png, for: key, version: version)
@@ -69,7 +69,7 @@ struct HeatmapController<Context: UserRequestContext>: Sendable {
     /// `GET /api/explorer?kind=&year=`.
     func explorer(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> ExplorerPayload {
         let filter = try Self.filter(request)
-        let list = try await library.store.explorerTiles(filter: filter, userID: library.userID)
+        let list = try await library.mine.explorerTiles(filter: filter)
         return ExplorerPayload(ExplorerTiles(visited: list.tiles))
     }
 }

@@ -15,7 +15,7 @@ struct ImportsController<Context: UserRequestContext>: Sendable {
     func get(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> ImportJobPayload {
         let text = try context.parameters.require("id")
         // Another user's job and one that never existed answer alike.
-        guard let id = ImportJobID(text), let job = try await library.store.importJob(id: id, userID: library.userID) else {
+        guard let id = ImportJobID(text), let job = try await library.mine.importJob(id: id) else {
             throw APIError.notFound("no import with id \(String(text.prefix(16)))")
         }
         return ImportJobPayload(job)

@@ -13,7 +13,7 @@ struct LabelsController<Context: UserRequestContext>: Sendable {
     func addRoutes(to group: RouterGroup<Context>) {
         group.get { _, context in
             let library = try library.scoped(to: context)
-            return LabelListPayload(labels: try await library.store.labels(userID: library.userID).map(LabelPayload.init))
+            return LabelListPayload(labels: try await library.mine.labels().map(LabelPayload.init))
         }
         group.post { request, context in try await create(request, context) }
         group.patch("{id}") { request, context in try await update(request, context) }
@@ -24,7 +24,7 @@ struct LabelsController<Context: UserRequestContext>: Sendable {
     func create(_ request: Request, _ context: Context) async throws -> EditedResponse<LabelPayload> {
         let library = try self.library.scoped(to: context)
         let body = try await PlacesController<Context>.decode(NewLabelRequest.self, request)
-        let label = try await library.store.createLabel(name: try Self.name(body.name), color: try Self.colour(body.colour), userID: library.userID)
+        let label = try await library.mine.createLabel(name: try Self.name(body.name), color: try Self.colour(body.colour))
         return EditedResponse(status: .created, response: LabelPayload(label))
     }
 
@@ -35,14 +35,14 @@ struct LabelsController<Context: UserRequestContext>: Sendable {
         let body = try await PlacesController<Context>.decode(LabelChangesRequest.self, request)
         let name = try body.name.map(Self.name)
         let colour = try body.colour.map(Self.colour)
-        return LabelPayload(try await library.store.updateLabel(id: id, name: name, color: colour, userID: library.userID))
+        return LabelPayload(try await library.mine.updateLabel(id: id, name: name, color: colour))
     }
 
     /// `DELETE /api/labels/{id}`.
     func delete(_ request: Request, _ context: Context) async throws -> Response {
         let library = try self.library.scoped(to: context)
         let id = try Self.labelID(try context.parameters.require("id"))
-        guard try await library.store.deleteLabel(id: id, userID: library.userID) else { throw APIError.notFound("no label with id \(id)") }
+        guard try await library.mine.deleteLabel(id: id) else { throw APIError.notFound("no label with id \(id)") }
         return Response(status: .noContent)
     }
 

@@ -43,7 +43,7 @@ struct PhotosController<Context: UserRequestContext>: Sendable {
         let library = try self.library.scoped(to: context)
         let (placeID, noteID) = try await note(context)
         let (mediaType, bytes) = try await Self.image(request, limit: Self.maximumByteCount, what: "photo")
-        let info = try await library.store.addPhoto(noteID: noteID, mediaType: mediaType, bytes: bytes, userID: library.userID)
+        let info = try await library.mine.addPhoto(noteID: noteID, mediaType: mediaType, bytes: bytes)
         let payload = PhotoPayload(info, placeID: placeID)
         var headers = HTTPFields()
         headers[.location] = payload.url
@@ -57,7 +57,7 @@ struct PhotosController<Context: UserRequestContext>: Sendable {
         let (placeID, noteID) = try await note(context)
         let id = try await photoID(context, noteID: noteID)
         let (mediaType, bytes) = try await Self.image(request, limit: Self.maximumThumbnailByteCount, what: "thumbnail")
-        let info = try await library.store.setPhotoThumbnail(id: id, mediaType: mediaType, bytes: bytes, userID: library.userID)
+        let info = try await library.mine.setPhotoThumbnail(id: id, mediaType: mediaType, bytes: bytes)
         return PhotoPayload(info, placeID: placeID)
     }
 
@@ -102,7 +102,7 @@ struct PhotosController<Context: UserRequestContext>: Sendable {
         let library = try self.library.scoped(to: context)
         let (_, noteID) = try await note(context)
         let id = try await photoID(context, noteID: noteID)
-        guard let photo = try await library.store.photo(id: id, userID: library.userID) else { throw APIError.notFound("no photo with id \(id)") }
+        guard let photo = try await library.mine.photo(id: id) else { throw APIError.notFound("no photo with id \(id)") }
         return Self.response(photo, request: request, name: "photo-\(id.rawValue)")
     }
 
@@ -111,10 +111,10 @@ struct PhotosController<Context: UserRequestContext>: Sendable {
         let library = try self.library.scoped(to: context)
         let (_, noteID) = try await note(context)
         let id = try await photoID(context, noteID: noteID)
-        if let thumbnail = try await library.store.photoThumbnail(id: id, userID: library.userID) {
+        if let thumbnail = try await library.mine.photoThumbnail(id: id) {
             return Self.response(thumbnail, request: request, name: "photo-\(id.rawValue)-thumbnail", isThumbnailAddress: true)
         }
-        guard let photo = try await library.store.photo(id: id, userID: library.userID) else { throw APIError.notFound("no photo with id \(id)") }
+        guard let photo = try await library.mine.photo(id: id) else { throw APIError.notFound("no photo with id \(id)") }
         return Self.response(photo, request: request, name: "photo-\(id.rawValue)", isThumbnailAddress: true)
     }
 
@@ -139,7 +139,7 @@ struct PhotosController<Context: UserRequestContext>: Sendable {
     func photoID(_ context: Context, noteID: NoteID) async throws -> PhotoID {
         let library = try self.library.scoped(to: context)
         let text = try context.parameters.require("photoId")
-        guard let id = PhotoID(text), let photo = try await library.store.notes(placeID: try placeID(context), userID: library.userID)
+        guard let id = PhotoID(text), let photo = try await library.mine.notes(placeID: try placeID(context))
             .first(where: { $0.id == noteID })?.photos.first(where: { $0.id == id })
         else { throw APIError.notFound("no photo with id \(text) on this note") }
         return photo.id
@@ -156,7 +156,7 @@ struct PhotosController<Context: UserRequestContext>: Sendable {
         let library = try self.library.scoped(to: context)
         let (_, noteID) = try await note(context)
         let id = try await photoID(context, noteID: noteID)
-        guard try await library.store.deletePhoto(id: id, userID: library.userID) else { throw APIError.notFound("no photo with id \(id)") }
+        guard try await library.mine.deletePhoto(id: id) else { throw APIError.notFound("no photo with id \(id)") }
         return Response(status: .noContent)
     }
 
@@ -168,7 +168,7 @@ struct PhotosController<Context: UserRequestContext>: Sendable {
         guard let placeID = PlaceID(placeText), let noteID = NoteID(noteText) else { throw APIError.notFound("no note with id \(noteText) on this place") }
         let notes: [PlaceNote]
         do {
-            notes = try await library.store.notes(placeID: placeID, userID: library.userID)
+            notes = try await library.mine.notes(placeID: placeID)
         } catch RideStoreError.notFound {
             throw APIError.notFound("no place with id \(placeText)")
         }

@@ -79,7 +79,7 @@ struct PlacesController<Context: UserRequestContext>: Sendable {
         let search = request.uri.formQueryValue("q").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
         // One more than the page says whether another page follows.
         let query = PlaceQuery(search: search, labelIDs: labelIDs, order: order, limit: limit + 1, offset: offset)
-        let places = try await library.store.places(query, userID: library.userID)
+        let places = try await library.mine.places(query)
         let page = places.prefix(limit).map { place in
             PlacePayload(place, distanceMeters: near.map { $0.distanceMeters(to: place.coordinate) })
         }
@@ -94,9 +94,8 @@ struct PlacesController<Context: UserRequestContext>: Sendable {
         try Self.checkPosition(latitude: body.latitude, longitude: body.longitude)
         let address = try Self.address(body.address)
         let labels = try await labelIDs(body.labels ?? [], library)
-        let place = try await library.store.createPlace(
-            NewPlace(latitude: body.latitude, longitude: body.longitude, name: name, address: address, labelIDs: labels),
-            userID: library.userID)
+        let place = try await library.mine.createPlace(
+            NewPlace(latitude: body.latitude, longitude: body.longitude, name: name, address: address, labelIDs: labels))
         var headers = HTTPFields()
         headers[.location] = "/api/places/\(place.id.rawValue)"
         return EditedResponse(status: .created, headers: headers, response: PlacePayload(place, notes: []))
@@ -110,7 +109,7 @@ struct PlacesController<Context: UserRequestContext>: Sendable {
 
     func get(id text: String, _ library: TrackLibrary) async throws -> PlacePayload {
         let place = try await place(text, library)
-        return PlacePayload(place, notes: try await library.store.notes(placeID: place.id, userID: library.userID))
+        return PlacePayload(place, notes: try await library.mine.notes(placeID: place.id))
     }
 
     /// `PATCH /api/places/{id}`: any of the fields of `POST`; checked whole (labels included) before anything
@@ -126,10 +125,10 @@ struct PlacesController<Context: UserRequestContext>: Sendable {
         var labels: [LabelID]?
         if let texts = body.labels { labels = try await labelIDs(texts, library) }
         // Fields and labels in one transaction: all of the change or none of it.
-        let place = try await library.store.updatePlace(
-            id: current.id, userID: library.userID,
+        let place = try await library.mine.updatePlace(
+            id: current.id,
             PlaceChanges(name: name, latitude: body.latitude, longitude: body.longitude, address: address), labelIDs: labels)
-        return PlacePayload(place, notes: try await library.store.notes(placeID: place.id, userID: library.userID))
+        return PlacePayload(place, notes: try await library.mine.notes(placeID: place.id))
     }
 
     /// `DELETE /api/places/{id}`: hides the place, its notes and their photos until restored (or purged).
@@ -149,8 +148,8 @@ struct PlacesController<Context: UserRequestContext>: Sendable {
         let library = try self.library.scoped(to: context)
         let text = try context.parameters.require("id")
         let id = try Self.placeID(text)
-        guard try await library.store.restorePlaces(ids: [id], userID: library.userID) == [id] else {
-            if try await library.store.place(id: id, userID: library.userID) != nil {
+        guard try await library.mine.restorePlaces(ids: [id]) == [id] else {
+            if try await library.mine.place(id: id) != nil {
                 throw APIError(.conflict, code: "not_deleted", message: "the place \(text) is not deleted; there is nothing to restore")
             }
             throw APIError.notFound("no deleted place with id \(text) (never known, or purged 30 days after its delete)")
@@ -165,7 +164,7 @@ struct PlacesController<Context: UserRequestContext>: Sendable {
         let library = try self.library.scoped(to: context)
         let place = try await place(try context.parameters.require("id"), library)
         let body = try Self.noteBody(try await Self.decode(NoteRequest.self, request).body)
-        let note = try await library.store.addNote(placeID: place.id, body: body, userID: library.userID)
+        let note = try await library.mine.addNote(placeID: place.id, body: body)
         return EditedResponse(status: .created, response: NotePayload(note))
     }
 
@@ -174,14 +173,14 @@ struct PlacesController<Context: UserRequestContext>: Sendable {
         let library = try self.library.scoped(to: context)
         let id = try await noteID(context)
         let body = try Self.noteBody(try await Self.decode(NoteRequest.self, request).body)
-        return NotePayload(try await library.store.updateNote(id: id, body: body, userID: library.userID))
+        return NotePayload(try await library.mine.updateNote(id: id, body: body))
     }
 
     /// `DELETE /api/places/{id}/notes/{noteId}`: the note and its photos.
     func deleteNote(_ request: Request, _ context: Context) async throws -> Response {
         let library = try self.library.scoped(to: context)
         let id = try await noteID(context)
-        guard try await library.store.deleteNote(id: id, userID: library.userID) else { throw APIError.notFound("no note with id \(id)") }
+        guard try await library.mine.deleteNote(id: id) else { throw APIError.notFound("no note with id \(id)") }
         return Response(status: .noContent)
     }
 
@@ -195,11 +194,11 @@ struct PlacesController<Context: UserRequestContext>: Sendable {
         if let text = request.uri.formQueryValue("label") {
             guard let id = LabelID(text) else { throw APIError.badRequest("invalid_value", "label '\(text)' is not a label id") }
             let query = PlaceQuery(labelIDs: [id], order: .name, limit: .max)
-            ids = try await library.store.places(query, userID: library.userID).map(\.id)
+            ids = try await library.mine.places(query).map(\.id)
         }
         if let text = request.uri.formQueryValue("place") {
             // Another user's place and one that never existed answer the same 404.
-            guard let id = PlaceID(text), try await library.store.place(id: id, userID: library.userID) != nil else {
+            guard let id = PlaceID(text), try await library.mine.place(id: id) != nil else {
                 throw APIError.notFound("no place with id \(text.prefix(16))")
             }
             ids = [id]
@@ -251,7 +250,7 @@ struct PlacesController<Context: UserRequestContext>: Sendable {
 
     /// The place, or a 404.
     func place(_ text: String, _ library: TrackLibrary) async throws -> Place {
-        guard let place = try await library.store.place(id: try Self.placeID(text), userID: library.userID) else {
+        guard let place = try await library.mine.place(id: try Self.placeID(text)) else {
             throw APIError.notFound("no place with id \(text)")
         }
         return place
@@ -263,7 +262,7 @@ struct PlacesController<Context: UserRequestContext>: Sendable {
         let place = try await place(try context.parameters.require("id"), library)
         let text = try context.parameters.require("noteId")
         guard let id = NoteID(text),
-              try await library.store.notes(placeID: place.id, userID: library.userID).contains(where: { $0.id == id })
+              try await library.mine.notes(placeID: place.id).contains(where: { $0.id == id })
         else { throw APIError.notFound("no note with id \(text) on this place") }
         return id
     }
@@ -274,7 +273,7 @@ struct PlacesController<Context: UserRequestContext>: Sendable {
             throw APIError.badRequest("invalid_value", "a place carries at most \(Self.maximumLabelsPerPlace) labels")
         }
         guard !texts.isEmpty else { return [] }
-        let known = Set(try await library.store.labels(userID: library.userID).map(\.id))
+        let known = Set(try await library.mine.labels().map(\.id))
         return try texts.map { text in
             guard let id = LabelID(text), known.contains(id) else {
                 throw APIError(.unprocessableContent, code: "unknown_label", message: "labels: there is no label with id \(text)")

@@ -71,14 +71,14 @@ struct PrivacyController<Context: UserRequestContext>: Sendable {
     func addRoutes(to router: Router<Context>) {
         router.get("api/privacy-zones") { _, context in
             let library = try self.library.scoped(to: context)
-            return SettingsPayload(try await library.store.privacySettings(userID: library.userID))
+            return SettingsPayload(try await library.mine.privacySettings())
         }
         router.post("api/privacy-zones") { request, context in try await add(request, context) }
         router.patch("api/privacy-zones") { request, context in try await update(request, context) }
         router.delete("api/privacy-zones/{id}") { _, context in
             let library = try self.library.scoped(to: context)
             let text = try context.parameters.require("id")
-            guard let id = PrivacyZoneID(text), try await library.store.deletePrivacyZone(id: id, userID: library.userID) else {
+            guard let id = PrivacyZoneID(text), try await library.mine.deletePrivacyZone(id: id) else {
                 throw APIError.notFound("no privacy zone with id \(text.prefix(16))")
             }
             return Response(status: .noContent)
@@ -90,19 +90,19 @@ struct PrivacyController<Context: UserRequestContext>: Sendable {
         let library = try self.library.scoped(to: context)
         guard let body = try await request.decodeJSON(NewZoneRequest.self, limit: 16 << 10) else { throw APIError.badRequest("bad_json", "the body is empty") }
         let zone = PrivacyZone(center: Coordinate(latitude: body.latitude, longitude: body.longitude), radiusMeters: body.radiusMeters)
-        let stored = try await library.store.addPrivacyZone(zone, name: body.name, userID: library.userID)
+        let stored = try await library.mine.addPrivacyZone(zone, name: body.name)
         return EditedResponse(status: .created, response: ZonePayload(stored))
     }
 
     func update(_ request: Request, _ context: Context) async throws -> SettingsPayload {
         let library = try self.library.scoped(to: context)
         guard let body = try await request.decodeJSON(SettingsRequest.self, limit: 16 << 10) else { throw APIError.badRequest("bad_json", "the body is empty") }
-        return SettingsPayload(try await library.store.setHiddenEndMeters(body.hideEndsMeters, userID: library.userID))
+        return SettingsPayload(try await library.mine.setHiddenEndMeters(body.hideEndsMeters))
     }
 
     func shares(_ context: Context) async throws -> SharesPayload {
         let library = try self.library.scoped(to: context)
-        let shares = try await library.store.activeShares(userID: library.userID, now: Date())
+        let shares = try await library.mine.activeShares(now: Date())
         return SharesPayload(shares: shares.map { share in
             ActiveSharePayload(
                 kind: share.kind == "device" ? "live" : share.kind == "track" ? "ride" : share.kind, id: share.id,

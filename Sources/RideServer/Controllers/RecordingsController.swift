@@ -132,7 +132,7 @@ struct RecordingsController<Context: UserRequestContext> {
             throw APIError.badRequest("invalid_value", "time must be an RFC 3339 time such as 2024-05-01T10:00:00.000Z")
         }
         let milliseconds = time.secondsSince1970 * 1000 + Int64(time.nanoseconds / 1_000_000)
-        let marks = try await service.library.store.addLapMark(recordingID: id, timeMilliseconds: milliseconds, userID: service.library.userID)
+        let marks = try await service.library.mine.addLapMark(recordingID: id, timeMilliseconds: milliseconds)
         return LapMarksResponse(laps: marks.map(LapMarksResponse.text))
     }
 

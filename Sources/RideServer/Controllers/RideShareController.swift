@@ -85,8 +85,8 @@ struct RideShareController<Context: UserRequestContext>: Sendable {
         }
         let options = RideShareOptions(
             hideStartTime: body?.hideStartTime ?? false, hideHeartRate: body?.hideHeartRate ?? false, hidePower: body?.hidePower ?? false)
-        let share = try await library.store.createRideShare(
-            token: SecretToken.make(), trackID: trackID, userID: library.userID, options: options, expiresAt: expiresAt)
+        let share = try await library.mine.createRideShare(
+            token: SecretToken.make(), trackID: trackID, options: options, expiresAt: expiresAt)
         let url = "/ride/\(share.token)"
         return EditedResponse(
             status: .created, headers: [.location: url],

@@ -59,7 +59,7 @@ struct SharesController<Context: UserRequestContext>: Sendable {
         let library = try self.library.scoped(to: context)
         let text = try context.parameters.require("id")
         guard let placeID = PlaceID(text) else { throw APIError.notFound("no place with id \(text)") }
-        let link = try await library.store.createShareLink(token: Self.makeToken(), placeID: placeID, userID: library.userID)
+        let link = try await library.mine.createShareLink(token: Self.makeToken(), placeID: placeID)
         let url = "/share/\(link.token)"
         var headers = HTTPFields()
         headers[.location] = url
@@ -70,7 +70,7 @@ struct SharesController<Context: UserRequestContext>: Sendable {
     func revoke(_ request: Request, _ context: Context) async throws -> Response {
         let library = try self.library.scoped(to: context)
         let token = try context.parameters.require("token")
-        guard try await library.store.revokeShareLink(token: token, userID: library.userID) else {
+        guard try await library.mine.revokeShareLink(token: token) else {
             throw APIError.notFound("no share link with this token")
         }
         return Response(status: .noContent)

@@ -48,7 +48,7 @@ struct SimulationController<Context: UserRequestContext> {
             var route = RideSimulator.cupertinoLoop
             if let text = request.uri.queryParameters["trackId"].map(String.init) {
                 // Any saved track of the user's, along the line it would be followed on.
-                guard let id = TrackID(text), let track = try await library.store.track(id: id, userID: library.userID),
+                guard let id = TrackID(text), let track = try await library.mine.track(id: id),
                       track.summary.deletedAt == nil
                 else { throw RideStoreError.notFound(kind: "track", id: text) }
                 name = track.summary.name

@@ -67,7 +67,7 @@ struct TracksController<Context: UserRequestContext>: Sendable {
         }
         let page: TrackPage
         do {
-            page = try await library.store.tracks(TrackQuery(search: search, limit: limit, cursor: cursor, kinds: kinds), userID: library.userID)
+            page = try await library.mine.tracks(TrackQuery(search: search, limit: limit, cursor: cursor, kinds: kinds))
         } catch RideStoreError.invalid(let field, let reason) {
             throw APIError.badRequest("invalid_value", "\(field): \(reason)")
         }
@@ -87,8 +87,8 @@ struct TracksController<Context: UserRequestContext>: Sendable {
         }
         let now = Date()
         let periods = CalendarPeriod.allCases
-        let totals = try await library.store.trackTotals(
-            since: periods.map { $0.start(containing: now, utcOffsetMinutes: offset) }, userID: library.userID)
+        let totals = try await library.mine.trackTotals(
+            since: periods.map { $0.start(containing: now, utcOffsetMinutes: offset) })
         return TotalsPayload(offsetMinutes: offset, periods: Array(zip(periods, totals)))
     }
 
@@ -191,7 +191,7 @@ struct TracksController<Context: UserRequestContext>: Sendable {
         case .duplicate(let ids):
             var tracks: [TrackSummary] = []
             for id in ids {
-                if let summary = try await library.store.trackSummary(id: id, userID: library.userID) { tracks.append(summary) }
+                if let summary = try await library.mine.trackSummary(id: id) { tracks.append(summary) }
             }
             return try EditedResponse(status: .ok, response: UploadPayload(duplicate: true, tracks: tracks, report: GPXReadReport()))
                 .response(from: request, context: context)
@@ -211,8 +211,8 @@ struct TracksController<Context: UserRequestContext>: Sendable {
         let track = try await Self.track(library, idText)
         guard let fileExtension else {
             let zoom = try Self.detailZoom(request, track: track)
-            let efforts = try await library.store.rankedEfforts(trackID: track.summary.id, userID: library.userID)
-            let lapMarks = track.device?.laps.isEmpty == false ? [] : try await library.store.lapMarks(trackID: track.summary.id, userID: library.userID)
+            let efforts = try await library.mine.rankedEfforts(trackID: track.summary.id)
+            let lapMarks = track.device?.laps.isEmpty == false ? [] : try await library.mine.lapMarks(trackID: track.summary.id)
             return try TrackDetailPayload(track, simplifiedForZoom: zoom, efforts: efforts, lapMarks: lapMarks)
                 .response(from: request, context: context)
         }
@@ -340,8 +340,8 @@ struct TracksController<Context: UserRequestContext>: Sendable {
     /// `POST /api/tracks/{id}/restore`: undoes a delete.
     func restore(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> TrackSummary {
         let id = try Self.trackID(try context.parameters.require("id"))
-        guard try await library.store.restoreTracks(ids: [id], userID: library.userID) == [id],
-              let summary = try await library.store.trackSummary(id: id, userID: library.userID)
+        guard try await library.mine.restoreTracks(ids: [id]) == [id],
+              let summary = try await library.mine.trackSummary(id: id)
         else { throw APIError.notFound("no deleted track with id \(id)") }
         return summary
     }
@@ -407,7 +407,7 @@ struct TracksController<Context: UserRequestContext>: Sendable {
     /// The track, unless unknown or deleted.
     static func track(_ library: TrackLibrary, _ text: String) async throws -> StoredTrack {
         let id = try trackID(text)
-        guard let track = try await library.store.track(id: id, userID: library.userID), track.summary.deletedAt == nil else {
+        guard let track = try await library.mine.track(id: id), track.summary.deletedAt == nil else {
             throw APIError.notFound("no track with id \(text)")
         }
         return track

@@ -48,7 +48,7 @@ extension APIError {
             case .invalidFile(_, let reason): self = APIError(.unprocessableContent, code: "invalid_file", message: Self.located(reason))
             case .conflict: self = APIError(.conflict, code: "conflict", message: error.description)
             case .unsupported:
-                // Not a failure to retry: this server's store does not do what was asked.
+                // Not a failure to retry: bikeride does not do what was asked (writing TCX, say).
                 self = APIError(.notImplemented, code: "not_implemented", message: error.description)
             case .unavailable:
                 // PostgreSQL restarting or out of reach: the client's retry (every app retries a 503) will work.

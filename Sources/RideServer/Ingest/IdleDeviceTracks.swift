@@ -28,9 +28,6 @@ public struct IdleDeviceTracks: Service {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 try await sweep(now: Date())
-            } catch RideStoreError.unsupported {
-                logger.info("this store keeps no device tracks yet: idle ones are not looked for")
-                return
             } catch {
                 logger.warning("could not finish idle device tracks; trying again in a minute", metadata: ["error": "\(error)"])
             }

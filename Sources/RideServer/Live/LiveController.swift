@@ -32,7 +32,7 @@ struct LiveController<Context: UserRequestContext>: Sendable {
     func stream(_ request: Request, _ context: Context) async throws -> Response {
         let library = try self.library.scoped(to: context)
         let userID = library.userID
-        let store = library.store
+        let store = library.mine
         let given = request.headers[.lastEventID] ?? request.uri.queryParameters["lastEventId"].map(String.init)
         var start: Int64
         if let given {
@@ -41,7 +41,7 @@ struct LiveController<Context: UserRequestContext>: Sendable {
             }
             start = value
         } else {
-            start = try await store.lastDeviceFixSequence(userID: userID)
+            start = try await store.lastDeviceFixSequence()
         }
         let maxSeconds = request.uri.queryParameters["maxSeconds"].flatMap { Double(String($0)) }.map { min(max($0, 0.1), 3600) } ?? 300
         let feed = self.feed
@@ -69,7 +69,7 @@ struct LiveController<Context: UserRequestContext>: Sendable {
             while Date() < deadline, !Task.isCancelled, !Task.isShuttingDownGracefully {
                 let version = await feed.version(userID)
                 let readAt = Date()
-                let fixes = try await store.deviceFixes(userID: userID, after: last, limit: 500)
+                let fixes = try await store.deviceFixes(after: last, limit: 500)
                 if fixes.isEmpty {
                     // Woken by a post at once (on any instance, through the store's notifications); otherwise the
                     // store is read again every `pollSeconds`, the safety net. Slices of at most a second notice
@@ -123,10 +123,10 @@ struct LiveController<Context: UserRequestContext>: Sendable {
     func devices(_ request: Request, _ context: Context) async throws -> LiveDevicesPayload {
         let library = try self.library.scoped(to: context)
         let since = Date().addingTimeInterval(-24 * 3600)
-        let sequence = try await library.store.lastDeviceFixSequence(userID: library.userID)
+        let sequence = try await library.mine.lastDeviceFixSequence()
         var result: [LiveDevicePayload] = []
-        for device in try await library.store.devices(userID: library.userID) {
-            let fixes = try await library.store.deviceFixes(deviceID: device.id, userID: library.userID, since: since, limit: 20_000)
+        for device in try await library.mine.devices() {
+            let fixes = try await library.mine.deviceFixes(deviceID: device.id, since: since, limit: 20_000)
             result.append(LiveDevicePayload(
                 id: device.id.rawValue, name: device.name, lastSeenAt: device.lastSeenAt.map { GPXTime(date: $0).rfc3339 }, lastFix: fixes.last.map(LiveFixPayload.init),
                 line: fixes.map { [$0.fix.latitude, $0.fix.longitude] }))

@@ -57,8 +57,8 @@ struct LiveShareController<Context: UserRequestContext>: Sendable {
             throw APIError.badRequest("invalid_value", "hours must be more than 0 and at most \(Int(Self.maximumHours))")
         }
         let untilRideEnds = body?.untilRideEnds ?? false
-        let share = try await library.store.createLiveShare(
-            token: SecretToken.make(), deviceID: deviceID, userID: library.userID, expiresAt: Date().addingTimeInterval(hours * 3600),
+        let share = try await library.mine.createLiveShare(
+            token: SecretToken.make(), deviceID: deviceID, expiresAt: Date().addingTimeInterval(hours * 3600),
             untilRideEnds: untilRideEnds)
         let url = "/live/\(share.token)"
         return EditedResponse(

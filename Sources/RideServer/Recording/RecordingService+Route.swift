@@ -29,7 +29,7 @@ extension RecordingService {
     /// The route's line: a track of the library's user, not deleted; otherwise "no track with id …" (404).
     static func routeCoordinates(trackID text: String, in library: TrackLibrary) async throws -> [Coordinate] {
         guard let id = TrackID(text),
-              let track = try await library.store.track(id: id, userID: library.userID), track.summary.deletedAt == nil
+              let track = try await library.mine.track(id: id), track.summary.deletedAt == nil
         else { throw RideStoreError.notFound(kind: "track", id: text) }
         return try routeCoordinates(of: track.content)
     }
@@ -79,6 +79,6 @@ extension RecordingService {
             guard let id = TrackID(routeTrackID) else { throw RideStoreError.notFound(kind: "track", id: routeTrackID) }
             route = id
         }
-        return try await library.store.setRecordingRoute(id: try storeID(recordingID), routeTrackID: route, userID: library.userID)
+        return try await library.mine.setRecordingRoute(id: try storeID(recordingID), routeTrackID: route)
     }
 }

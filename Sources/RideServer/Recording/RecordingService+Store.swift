@@ -25,7 +25,7 @@ extension RecordingService {
             name: recording.name, kind: TrackKind(activity: recording.options.activity), source: recording.simulated ? .simulation : .recording,
             routeTrackID: recording.routeTrackID.flatMap { TrackID($0) }, options: recording.options, clientID: recording.clientID,
             startedAt: recording.startedAt)
-        let stored = try await library.store.startRecording(request, userID: library.userID)
+        let stored = try await library.mine.startRecording(request)
         let info = RecordingInfo(
             id: stored.id.rawValue, name: recording.name, options: stored.options ?? recording.options,
             routeTrackID: stored.routeTrackID?.rawValue, state: state(stored.state), startedAt: stored.startedAt,
@@ -35,7 +35,7 @@ extension RecordingService {
 
     /// The id of the recording a client started under its own `clientID`, or nil.
     static func recordingID(clientID: String, in library: TrackLibrary) async throws -> String? {
-        try await library.store.recording(clientID: clientID, userID: library.userID)?.id.rawValue
+        try await library.mine.recording(clientID: clientID)?.id.rawValue
     }
 
     /// The recording and every fix stored for it, in order (to rebuild the `Recorder` after a restart or on
@@ -58,8 +58,8 @@ extension RecordingService {
 
     private static func storedRecordingOnce(id: String, in library: TrackLibrary) async throws -> StoredRecording? {
         guard let recordingID = RecordingID(id) else { return nil }
-        guard let recording = try await library.store.recording(id: recordingID, userID: library.userID),
-              let track = try await library.store.track(id: recording.trackID, userID: library.userID)
+        guard let recording = try await library.mine.recording(id: recordingID),
+              let track = try await library.mine.track(id: recording.trackID)
         else { return nil }
         var options = Recorder.Options()
         options.activity = track.summary.kind.activity
@@ -107,8 +107,8 @@ extension RecordingService {
         // last client sequence, so that a recorder rebuilt after a restart acknowledges them too.
         guard !fixes.isEmpty || lastSequence != nil else { return expecting }
         let recorded = fixes.map { RecordedFix(sequence: $0.fix.sequence, point: $0.fix.trackPoint) }
-        let result = try await library.store.appendFixes(
-            recorded, acknowledgedThrough: lastSequence, recordingID: id, userID: library.userID, expecting: expecting,
+        let result = try await library.mine.appendFixes(
+            recorded, acknowledgedThrough: lastSequence, recordingID: id, expecting: expecting,
             limits: library.limits)
         return result.recording.version
     }
@@ -117,8 +117,8 @@ extension RecordingService {
     static func setState(_ state: RecorderState, recordingID: String, in library: TrackLibrary) async throws -> Recording? {
         let id = try storeID(recordingID)
         switch state {
-        case .paused: return try await library.store.pauseRecording(id: id, userID: library.userID)
-        case .recording: return try await library.store.resumeRecording(id: id, userID: library.userID)
+        case .paused: return try await library.mine.pauseRecording(id: id)
+        case .recording: return try await library.mine.resumeRecording(id: id)
         case .idle, .stopped: return nil
         }
     }
@@ -126,7 +126,7 @@ extension RecordingService {
     /// Stop: completes the track with its stats, marks the recording stopped, and returns the track's id; refused
     /// (`RecordingChangedError`) when the recording no longer has the version the stats were computed at.
     static func finishRecording(id: String, stats: TrackStats, expecting: RecordingVersion, in library: TrackLibrary) async throws -> String {
-        let summary = try await library.store.stopRecording(id: try storeID(id), userID: library.userID, stats: stats, expecting: expecting)
+        let summary = try await library.mine.stopRecording(id: try storeID(id), stats: stats, expecting: expecting)
         return summary.id.rawValue
     }
 

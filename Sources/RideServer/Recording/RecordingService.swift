@@ -297,7 +297,7 @@ public actor RecordingService {
 
     /// Whether the stored recording still has `version`; drops the cache when not.
     private func isCurrent(_ id: String, _ version: RecordingVersion) async throws -> Bool {
-        let stored = try await library.store.recording(id: try Self.storeID(id), userID: library.userID)
+        let stored = try await library.mine.recording(id: try Self.storeID(id))
         guard let stored, stored.version == version else {
             forget(id)
             metrics.increment(.recordingCacheMisses)

@@ -56,7 +56,7 @@ package enum EffortRules {
 
     /// Records from rows read in key then rank order, with keys the store does not know (a newer bikeride's) left out.
     package static func record(key: String, rank: Int, value: Double, start: Double?, end: Double?, trackID: String, name: String, startTime: String?) -> PersonalRecord? {
-        guard let key = EffortKey(rawValue: key), let id = ShortID(trackID) else { return nil }
+        guard let key = EffortKey(rawValue: key), let id = TrackID(trackID) else { return nil }
         return PersonalRecord(key: key, rank: rank, value: value, start: start, end: end, trackID: id, trackName: name, startTime: startTime)
     }
 

@@ -40,7 +40,7 @@ package enum ImportJobRules {
     /// The job id of an archive file name, nil for any other file.
     package static func jobID(ofArchiveFileName name: String) -> ImportJobID? {
         guard name.hasPrefix("import-"), name.hasSuffix(".zip") else { return nil }
-        return ShortID(String(name.dropFirst("import-".count).dropLast(".zip".count)))
+        return ImportJobID(String(name.dropFirst("import-".count).dropLast(".zip".count)))
     }
 
     /// The name kept for a job: trimmed, without control characters, at most `maximumFileNameLength` characters.
@@ -89,6 +89,6 @@ package enum ImportJobRules {
     }
 
     package static func decodeTrackIDs(_ json: String?) -> [TrackID] {
-        decodeStrings(json).compactMap { ShortID($0) }
+        decodeStrings(json).compactMap { TrackID($0) }
     }
 }

@@ -26,7 +26,7 @@ package struct PlaceListPlan {
     }
 
     /// For `.distance(from:)`: the matching places nearest first (then by id), paged; others as they are.
-    package func nearestFirst<Row>(_ rows: [Row], id: (Row) -> ShortID, coordinate: (Row) -> Coordinate) -> [Row] {
+    package func nearestFirst<Row, Kind>(_ rows: [Row], id: (Row) -> ID<Kind>, coordinate: (Row) -> Coordinate) -> [Row] {
         guard case .distance(let origin) = order else { return rows }
         let sorted = rows.map { (row: $0, distance: origin.distanceMeters(to: coordinate($0)), id: id($0)) }
             .sorted { ($0.distance, $0.id) < ($1.distance, $1.id) }

@@ -2,7 +2,7 @@ import Foundation
 import RideKit
 
 /// An archive import's id (`GET /api/imports/{id}`).
-public typealias ImportJobID = ShortID
+public typealias ImportJobID = ID<IDKind.ImportJob>
 
 /// An archive import running in the background (a Strava export of thousands of rides takes a while): how far it
 /// is and, once done, what it made. Kept in the database, so that any server instance answers for it and a page

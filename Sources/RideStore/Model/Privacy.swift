@@ -2,7 +2,7 @@ import Foundation
 import RideKit
 
 /// A privacy zone's id.
-public typealias PrivacyZoneID = ShortID
+public typealias PrivacyZoneID = ID<IDKind.PrivacyZone>
 
 /// A privacy zone as stored: the circle, an optional name the owner gave it ("Home"), when it was made.
 public struct StoredPrivacyZone: Sendable, Hashable {

@@ -14,7 +14,7 @@ public enum RideStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidFile(path: String, reason: String)
     /// A file or folder could not be read or written.
     case io(path: String, reason: String)
-    /// This store cannot do that (yet): a call the PostgreSQL store does not implement. Retrying will not help.
+    /// Something bikeride does not do (writing TCX, say): not a failure, and retrying will not help.
     case unsupported(String)
     /// The database cannot be reached now (PostgreSQL restarting, the network to it cut): nothing of the call was
     /// done, or its outcome is unknown to a retry that the store deduplicates. Retrying later will help.

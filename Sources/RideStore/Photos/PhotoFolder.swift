@@ -1,4 +1,5 @@
 import Foundation
+import RideKit
 
 #if canImport(Glibc)
 import Glibc

@@ -124,6 +124,10 @@ extension ShortID: DirectBindable {
     var directValue: DirectValue { .text(rawValue) }
 }
 
+extension ID: DirectBindable {
+    var directValue: DirectValue { .text(rawValue) }
+}
+
 extension Optional: DirectBindable where Wrapped: DirectBindable {
     var directValue: DirectValue { self?.directValue ?? .null }
 }
@@ -146,8 +150,8 @@ struct DirectRow {
     }
 
     /// An id column; a row whose id is not a well-formed one is damage, not a value to guess at.
-    func id(_ column: Int32) throws -> ShortID {
-        guard let text = text(column), let id = ShortID(text) else {
+    func id<Kind>(_ column: Int32) throws -> ID<Kind> {
+        guard let text = text(column), let id = ID<Kind>(text) else {
             throw RideStoreError.damaged("column \(column) holds no well-formed id: \(text(column) ?? "NULL")")
         }
         return id

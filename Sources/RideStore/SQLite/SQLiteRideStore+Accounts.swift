@@ -455,7 +455,7 @@ extension SQLiteRideStore {
         deviceID: DeviceID, userID: UserID, deviceName: String, at time: Date, now: Date, _ db: Database
     ) throws -> RecordingRecord {
         let name = DeviceIngestRules.trackName(deviceName: deviceName, at: time)
-        let trackID = try freshID(db, table: "track")
+        let trackID: TrackID = try freshID(db, table: "track")
         let (record, content) = try TrackRules.recordingTrack(id: trackID, userID: userID, name: name, kind: .ride, source: .device, now: now)
         try record.insert(db)
         try insertContent(content, trackID: trackID, db)

@@ -126,7 +126,7 @@ extension SQLiteRideStore {
                     """, arguments: [userID, TrackState.complete])
             var tracks: [OverviewTrack] = []
             while let row = try rows.next() {
-                guard let id = ShortID(row[0] as String), let kind = TrackKind(rawValue: row[1]) else { continue }
+                guard let id = TrackID(row[0] as String), let kind = TrackKind(rawValue: row[1]) else { continue }
                 let west: Double? = row[3], east: Double? = row[4], south: Double? = row[8], north: Double? = row[9]
                 tracks.append(
                     OverviewTrack(
@@ -143,7 +143,7 @@ extension SQLiteRideStore {
                 db, sql: "SELECT id FROM track WHERE effortsVersion < ? AND state = ? ORDER BY id LIMIT ?",
                 arguments: [BestEfforts.currentVersion, TrackState.complete, max(0, limit)])
         }
-        for id in ids.compactMap(ShortID.init) {
+        for id in ids.compactMap({ TrackID($0) }) {
             // Read and measured outside the write transaction: the writer is held only for the rows.
             guard let (stored, content) = try await read({ db -> (TrackRecord, TrackContent)? in
                 guard let record = try TrackRecord.fetchOne(db, key: id) else { return nil }

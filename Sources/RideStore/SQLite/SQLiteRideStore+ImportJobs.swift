@@ -29,7 +29,7 @@ extension SQLiteRideStore {
 
     public func createImportJob(fileName: String, userID: UserID) async throws -> ImportJob {
         let now = StoreClock.now()
-        let job = ImportJob(id: ShortID.random(), fileName: ImportJobRules.fileName(fileName), createdAt: now, updatedAt: now)
+        let job = ImportJob(id: .random(), fileName: ImportJobRules.fileName(fileName), createdAt: now, updatedAt: now)
         return try await write { db in
             guard try Self.userExists(db, userID) else { throw RideStoreError.notFound(kind: "user", id: userID.rawValue) }
             try db.execute(

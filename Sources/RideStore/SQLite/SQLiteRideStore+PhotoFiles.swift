@@ -99,7 +99,7 @@ extension SQLiteRideStore {
         let prepared = try PreparedPhotoFiles(bytes: bytes, mediaType: mediaType, folder: folder)
         // The id is chosen before the transaction so that, should the transaction fail after the files got their
         // names (on commit), the files can be removed.
-        let id = ShortID.random()
+        let id = PhotoID.random()
         do {
             return try await write { db in
                 guard let note = try Self.noteRecord(db, id: noteID, userID: userID) else {

@@ -41,7 +41,7 @@ extension SQLiteRideStore {
             guard try Self.userExists(db, userID) else { throw RideStoreError.notFound(kind: "user", id: userID.rawValue) }
             try PrivacySettingsRules.checkRoom(existingCount: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM privacyZone WHERE userId = ?", arguments: [userID]) ?? 0)
             try Self.ensurePrivacySetting(db, userID: userID)
-            let stored = StoredPrivacyZone(id: ShortID.random(), zone: zone, name: name, createdAt: StoreClock.now())
+            let stored = StoredPrivacyZone(id: .random(), zone: zone, name: name, createdAt: StoreClock.now())
             try db.execute(
                 sql: "INSERT INTO privacyZone (id, userId, latitude, longitude, radiusMeters, name, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 arguments: [stored.id, userID, zone.center.latitude, zone.center.longitude, zone.radiusMeters, name, StoreClock.milliseconds(stored.createdAt)])

@@ -20,7 +20,7 @@ extension SQLiteRideStore {
                 throw RideStoreError.notFound(kind: "device", id: device.rawValue)
             }
             let now = StoreClock.now()
-            let trackID = try Self.freshID(db, table: "track")
+            let trackID: TrackID = try Self.freshID(db, table: "track")
             let (record, content) = try TrackRules.recordingTrack(
                 id: trackID, userID: userID, name: request.name, kind: request.kind, source: request.source, now: now)
             try record.insert(db)

@@ -41,7 +41,7 @@ extension SQLiteRideStore {
                 summaries.append(try Self.summary(db, id: replacing, userID: userID))
             } else {
                 for (position, track) in batch.tracks.enumerated() {
-                    let id = try Self.freshID(db, table: "track")
+                    let id: TrackID = try Self.freshID(db, table: "track")
                     var record = TrackRules.emptyRecord(id: id, userID: userID, name: track.name, kind: track.kind, source: track.source, now: now)
                     try TrackRules.fill(&record, with: track, importID: importRecord.id, position: position, now: now)
                     try record.insert(db)

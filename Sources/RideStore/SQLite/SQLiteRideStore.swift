@@ -178,9 +178,9 @@ public final class SQLiteRideStore: RideStore {
     }
 
     /// A random id that `table` does not use yet.
-    static func freshID(_ db: Database, table: String) throws -> ShortID {
+    static func freshID<Kind>(_ db: Database, table: String) throws -> ID<Kind> {
         while true {
-            let id = ShortID.random()
+            let id = ID<Kind>.random()
             let taken = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table) WHERE id = ?)", arguments: [id]) ?? false
             if !taken { return id }
         }

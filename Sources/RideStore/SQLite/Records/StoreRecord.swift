@@ -27,6 +27,15 @@ extension ShortID: DatabaseValueConvertible {
     }
 }
 
+/// A typed id is stored as its `ShortID`'s 8 characters.
+extension ID: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { rawValue.databaseValue }
+
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> ID? {
+        String.fromDatabaseValue(dbValue).flatMap(ID.init)
+    }
+}
+
 extension TrackKind: DatabaseValueConvertible {}
 extension TrackSource: DatabaseValueConvertible {}
 extension TrackState: DatabaseValueConvertible {}
