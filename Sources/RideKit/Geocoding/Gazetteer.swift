@@ -83,6 +83,14 @@ public final class Gazetteer: Sendable {
         return Gazetteer(text: String(decoding: bytes, as: UTF8.self))
     }()
 
+    /// `shared`, decoded on a thread of its own: the first call takes about a second (several in a debug build), which
+    /// must not hold one of the few threads Swift's tasks run on.
+    public static func loaded() async -> Gazetteer? {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global(qos: .utility).async { continuation.resume(returning: shared) }
+        }
+    }
+
     public let towns: [Town]
     /// Every folded key's bytes, one after another, in sorted order of the keys.
     private let keyBytes: [UInt8]
@@ -241,7 +249,18 @@ public final class Gazetteer: Sendable {
             }
         }
         if text.utf8.allSatisfy({ $0 < 0x80 }) {
-            for scalar in text.unicodeScalars { append(scalar) }
+            for byte in text.utf8 {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    if pendingSpace { out.append(0x20); pendingSpace = false }
+                    out.append(byte)
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                    if pendingSpace { out.append(0x20); pendingSpace = false }
+                    out.append(byte + 32)
+                default:
+                    pendingSpace = !out.isEmpty
+                }
+            }
         } else {
             for scalar in String(text).decomposedStringWithCompatibilityMapping.unicodeScalars { append(scalar) }
         }
