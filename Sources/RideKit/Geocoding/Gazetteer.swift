@@ -92,6 +92,8 @@ public final class Gazetteer: Sendable {
     }
 
     public let towns: [Town]
+    /// How many keys the index holds (names, other names, later words).
+    public var keyCount: Int { keyTown.count }
     /// Every folded key's bytes, one after another, in sorted order of the keys.
     private let keyBytes: [UInt8]
     /// Where key i starts in `keyBytes` (one more entry than keys).
@@ -194,7 +196,8 @@ public final class Gazetteer: Sendable {
             candidates.formUnion(mostPopulous(lower, upper, count: Self.candidateCount))
             if let region { candidates.formUnion(regionKeys(region, needle)) }
         }
-        var best: [Int32: Match] = [:]
+        // The best key of each town; the matched name is looked up only for the towns returned.
+        var best: [Int32: (key: Int32, quality: Int, inRegion: Bool)] = [:]
         for key in candidates {
             let townIndex = keyTown[Int(key)]
             let town = towns[Int(townIndex)]
@@ -206,17 +209,24 @@ public final class Gazetteer: Sendable {
             let exact = keyStarts[Int(key) + 1] - keyStarts[Int(key)] == Int32(needle.count)
             let quality = kind == 2 ? 4 : (exact ? 0 : 2) + kind
             if let existing = best[townIndex], existing.quality <= quality { continue }
-            let matched = kind == 1 ? (town.alternates.first { Self.fold($0) == Array(keyBytes[Int(keyStarts[Int(key)])..<Int(keyStarts[Int(key) + 1])]) } ?? town.name) : town.name
-            best[townIndex] = Match(
-                town: town, matchedName: matched, quality: quality,
-                inRegion: region?.contains(latitude: town.latitude, longitude: town.longitude) ?? false)
+            best[townIndex] = (key, quality, region?.contains(latitude: town.latitude, longitude: town.longitude) ?? false)
         }
-        return best.values.sorted { a, b in
-            if a.inRegion != b.inRegion { return a.inRegion }
-            if a.quality != b.quality { return a.quality < b.quality }
-            if a.town.population != b.town.population { return a.town.population > b.town.population }
-            return a.town.name < b.town.name
-        }.prefix(limit).map { $0 }
+        let ranked = best.sorted { a, b in
+            if a.value.inRegion != b.value.inRegion { return a.value.inRegion }
+            if a.value.quality != b.value.quality { return a.value.quality < b.value.quality }
+            let first = towns[Int(a.key)], second = towns[Int(b.key)]
+            if first.population != second.population { return first.population > second.population }
+            return first.name != second.name ? first.name < second.name : a.key < b.key
+        }
+        return ranked.prefix(limit).map { townIndex, entry in
+            let town = towns[Int(townIndex)]
+            var matched = town.name
+            if keyKind[Int(entry.key)] == 1 {
+                let bytes = Array(keyBytes[Int(keyStarts[Int(entry.key)])..<Int(keyStarts[Int(entry.key) + 1])])
+                matched = town.alternates.first { Self.fold($0) == bytes } ?? town.name
+            }
+            return Match(town: town, matchedName: matched, quality: entry.quality, inRegion: entry.inRegion)
+        }
     }
 
     // MARK: Folding
