@@ -13,7 +13,8 @@ import Foundation
 /// the query names the country or US state ("Paris, Texas").
 ///
 /// **Ranking.** Towns inside the visible region (`region`) first, then by how well they match (the whole name, the
-/// whole of another name, the start of the name, of another name, of a later word), then by population.
+/// whole of another name, the start of the name, of another name, of a later word), then towns before districts (a
+/// part of a larger town of the name it extends: "Paris 15 Vaugirard"), then by population.
 ///
 /// **Work per query is bounded.** Every key sits in one sorted array, so a prefix is a binary search; the keys of a
 /// prefix are examined one by one only when there are at most `maximumScan` of them; past that (a query of one or
@@ -33,6 +34,8 @@ public final class Gazetteer: Sendable {
         public var latitude: Double
         public var longitude: Double
         public var population: Int
+        /// A part of a larger town whose name it extends, close to it ("Paris 15 Vaugirard"): listed after towns.
+        public var isDistrict: Bool = false
 
         /// "Paris, Texas, United States", "Lausanne, Switzerland".
         public var address: String { ([name] + [state, country].compactMap { $0 }).joined(separator: ", ") }
@@ -108,17 +111,18 @@ public final class Gazetteer: Sendable {
     private let cells: [Int32: [Int32]]
 
     /// The towns of the text `scripts/make_gazetteer.py` writes (one a line: name, alternates joined by `|`,
-    /// country, state, latitude, longitude, population, tab-separated); malformed lines are skipped.
+    /// country, state, latitude, longitude, population, 1 for a district, tab-separated); malformed lines are skipped.
     public init(text: String) {
         var towns: [Town] = []
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard fields.count == 7, let latitude = Double(fields[4]), let longitude = Double(fields[5]),
+            guard fields.count == 8, let latitude = Double(fields[4]), let longitude = Double(fields[5]),
                   let population = Int(fields[6]), !fields[0].isEmpty
             else { continue }
             towns.append(Town(
                 name: String(fields[0]), alternates: fields[1].split(separator: "|").map(String.init), country: String(fields[2]),
-                state: fields[3].isEmpty ? nil : String(fields[3]), latitude: latitude, longitude: longitude, population: population))
+                state: fields[3].isEmpty ? nil : String(fields[3]), latitude: latitude, longitude: longitude, population: population,
+                isDistrict: fields[7] == "1"))
         }
         self.towns = towns
 
@@ -215,6 +219,7 @@ public final class Gazetteer: Sendable {
             if a.value.inRegion != b.value.inRegion { return a.value.inRegion }
             if a.value.quality != b.value.quality { return a.value.quality < b.value.quality }
             let first = towns[Int(a.key)], second = towns[Int(b.key)]
+            if first.isDistrict != second.isDistrict { return second.isDistrict }
             if first.population != second.population { return first.population > second.population }
             return first.name != second.name ? first.name < second.name : a.key < b.key
         }
