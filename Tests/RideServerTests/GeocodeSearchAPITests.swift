@@ -59,6 +59,21 @@ import Testing
         }
     }
 
+    /// Another user's places never show in a search.
+    @Test func anotherUsersPlacesAreNotFound() async throws {
+        let server = try await TestServer.withAccounts()
+        try await server.run { client in
+            let anna = try await Session.login(client, "anna")
+            let bob = try await Session.login(client, "bob")
+            #expect(try await anna.post("/api/places", json: #"{"name":"Lausanne secret","latitude":46.5,"longitude":6.6}"#).status == .created)
+            let annas = try Self.results(await anna.get("/api/geocode?q=Lausanne"))
+            #expect(annas.first?["name"] as? String == "Lausanne secret")
+            let bobs = try Self.results(await bob.get("/api/geocode?q=Lausanne"))
+            #expect(!bobs.isEmpty && bobs.allSatisfy { $0["kind"] as? String == "town" })
+            #expect(try await client.get("/api/geocode?q=Lausanne").status == .unauthorized)
+        }
+    }
+
     @Test(arguments: [
         "q=", "q=%20%20", "q=\(String(repeating: "a", count: 201))", "q=a%01b", "q=Paris&bbox=", "q=Paris&bbox=1,2,3",
         "q=Paris&bbox=1,2,3,4,5", "q=Paris&bbox=a,b,c,d", "q=Paris&bbox=0,50,1,40", "q=Paris&bbox=-200,0,0,1",
