@@ -44,8 +44,13 @@ import Testing
         }
     }
 
-    @Test func theUsersOwnPlacesAndTracksComeFirst() async throws {
-        try await TestServer().run { client async throws in
+    @Test(arguments: StoreKind.allCases)
+    func theUsersOwnPlacesAndTracksComeFirst(_ kind: StoreKind) async throws {
+        try await withServer(kind) { server, _ in try await Self.ownPlacesAndTracksComeFirst(server) }
+    }
+
+    static func ownPlacesAndTracksComeFirst(_ server: TestServer) async throws {
+        try await server.run { client async throws in
             try await client.createPlace("Lausanne office", at: Coordinate(latitude: 46.53, longitude: 6.61))
             let trackID = try await client.uploadTrack("Lausanne loop")
             let results = try Self.results(await client.get("/api/geocode?q=Lausanne"))
