@@ -108,6 +108,8 @@ let package = Package(
         .executableTarget(name: "ridestore-bench", dependencies: ["RideStore", "RideStorePostgres", "RideKit"], path: "Benchmarks/store"),
         // The heatmap benchmark (Benchmarks/run-heatmap.sh; not part of the tests).
         .executableTarget(name: "heatmap-bench", dependencies: ["RideStore", "RideStorePostgres", "RideKit"], path: "Benchmarks/heatmap"),
+        // The gazetteer's index build and query times (Benchmarks/run-gazetteer.sh; not part of the tests).
+        .executableTarget(name: "gazetteer-bench", dependencies: ["RideKit"], path: "Benchmarks/gazetteer"),
         // What the test targets share: the shared fixtures' paths, JPEGs laid out byte by byte, gzip.
         // zlib: the PNG reader that checks the heatmap tiles (a decoder of its own, apart from the encoder).
         .target(name: "TestSupport", dependencies: ["SystemZlib"], path: "Tests/TestSupport"),

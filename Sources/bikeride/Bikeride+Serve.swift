@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import RideKit
 import RideServer
 import RideStore
 import RideStorePostgres
@@ -230,6 +231,8 @@ extension Bikeride {
                 printError("bikeride serve: \(error)")
                 throw ExitCode.failure
             }
+            // The address search's offline towns are indexed now, not on the first search (about a second).
+            Task { _ = await Gazetteer.loaded() }
             // Returns on SIGINT or SIGTERM once the requests in flight are answered.
             try await app.runService()
             say("bikeride stopped")

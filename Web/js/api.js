@@ -106,8 +106,9 @@ export const api = {
   addPhoto: (placeId, noteId, file) => call('POST', `/api/places/${encodeURIComponent(placeId)}/notes/${encodeURIComponent(noteId)}/photos`, file, file.type),
   /** A small copy the browser made (a Blob, JPEG) for a photo the server has no thumbnail of. */
   putThumbnail: (photo, blob) => call('PUT', photo.thumbnailUrl, blob, blob.type),
-  /** Address search (501 `geocoder_off` when the server has no geocoder). */
-  geocode: (q) => call('GET', '/api/geocode' + query({ q })),
+  /** Search: the user's places and tracks, the geocoder's addresses (when configured), the offline towns; `bbox` the
+   *  visible region (`WEST,SOUTH,EAST,NORTH`), searched first. */
+  geocode: (q, bbox) => call('GET', '/api/geocode' + query(bbox ? { q, bbox } : { q })),
   reverseGeocode: (latitude, longitude) => call('GET', '/api/geocode/reverse' + query({ lat: latitude, lon: longitude })),
   sharePlace: (id) => call('POST', `/api/places/${encodeURIComponent(id)}/share`),
   labels: () => call('GET', '/api/labels'),

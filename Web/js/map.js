@@ -740,6 +740,24 @@ class PlacesMap {
     return { latitude: at.lat, longitude: at.lng };
   }
 
+  /** Fits a track found by the search ([south, west, north, east]). */
+  goToBounds(bounds) {
+    this.map.fitBounds([[bounds[0], bounds[1]], [bounds[2], bounds[3]]], { animate: false, padding: [20, 20] });
+  }
+
+  /**
+   * The visible region as the search's `bbox` (`WEST,SOUTH,EAST,NORTH`, longitudes wrapped into −180…180, so that
+   * WEST > EAST across the antimeridian), or null when the whole world is in view.
+   */
+  visibleBox() {
+    const box = this.map.getBounds();
+    const west = box.getWest(), east = box.getEast();
+    if (!(east - west < 360)) return null;
+    const wrap = (longitude) => ((((longitude + 180) % 360) + 360) % 360) - 180;
+    const clamp = (latitude) => Math.max(-90, Math.min(90, latitude));
+    return [wrap(west), clamp(box.getSouth()), wrap(east), clamp(box.getNorth())].map((value) => value.toFixed(4)).join(',');
+  }
+
   /** After the view was hidden, Leaflet must measure its box again. */
   resized() { this.map.invalidateSize(); }
 }

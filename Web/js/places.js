@@ -3,8 +3,9 @@
 //
 // A delete is sent at once; Undo asks the server to restore the place (it keeps deleted places 30 days), so
 // nothing waits in the page and a closed tab loses nothing. The last list is kept in localStorage and shown when
-// the server cannot be reached. With a geocoder on the server (`config.geocoder`) the map has an address search
-// box and a new pin's address is looked up; without one both stay out of the way.
+// the server cannot be reached. The map's search box finds the user's places and tracks and towns (the server's
+// offline gazetteer) as the user types, the visible region first; with a geocoder on the server (`config.geocoder`)
+// it finds addresses too (on Find only: the service takes one request a second) and a new pin's address is looked up.
 
 import { api, NetworkError } from './api.js';
 import * as format from './format.js';
@@ -44,6 +45,8 @@ export class PlacesView {
     this.place = null;        // the place shown on its page
     this.draft = null;        // {latitude, longitude} of the pin being named
     this.searchTimer = null;
+    this.findTimer = null;
+    this.findSequence = 0;     // answers to older searches are dropped
 
     $('place-add').addEventListener('click', () => {
       const at = this.map ? this.map.centre() : this.position;
@@ -59,8 +62,13 @@ export class PlacesView {
     $('place-sort').addEventListener('change', () => this.loadList());
     $('place-label').addEventListener('change', () => this.loadList());
     $('place-undo-button').addEventListener('click', () => this.undoDelete());
-    $('place-search').hidden = !config.geocoder;
     $('place-search').addEventListener('submit', (event) => { event.preventDefault(); this.searchAddress(); });
+    // Without a geocoder every search is the server's own (towns, places, tracks): search as the user types.
+    $('place-search-query').addEventListener('input', () => {
+      if (config.geocoder) return;
+      clearTimeout(this.findTimer);
+      this.findTimer = setTimeout(() => this.searchAddress(), SEARCH_DELAY_MS);
+    });
 
     $('place-edit').addEventListener('submit', (event) => { event.preventDefault(); this.saveFields(); });
     $('place-labels').addEventListener('change', () => this.saveLabels());
@@ -240,30 +248,60 @@ export class PlacesView {
     this.say('places-message', `Restored ${pending.place.name}.`);
   }
 
-  /** Address search (a geocoder on the server): the results are buttons that move the map and start a pin there. */
+  /**
+   * Search: the results are buttons. A town or one of the user's places moves the map there; a track fits the map
+   * to it; an address (the geocoder's) moves the map and starts a pin there.
+   */
   async searchAddress() {
     const q = $('place-search-query').value.trim();
-    if (!q) return;
+    const sequence = ++this.findSequence;
+    if (!q) {
+      $('place-search-results').replaceChildren();
+      this.say('place-search-message', '');
+      this.say('place-search-attribution', '');
+      return;
+    }
     this.say('place-search-message', 'Searching…');
-    $('place-search-results').replaceChildren();
-    let results;
+    let answer;
     try {
-      results = (await api.geocode(q)).results;
+      answer = await api.geocode(q, this.map ? this.map.visibleBox() : null);
     } catch (error) {
-      if (error.code === 'geocoder_off') { $('place-search').hidden = true; return; }
+      if (sequence !== this.findSequence) return;
       this.say('place-search-message', error instanceof NetworkError ? 'Search needs the server (offline).' : `Search failed: ${error.message}`);
       return;
     }
-    this.say('place-search-message', results.length ? '' : `Nothing found for “${q}”.`);
+    if (sequence !== this.findSequence) return;
+    const results = answer.results;
+    this.say('place-search-message', results.length
+      ? (answer.geocoderError ? `Addresses: ${answer.geocoderError}` : '')
+      : `Nothing found for “${q}”.`);
+    this.say('place-search-attribution', answer.attribution || '');
     $('place-search-results').replaceChildren(...results.map((result) => {
       const item = document.createElement('li');
       const choose = document.createElement('button');
       choose.type = 'button';
-      choose.textContent = result.address;
+      choose.className = `place-search-${result.kind || 'address'}`;
+      const what = { place: 'Your place', track: 'Your track', town: 'Town', address: 'Address' }[result.kind] || 'Address';
+      const kind = document.createElement('span');
+      kind.className = 'place-search-kind';
+      kind.textContent = `${what}: `;
+      const label = result.kind === 'town' && result.name && !result.address.startsWith(result.name)
+        ? `${result.name}, ${result.address.split(', ').slice(1).join(', ')}`
+        : (result.kind === 'place' && result.address !== result.name ? `${result.name}, ${result.address}` : result.address);
+      choose.append(kind, label);
       choose.addEventListener('click', () => {
         $('place-search-results').replaceChildren();
-        if (this.map) this.map.goTo(result.latitude, result.longitude, 17);
-        this.startNew(result.latitude, result.longitude, { name: result.name || '', address: result.address });
+        this.say('place-search-attribution', '');
+        if (result.kind === 'town') {
+          if (this.map) this.map.goTo(result.latitude, result.longitude, 13);
+        } else if (result.kind === 'place') {
+          if (this.map) this.map.goTo(result.latitude, result.longitude, 17);
+        } else if (result.kind === 'track') {
+          if (this.map && result.bounds) this.map.goToBounds(result.bounds);
+        } else {
+          if (this.map) this.map.goTo(result.latitude, result.longitude, 17);
+          this.startNew(result.latitude, result.longitude, { name: result.name || '', address: result.address });
+        }
       });
       item.append(choose);
       return item;

@@ -63,20 +63,38 @@ public actor Geocoder {
         cache = LRUCache(capacity: max(1, configuration.cacheCapacity))
     }
 
-    /// Places matching an address or a name, best first (at most `NominatimAnswer.maximumResults`).
-    public func search(_ query: String) async throws(GeocoderError) -> [GeocodedPlace] {
+    /// Places matching an address or a name, best first (at most `NominatimAnswer.maximumResults`). With a region
+    /// (the map's visible part), the service is asked within it first (`viewbox=…&bounded=1`), and only when it knows
+    /// nothing there, everywhere.
+    public func search(_ query: String, region: Gazetteer.Region? = nil) async throws(GeocoderError) -> [GeocodedPlace] {
         let query = query.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let region {
+            // Rounded to 3 decimals (~100 m): the cache still answers a map moved by a few pixels.
+            let box = [region.west, region.north, region.east, region.south].map { String(format: "%.3f", $0) }.joined(separator: ",")
+            let key = "search:" + box + ":" + query.lowercased()
+            let places: [GeocodedPlace]
+            if let cached = cached(key) {
+                places = cached
+            } else {
+                places = try await searchService(query: "format=jsonv2&limit=5&viewbox=\(box)&bounded=1&q=" + Self.percentEncoded(query))
+                store(places, key)
+            }
+            if !places.isEmpty { return places }
+        }
         let key = "search:" + query.lowercased()
         if let cached = cached(key) { return cached }
-        let body = try await fetch("/search", query: "format=jsonv2&limit=5&q=" + Self.percentEncoded(query))
-        let places: [GeocodedPlace]
+        let places = try await searchService(query: "format=jsonv2&limit=5&q=" + Self.percentEncoded(query))
+        store(places, key)
+        return places
+    }
+
+    private func searchService(query: String) async throws(GeocoderError) -> [GeocodedPlace] {
+        let body = try await fetch("/search", query: query)
         do {
-            places = try NominatimAnswer.search(body)
+            return try NominatimAnswer.search(body)
         } catch {
             throw .badAnswer(error.description)
         }
-        store(places, key)
-        return places
     }
 
     /// The address at a position, or nil when the service knows none there.

@@ -134,7 +134,9 @@ public func buildRouter(
         attribution: configuration.standardTilesAttribution, offlineAttribution: tiles.flatMap { $0.metadata.attribution ?? $0.metadata.name })
     SharesController<RideRequestContext>(library: library, map: shareMap).addRoutes(to: router)
     PhotosController<RideRequestContext>(library: library).addRoutes(to: router)
-    GeocodeController<RideRequestContext>(geocoder: configuration.geocoder.map { Geocoder(configuration: $0) }).addRoutes(to: router)
+    GeocodeController<RideRequestContext>(
+        geocoder: configuration.geocoder.map { Geocoder(configuration: $0) }, library: library, gazetteer: { await Gazetteer.loaded() }
+    ).addRoutes(to: router)
     // Failed logins: in the database when several instances share it (they add up across them), else in memory.
     let limiter: any LoginFailureCounter =
         (library.store as? any MultiInstanceStore)?.loginFailureCounter(limits: configuration.loginLimits)
