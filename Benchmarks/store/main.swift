@@ -198,6 +198,8 @@ do {
             saved += batch.count
         }
         let seedSeconds = Double(DispatchTime.now().uptimeNanoseconds - seedStart) / 1e9
+        // As an archive import does after its last entry (`refreshPlannerStatistics`).
+        try await store.refreshPlannerStatistics()
         let library = TrackLibrary(store: store, userID: user.id)
         var recordCount = 0
         let records = try await measure(runs: 21) { recordCount = try await store.personalRecords(kind: .ride, userID: user.id).count }

@@ -28,6 +28,11 @@ public protocol RideStore: AccountStore, AcrossRidesStore, ImportJobStore {
     /// Returns false when there was no such device.
     func deleteDevice(id: DeviceID, userID: UserID) async throws -> Bool
 
+    /// Brings the query planner's statistics up to date after a bulk change (an archive of thousands of tracks).
+    /// PostgreSQL's planner knows nothing of a new table's rows until autovacuum's first pass, a minute or so later,
+    /// and meanwhile chose a plan for the records that ran past the 30 s deadline on 3,000 new tracks.
+    func refreshPlannerStatistics() async throws
+
     // MARK: Tracks
 
     /// Saves every track (and place) of one file in one transaction, unless the same content was imported
@@ -235,4 +240,9 @@ extension RideStore {
     public func stopRecording(id: RecordingID, userID: UserID, stats: TrackStats) async throws -> TrackSummary {
         try await stopRecording(id: id, userID: userID, stats: stats, expecting: nil)
     }
+}
+
+extension RideStore {
+    /// SQLite's planner chooses by its indexes and does not wait for statistics: nothing to do.
+    public func refreshPlannerStatistics() async throws {}
 }

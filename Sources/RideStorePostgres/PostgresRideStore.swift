@@ -147,6 +147,13 @@ public final class PostgresRideStore: RideStore {
         }
     }
 
+    /// `ANALYZE` of the tables a bulk import fills and the across-rides queries plan over (see the protocol).
+    public func refreshPlannerStatistics() async throws {
+        try await withConnection(deadlineFactor: Configuration.longTransactionFactor) { [logger] connection, _ in
+            try await connection.query("ANALYZE tracks, track_efforts, segments, point_blocks", logger: logger)
+        }
+    }
+
     /// Runs one statement outside a transaction block (PostgreSQL runs a lone statement as its own transaction,
     /// on one snapshot): a lookup on a hot path — a device's token on every phone post — in one round trip
     /// instead of three. The same bounded waits as `transaction`.

@@ -190,8 +190,15 @@ extension TrackLibrary {
         }
         await settle()
         _ = await copying?.value
+        if report.imported >= Self.bulkImportTrackCount {
+            // The tracks are saved; statistics that cannot be brought up to date now will be by the database later.
+            try? await store.refreshPlannerStatistics()
+        }
         return report
     }
+
+    /// Files of an archive past which the database's planner statistics are refreshed after the import.
+    static let bulkImportTrackCount = 100
 
     /// What a store error says about an entry, without the path it names again.
     private static func reason(_ error: RideStoreError) -> String {
