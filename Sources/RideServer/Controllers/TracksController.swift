@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import RideKit
 import RideStore
 
@@ -229,7 +230,7 @@ struct TracksController<Context: UserRequestContext>: Sendable {
         }
         let pointCount = outline.pointCount
         if format == .gpx || format == .geojson, pointCount > Self.wholeDownloadPointLimit, request.uri.queryParameters["zoom"] == nil {
-            return try await streamedDownload(library, outline, format: format, request)
+            return try await streamedDownload(library, outline, format: format, request, logger: context.logger)
         }
         guard pointCount <= Self.wholeDownloadPointLimit else {
             throw APIError(
@@ -280,7 +281,9 @@ struct TracksController<Context: UserRequestContext>: Sendable {
 
     /// A long track's `.gpx` or `.geojson`: written as it is read, a page of blocks at a time, so that memory does not
     /// grow with it.
-    func streamedDownload(_ library: TrackLibrary, _ outline: TrackOutline, format: TrackFileFormat, _ request: Request) async throws -> Response {
+    func streamedDownload(
+        _ library: TrackLibrary, _ outline: TrackOutline, format: TrackFileFormat, _ request: Request, logger: Logger
+    ) async throws -> Response {
         var cues: [TrackPoint] = []
         if let text = request.uri.queryParameters["cues"] {
             guard ["1", "true"].contains(text) || ["0", "false"].contains(text) else {
@@ -295,11 +298,17 @@ struct TracksController<Context: UserRequestContext>: Sendable {
         headers[.contentType] = format == .gpx ? "application/gpx+xml" : "application/geo+json"
         headers[.contentDisposition] = "attachment; filename=\"\(Self.downloadName(outline.summary.name)).\(format.rawValue)\""
         let kind = outline.summary.kind
-        let body = ResponseBody { [cues] writer in
-            if format == .gpx {
-                try await library.writeGPX(outline, kind: kind, extraWaypoints: cues) { bytes in try await writer.write(ByteBuffer(bytes: bytes)) }
-            } else {
-                try await library.writeGeoJSON(outline, kind: kind, extraWaypoints: cues) { bytes in try await writer.write(ByteBuffer(bytes: bytes)) }
+        let body = ResponseBody { [cues, logger] writer in
+            do {
+                if format == .gpx {
+                    try await library.writeGPX(outline, kind: kind, extraWaypoints: cues) { bytes in try await writer.write(ByteBuffer(bytes: bytes)) }
+                } else {
+                    try await library.writeGeoJSON(outline, kind: kind, extraWaypoints: cues) { bytes in try await writer.write(ByteBuffer(bytes: bytes)) }
+                }
+            } catch {
+                // The answer has started: the connection is cut, and the reason said once here.
+                logger.warning("streamed download cut", metadata: ["track": "\(outline.summary.id)", "error": "\(error)"])
+                throw error
             }
             try await writer.finish(nil)
         }
