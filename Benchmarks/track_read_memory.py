@@ -79,6 +79,8 @@ for label, path in requests:
         before = peak_kib(process.pid)
         start = time.time()
         size = 0
+        trkpts = 0
+        tail = b''
         try:
             with urllib.request.urlopen(base + path, timeout=3600) as answer:
                 status = answer.status
@@ -87,11 +89,15 @@ for label, path in requests:
                     if not chunk:
                         break
                     size += len(chunk)
+                    trkpts += (tail + chunk).count(b'<trkpt') - tail.count(b'<trkpt')
+                    tail = chunk[-8:]
         except urllib.error.HTTPError as error:
             status = error.code
             size = len(error.read())
         seconds = time.time() - start
         after = peak_kib(process.pid)
+        if path.endswith('.gpx') and trkpts != points:
+            label += f' (only {trkpts:,} points!)'
         print(f'| {label} | {status} | {size:,} | {seconds:.1f} | {before / 1024:.0f} | {after / 1024:.0f} | {(after - before) / 1024:.1f} |',
               flush=True)
     finally:

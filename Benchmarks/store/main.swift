@@ -8,8 +8,8 @@
 //                                      database) as `bikeride import` does, without the documents folder's copies
 //   ridestore-bench across COUNT STORE  save COUNT tracks (4 years, best efforts measured), then time the records,
 //                                      a track's ranks and the overview (issue 22); STORE a SQLite path or postgres://…
-//   ridestore-bench bigtrack POINTS STORE  save one track of POINTS points (a straight line north, 2 m and 1 s
-//                                      apart, in segments of 1M) for the local user of STORE, written as blocks
+//   ridestore-bench bigtrack POINTS STORE  save one track of POINTS points (1,000 km north and back, 2 m and
+//                                      1 s apart, in segments of 1M) for the local user of STORE, written as blocks
 //                                      straight through the store, never as a file (issue 20: Benchmarks/run-track-read.sh)
 //
 // Each prints one line of JSON.
@@ -147,8 +147,11 @@ do {
                 stats.beginSegment()
                 segments.append(PackedSegment())
             }
-            // 2 m north a second, climbing 0.01 m a point.
-            var point = TrackPoint(latitude: 47 + Double(index) * (2 / 111_195), longitude: 8)
+            // 2 m a second, north for 500,000 points (1,000 km) then back south, and so on (never past a pole), climbing
+            // 0.01 m a point.
+            let leg = 500_000
+            let along = (index / leg) % 2 == 0 ? index % leg : leg - index % leg
+            var point = TrackPoint(latitude: 40 + Double(along) * (2 / 111_195), longitude: 8 + Double(index / leg) * 1e-4)
             point.elevation = 400 + Double(index) * 0.01
             point.time = GPXTime(date: origin.addingTimeInterval(Double(index)))
             stats.add(point)

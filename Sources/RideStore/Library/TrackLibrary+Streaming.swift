@@ -17,7 +17,7 @@ extension TrackLibrary {
         let runs = runs ?? outline.lineRuns
         let total = runs.reduce(0) { $0 + outline.pointCount(of: $1) }
         let stride = StoredTrack.stride(count: total, maximumPoints: maximumPoints)
-        var lines = runs.map { _ in StridedLine(stride: stride) }
+        var lines = runs.map { StridedLine(stride: stride, count: outline.pointCount(of: $0)) }
         var index = 0
         var current: TrackPointRun?
         try await store.forEachPointBlock(of: outline, runs: runs, userID: userID) { run, points in
@@ -29,7 +29,9 @@ extension TrackLibrary {
             guard index < runs.count else { return }
             for point in points { lines[index].add(point) }
         }
-        return lines.map { TrackSegment(points: $0.finished()) }
+        var segments: [TrackSegment] = []
+        for index in lines.indices { segments.append(TrackSegment(points: lines[index].take())) }
+        return segments
     }
 
     /// The track's waypoints, at most about `maximumPoints` of them (every n-th beyond), as `StoredTrack.boundedWaypoints`.
@@ -81,14 +83,19 @@ extension TrackLibrary {
     }
 }
 
-/// Every `stride`-th point of a line (its first included) and its last, as `PackedPoints.strided(by:)` keeps them.
+/// Every `stride`-th point of a line (its first included) and its last, as `PackedPoints.strided(by:)` keeps them,
+/// in an array reserved for them once (grown by doubling, it could hold twice the points kept).
 struct StridedLine {
     let stride: Int
-    private(set) var kept: [TrackPoint] = []
+    private var kept: [TrackPoint] = []
     private var last: TrackPoint?
     private var index = 0
 
-    init(stride: Int) { self.stride = max(1, stride) }
+    /// `count`: the points the line has (a capacity, not a limit).
+    init(stride: Int, count: Int) {
+        self.stride = max(1, stride)
+        kept.reserveCapacity(max(0, count) / self.stride + 2)
+    }
 
     mutating func add(_ point: TrackPoint) {
         if index % stride == 0 {
@@ -100,8 +107,11 @@ struct StridedLine {
         index += 1
     }
 
-    func finished() -> [TrackPoint] {
-        guard let last else { return kept }
-        return kept + [last]
+    /// The points kept, handed over without a copy.
+    mutating func take() -> [TrackPoint] {
+        if let last { kept.append(last) }
+        last = nil
+        defer { kept = [] }
+        return kept
     }
 }
