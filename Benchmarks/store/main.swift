@@ -8,6 +8,9 @@
 //                                      database) as `bikeride import` does, without the documents folder's copies
 //   ridestore-bench across COUNT STORE  save COUNT tracks (4 years, best efforts measured), then time the records,
 //                                      a track's ranks and the overview (issue 22); STORE a SQLite path or postgres://…
+//   ridestore-bench bigtrack POINTS STORE  save one track of POINTS points (1,000 km north and back, 2 m and
+//                                      1 s apart, in segments of 1M) for the local user of STORE, written as blocks
+//                                      straight through the store, never as a file (issue 20: Benchmarks/run-track-read.sh)
 //
 // Each prints one line of JSON.
 import Foundation
@@ -127,6 +130,42 @@ do {
             "tracks": count, "listed": listed, "firstPageMedianMilliseconds": first.median, "deepPageMedianMilliseconds": deep.median,
             "searchMedianMilliseconds": search.median,
         ])
+
+    case "bigtrack":
+        guard arguments.count == 4, let count = Int(arguments[2]), count > 0 else { fail("usage: ridestore-bench bigtrack POINTS STORE") }
+        let store = try SQLiteRideStore(path: arguments[3])
+        let user = try await store.localUser()
+        let start = DispatchTime.now().uptimeNanoseconds
+        let segmentSize = 1_000_000
+        // Efforts measured as an import measures them: the server's start-up backfill then has nothing to read again.
+        var stats = TrackStatsAccumulator(activity: .ride, measuringEfforts: true)
+        stats.beginTrack()
+        var segments: [PackedSegment] = []
+        let origin = Date(timeIntervalSince1970: 1_714_543_200)  // 2024-05-01 06:00 UTC
+        for index in 0..<count {
+            if index % segmentSize == 0 {
+                stats.beginSegment()
+                segments.append(PackedSegment())
+            }
+            // 2 m a second, north for 500,000 points (1,000 km) then back south, and so on (never past a pole), climbing
+            // 0.01 m a point.
+            let leg = 500_000
+            let along = (index / leg) % 2 == 0 ? index % leg : leg - index % leg
+            var point = TrackPoint(latitude: 40 + Double(along) * (2 / 111_195), longitude: 8 + Double(index / leg) * 1e-4)
+            point.elevation = 400 + Double(index) * 0.01
+            point.time = GPXTime(date: origin.addingTimeInterval(Double(index)))
+            stats.add(point)
+            segments[segments.count - 1].points.append(point)
+        }
+        var header = Track()
+        header.name = "\(count) points"
+        let content = TrackContent(tracks: [PackedTrack(header: header, segments: segments)])
+        let batch = TrackImport(
+            source: ImportSource(fileName: "bigtrack.gpx", format: .gpx, contentHash: UUID().uuidString, byteCount: 0),
+            tracks: [NewTrack(name: "\(count) points", kind: .ride, content: content, stats: stats.finish())], allowsDuplicate: true)
+        guard case .imported(_, let tracks, _) = try await store.saveImport(batch, userID: user.id) else { fail("not saved") }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        json(["id": tracks[0].id.rawValue, "points": tracks[0].pointCount, "seconds": seconds])
 
     case "seed":
         // `bikeride import FILE` through the same `TrackLibrary.importFile` (one transaction: the tracks, their

@@ -54,6 +54,13 @@ public protocol RideStore: AccountStore, AcrossRidesStore, ImportJobStore {
     func trackSummary(id: TrackID, userID: UserID) async throws -> TrackSummary?
     /// A track whole, its points included (deleted tracks too, until purged).
     func track(id: TrackID, userID: UserID) async throws -> StoredTrack?
+    /// A track without its stored points (deleted tracks too, until purged): what a request reads first, before
+    /// it walks the points a page of blocks at a time (`forEachPointBlock`), so that no read holds a whole track.
+    func trackOutline(id: TrackID, userID: UserID) async throws -> TrackOutline?
+    /// Up to `limit` point blocks of one of a track's segments (`TrackPointRun.segmentID`), after block position
+    /// `after` (from the first when nil), in order; none when the track is not the user's.
+    func pointBlockPage(segmentID: Int64, trackID: TrackID, userID: UserID, after: Int?, limit: Int) async throws
+        -> [(position: Int, pointCount: Int, data: Data)]
     func updateTrack(id: TrackID, userID: UserID, _ changes: TrackChanges) async throws -> TrackSummary
     /// Deletes tracks so that `restoreTracks` can still bring them back (undo); returns those deleted.
     func deleteTracks(ids: [TrackID], userID: UserID) async throws -> [TrackID]

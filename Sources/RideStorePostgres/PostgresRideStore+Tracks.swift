@@ -173,6 +173,48 @@ extension PostgresRideStore {
         }
     }
 
+    public func trackOutline(id: TrackID, userID: UserID) async throws -> TrackOutline? {
+        try await transaction(readOnly: true) { [logger] connection in
+            guard let record = try await Self.trackRecord(connection, id: id, userID: userID, logger: logger),
+                  let summary = try await Self.optionalSummary(connection, id: id, userID: userID, logger: logger)
+            else { return nil }
+            let headers = try TrackHeaderCodec.decode(record.gpxHeader, version: record.gpxVersion, creator: record.gpxCreator)
+            let rows = try await connection.query(
+                """
+                SELECT id, role, part, position, point_count FROM segments WHERE track_id = \(id.rawValue)
+                ORDER BY role, part, position
+                """, logger: logger)
+            var segments: [(id: Int64, role: Int, part: Int, position: Int, pointCount: Int)] = []
+            for try await (segmentID, role, part, position, count) in rows.decode((Int64, Int16, Int64, Int64, Int64).self) {
+                // Out of Int's range is out of the outline's: clamped, so that it says the row is damaged.
+                segments.append((segmentID, Int(role), Int(clamping: part), Int(clamping: position), Int(clamping: count)))
+            }
+            return try TrackOutlineRules.outline(
+                summary: summary, stats: try record.decodedStats(), device: try record.decodedDevice(), headers: headers,
+                segments: segments, waiting: try await Self.waitingFixes(trackID: id, connection, logger: logger))
+        }
+    }
+
+    public func pointBlockPage(segmentID: Int64, trackID: TrackID, userID: UserID, after: Int?, limit: Int) async throws
+        -> [(position: Int, pointCount: Int, data: Data)]
+    {
+        try await transaction(readOnly: true) { [logger] connection in
+            let rows = try await connection.query(
+                """
+                SELECT point_blocks.position, point_blocks.point_count, point_blocks.data
+                FROM point_blocks JOIN segments ON segments.id = point_blocks.segment_id JOIN tracks ON tracks.id = segments.track_id
+                WHERE point_blocks.segment_id = \(segmentID) AND segments.track_id = \(trackID.rawValue) AND tracks.user_id = \(userID.rawValue)
+                    AND point_blocks.position > \(Int64(after ?? Int.min))
+                ORDER BY point_blocks.position LIMIT \(Int64(max(1, limit)))
+                """, logger: logger)
+            var page: [(position: Int, pointCount: Int, data: Data)] = []
+            for try await (position, count, data) in rows.decode((Int64, Int64, Data).self) {
+                page.append((Int(clamping: position), Int(clamping: count), data))
+            }
+            return page
+        }
+    }
+
     public func updateTrack(id: TrackID, userID: UserID, _ changes: TrackChanges) async throws -> TrackSummary {
         if let name = changes.name { try TrackRules.validate(name: name) }
         return try await transaction { [logger] connection in

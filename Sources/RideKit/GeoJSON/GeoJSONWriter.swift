@@ -74,19 +74,9 @@ public enum GeoJSONWriter {
     ) {
         // RFC 7946 lines have two positions or more: a lone point is doubled.
         let lines = lines.map { $0.count == 1 ? [$0[0], $0[0]] : $0 }
-        json.raw("{\"type\":\"Feature\",\"properties\":{\"_gpxType\":\"")
-        json.raw(gpxType)
-        json.raw("\"")
-        json.stringMember("name", name)
-        json.stringMember("cmt", comment)
-        json.stringMember("desc", description)
-        json.stringMember("src", source)
-        if let number {
-            json.key("number")
-            DecimalFormatting.appendInteger(Int64(number), to: &json.bytes)
-        }
-        json.stringMember("type", type)
-        writeLinks(links, to: &json)
+        writeLineProperties(
+            gpxType: gpxType, name: name, comment: comment, description: description, source: source, number: number, type: type,
+            links: links, to: &json)
 
         if lines.contains(where: { $0.contains { $0.time != nil } }) {
             json.key("coordTimes")
@@ -116,6 +106,26 @@ public enum GeoJSONWriter {
             writePosition(point, to: &json)
         }
         json.raw("}}")
+    }
+
+    /// `{"type":"Feature","properties":{"_gpxType":…` and the line's own properties, up to its per-point arrays.
+    private static func writeLineProperties(
+        gpxType: StaticString, name: String?, comment: String?, description: String?, source: String?, number: Int?,
+        type: String?, links: [GPXLink], to json: inout JSONBytes
+    ) {
+        json.raw("{\"type\":\"Feature\",\"properties\":{\"_gpxType\":\"")
+        json.raw(gpxType)
+        json.raw("\"")
+        json.stringMember("name", name)
+        json.stringMember("cmt", comment)
+        json.stringMember("desc", description)
+        json.stringMember("src", source)
+        if let number {
+            json.key("number")
+            DecimalFormatting.appendInteger(Int64(number), to: &json.bytes)
+        }
+        json.stringMember("type", type)
+        writeLinks(links, to: &json)
     }
 
     /// `[[a,b],[c]]` for a multi-line, `[a,b]` for a single line.
@@ -181,4 +191,156 @@ public enum GeoJSONWriter {
         }
         json.bytes.append(UInt8(ascii: "]"))
     }
+}
+
+/// A run of points `GeoJSONWriter.stream` asks for.
+public enum GeoJSONStreamPart: Sendable, Hashable {
+    case trackSegment(track: Int, segment: Int)
+    case route(Int)
+    case waypoints
+}
+
+extension GeoJSONWriter {
+    /// Writes a document whose points are handed over a block at a time, never held whole: the same bytes as
+    /// `write(_:)` of the document with those points (`tracks` and `routes` are headers, their points ignored;
+    /// `segmentCounts[i]` is the number of segments of track i; `extraWaypoints` follow the stored ones). A line's
+    /// points are asked for once to learn which per-point arrays it has, then once per array written, so memory
+    /// stays that of a block and an output chunk of about 64 KiB, which `write` receives in order.
+    public static func stream(
+        tracks: [Track], segmentCounts: [Int], routes: [Route], extraWaypoints: [TrackPoint] = [],
+        points: (GeoJSONStreamPart, ([TrackPoint]) async throws -> Void) async throws -> Void,
+        write: ([UInt8]) async throws -> Void
+    ) async throws {
+        try await withoutActuallyEscaping(write) { write in
+            try await streamEscaping(
+                tracks: tracks, segmentCounts: segmentCounts, routes: routes, extraWaypoints: extraWaypoints, points: points, write: write)
+        }
+    }
+
+    private static func streamEscaping(
+        tracks: [Track], segmentCounts: [Int], routes: [Route], extraWaypoints: [TrackPoint],
+        points: (GeoJSONStreamPart, ([TrackPoint]) async throws -> Void) async throws -> Void,
+        write: @escaping ([UInt8]) async throws -> Void
+    ) async throws {
+        var json = JSONBytes()
+        json.bytes.reserveCapacity(Self.streamChunkBytes + 4096)
+        func flush(_ json: inout JSONBytes, always: Bool = false) async throws {
+            guard always ? !json.bytes.isEmpty : json.bytes.count >= Self.streamChunkBytes else { return }
+            try await write(json.bytes)
+            json.bytes.removeAll(keepingCapacity: true)
+        }
+        json.raw("{\"type\":\"FeatureCollection\",\"features\":[")
+        var first = true
+        func separator(_ json: inout JSONBytes) {
+            json.raw(first ? "\n" : ",\n")
+            first = false
+        }
+
+        /// One feature of lines: a pass to count, then a pass per array.
+        func lineFeature(
+            parts: [GeoJSONStreamPart], multi: Bool, gpxType: StaticString, name: String?, comment: String?, description: String?,
+            source: String?, number: Int?, type: String?, links: [GPXLink]
+        ) async throws {
+            var counts: [Int] = []
+            var hasTime = false
+            var hasValue = Array(repeating: false, count: pointValueKeys.count)
+            for part in parts {
+                var count = 0
+                try await points(part) { block in
+                    for point in block where point.coordinate.isValid {
+                        count += 1
+                        if point.time != nil { hasTime = true }
+                        for (index, entry) in pointValueKeys.enumerated() where !hasValue[index] && entry.value(point)?.isFinite == true {
+                            hasValue[index] = true
+                        }
+                    }
+                }
+                counts.append(count)
+            }
+            let lines = zip(parts, counts).filter { $0.1 > 0 }
+            func parallel(_ json: inout JSONBytes, element: @escaping (TrackPoint, inout JSONBytes) -> Void) async throws {
+                if multi { json.bytes.append(UInt8(ascii: "[")) }
+                for (lineIndex, (part, count)) in lines.enumerated() {
+                    if lineIndex > 0 { json.bytes.append(UInt8(ascii: ",")) }
+                    json.bytes.append(UInt8(ascii: "["))
+                    var index = 0
+                    try await points(part) { block in
+                        for point in block where point.coordinate.isValid {
+                            if index > 0 { json.bytes.append(UInt8(ascii: ",")) }
+                            element(point, &json)
+                            // RFC 7946 lines have two positions or more: a lone point is doubled.
+                            if count == 1 {
+                                json.bytes.append(UInt8(ascii: ","))
+                                element(point, &json)
+                            }
+                            index += 1
+                        }
+                        try await flush(&json)
+                    }
+                    json.bytes.append(UInt8(ascii: "]"))
+                }
+                if multi { json.bytes.append(UInt8(ascii: "]")) }
+            }
+            writeLineProperties(
+                gpxType: gpxType, name: name, comment: comment, description: description, source: source, number: number,
+                type: type, links: links, to: &json)
+            if hasTime {
+                json.key("coordTimes")
+                try await parallel(&json) { point, json in
+                    if let time = point.time {
+                        json.bytes.append(UInt8(ascii: "\""))
+                        time.appendRFC3339(to: &json.bytes)
+                        json.bytes.append(UInt8(ascii: "\""))
+                    } else {
+                        json.raw("null")
+                    }
+                }
+            }
+            for (index, entry) in pointValueKeys.enumerated() where hasValue[index] {
+                json.key(entry.key)
+                try await parallel(&json) { point, json in json.number(entry.value(point)) }
+            }
+            json.raw("},\"geometry\":")
+            if lines.isEmpty {
+                json.raw("null}")
+                return
+            }
+            json.raw(multi ? "{\"type\":\"MultiLineString\",\"coordinates\":" : "{\"type\":\"LineString\",\"coordinates\":")
+            try await parallel(&json) { point, json in writePosition(point, to: &json) }
+            json.raw("}}")
+        }
+
+        for (trackIndex, track) in tracks.enumerated() {
+            separator(&json)
+            let segments = trackIndex < segmentCounts.count ? segmentCounts[trackIndex] : 0
+            try await lineFeature(
+                parts: (0..<segments).map { .trackSegment(track: trackIndex, segment: $0) }, multi: true, gpxType: "trk",
+                name: track.name, comment: track.comment, description: track.description, source: track.source, number: track.number,
+                type: track.type, links: track.links)
+            try await flush(&json)
+        }
+        for (routeIndex, route) in routes.enumerated() {
+            separator(&json)
+            try await lineFeature(
+                parts: [.route(routeIndex)], multi: false, gpxType: "rte", name: route.name, comment: route.comment,
+                description: route.description, source: route.source, number: route.number, type: route.type, links: route.links)
+            try await flush(&json)
+        }
+        try await points(.waypoints) { block in
+            for waypoint in block where waypoint.coordinate.isValid {
+                separator(&json)
+                writeWaypoint(waypoint, to: &json)
+            }
+            try await flush(&json)
+        }
+        for waypoint in extraWaypoints where waypoint.coordinate.isValid {
+            separator(&json)
+            writeWaypoint(waypoint, to: &json)
+        }
+        json.raw(first ? "]}\n" : "\n]}\n")
+        try await flush(&json, always: true)
+    }
+
+    /// About how many bytes `stream` hands over at a time.
+    static let streamChunkBytes = 1 << 16
 }

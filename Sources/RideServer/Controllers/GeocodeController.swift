@@ -42,9 +42,9 @@ struct GeocodeController<Context: UserRequestContext>: Sendable {
         let region = try request.uri.formQueryValue("bbox").map(Self.region)
 
         var results: [GeocodedPlacePayload] = []
-        let places = try await library.store.places(PlaceQuery(search: query, order: .name, limit: Self.maximumOwn), userID: library.userID)
+        let places = try await library.mine.places(PlaceQuery(search: query, order: .name, limit: Self.maximumOwn))
         results += places.map { GeocodedPlacePayload(kind: "place", id: $0.id.description, latitude: $0.latitude, longitude: $0.longitude, name: $0.name, address: $0.address ?? $0.name) }
-        let tracks = try await library.store.tracks(TrackQuery(search: query, limit: Self.maximumOwn), userID: library.userID).tracks
+        let tracks = try await library.mine.tracks(TrackQuery(search: query, limit: Self.maximumOwn)).tracks
         for track in tracks {
             guard let bounds = track.bounds else { continue }
             results.append(GeocodedPlacePayload(

@@ -122,24 +122,26 @@ struct TrackDetailPayload: ResponseEncodable {
 
     /// `lapMarks`: the laps the rider marked while recording (`RecordedLaps`), listed as a device's laps are when
     /// the track has none of a device's.
-    init(_ track: StoredTrack, simplifiedForZoom zoom: Int? = nil, efforts: [RankedEffort] = [], lapMarks: [Int64] = []) throws {
+    /// `lines` and `waypoints` are the track's, bounded (`TrackLibrary.boundedLines`); `lapLine` the track's points the
+    /// marked laps are measured on.
+    init(
+        _ track: StoredTrack, lines: [TrackSegment], waypoints: [TrackPoint], lapLine: Track? = nil, simplifiedForZoom zoom: Int? = nil,
+        efforts: [RankedEffort] = [], lapMarks: [Int64] = []
+    ) throws {
         summary = track.summary
         self.efforts = efforts.map(EffortPayload.init)
         stats = StatsPayload(track.stats)
         let latitude = track.middleLatitude
-        segments = try track.boundedLineSegments(maximumPoints: StoredTrack.viewPointLimit).map { segment in
+        segments = lines.map { segment in
             let points = zoom.map { LineSimplification.simplified(segment.points, forZoom: $0, latitudeDegrees: latitude) } ?? segment.points
             return points.map { [$0.latitude, $0.longitude] }
         }
         simplifiedForZoom = zoom
-        waypoints = try track.boundedWaypoints(maximumPoints: StoredTrack.viewPointLimit).map { WaypointPayload(name: $0.name, latitude: $0.latitude, longitude: $0.longitude) }
+        self.waypoints = waypoints.map { WaypointPayload(name: $0.name, latitude: $0.latitude, longitude: $0.longitude) }
         splits = SplitsPayload(kilometer: track.stats.kilometerSplits, mile: track.stats.mileSplits)
         device = track.device?.totals
         laps = track.device?.laps ?? []
-        if laps.isEmpty, !lapMarks.isEmpty {
-            var segments: [TrackSegment] = []
-            for packed in track.content.tracks.flatMap(\.segments) { segments.append(TrackSegment(points: try packed.points.points())) }
-            let line = Track(segments: segments)
+        if laps.isEmpty, !lapMarks.isEmpty, let line = lapLine {
             laps = RecordedLaps.figures(of: line, marksMilliseconds: lapMarks, activity: track.summary.kind.activity)
             lapSource = "recorded"
         } else if !laps.isEmpty {

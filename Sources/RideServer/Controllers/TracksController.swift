@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import RideKit
 import RideStore
 
@@ -208,25 +209,37 @@ struct TracksController<Context: UserRequestContext>: Sendable {
     func get(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> Response {
         let parameter = try context.parameters.require("id")
         let (idText, fileExtension) = Self.split(parameter)
-        let track = try await Self.track(library, idText)
+        // The track without its points: they are read a page of blocks at a time as the answer needs them.
+        let outline = try await Self.track(library, idText)
         guard let fileExtension else {
-            let zoom = try Self.detailZoom(request, track: track)
-            let efforts = try await library.mine.rankedEfforts(trackID: track.summary.id)
-            let lapMarks = track.device?.laps.isEmpty == false ? [] : try await library.mine.lapMarks(trackID: track.summary.id)
-            return try TrackDetailPayload(track, simplifiedForZoom: zoom, efforts: efforts, lapMarks: lapMarks)
-                .response(from: request, context: context)
+            let zoom = try Self.detailZoom(request, track: outline.track)
+            let efforts = try await library.mine.rankedEfforts(trackID: outline.summary.id)
+            let lapMarks = outline.track.device?.laps.isEmpty == false ? [] : try await library.mine.lapMarks(trackID: outline.summary.id)
+            let lines = try await library.boundedLines(outline, maximumPoints: StoredTrack.viewPointLimit)
+            let waypoints = try await library.boundedWaypoints(outline, maximumPoints: StoredTrack.viewPointLimit)
+            // Laps the rider marked are measured on the track's points: every one up to a whole download's limit,
+            // every n-th beyond.
+            let lapLine = lapMarks.isEmpty ? nil : Track(segments: try await library.boundedLines(
+                outline, runs: outline.runs.filter { $0.role == .trackSegment }, maximumPoints: Self.wholeDownloadPointLimit))
+            return try TrackDetailPayload(
+                outline.track, lines: lines, waypoints: waypoints, lapLine: lapLine, simplifiedForZoom: zoom, efforts: efforts, lapMarks: lapMarks
+            ).response(from: request, context: context)
         }
         guard let format = TrackFileFormat(rawValue: fileExtension.lowercased()), format != .tcx else {
             throw APIError.notFound("no download of type .\(fileExtension); there are .gpx, .gpx436, .geojson and .fit (a course)")
         }
-        let pointCount = track.storedPointCount
-        if format == .gpx, pointCount > Self.wholeDownloadPointLimit, request.uri.queryParameters["zoom"] == nil {
-            return try streamedGPX(track, request)
+        let pointCount = outline.pointCount
+        if format == .gpx || format == .geojson, pointCount > Self.wholeDownloadPointLimit, request.uri.queryParameters["zoom"] == nil {
+            return try await streamedDownload(library, outline, format: format, request, logger: context.logger)
         }
         guard pointCount <= Self.wholeDownloadPointLimit else {
             throw APIError(
                 .contentTooLarge, code: "limit_exceeded",
-                message: "this track has \(pointCount) points; .\(format.rawValue) is written whole up to \(Self.wholeDownloadPointLimit) points: download it as .gpx (streamed)")
+                message: "this track has \(pointCount) points; .\(format.rawValue)\(request.uri.queryParameters["zoom"] == nil ? "" : " with zoom") is written whole up to \(Self.wholeDownloadPointLimit) points: download it as .gpx or .geojson (streamed)")
+        }
+        // Up to the limit, the track is read whole (about 150 B a point unpacked).
+        guard let track = try await library.mine.track(id: outline.summary.id) else {
+            throw APIError.notFound("no track with id \(idText)")
         }
         var document = try track.content.document()
         // The kind the rider set travels with the file, as Strava and Garmin write it (`<type>` of each `trk`).
@@ -263,28 +276,39 @@ struct TracksController<Context: UserRequestContext>: Sendable {
     }
 
     /// Points up to which a download is built whole in memory (about 150 B a point unpacked); a longer track
-    /// goes out as GPX written one block at a time, and other formats are refused.
+    /// goes out as GPX or GeoJSON written as its blocks are read, and other formats are refused.
     static var wholeDownloadPointLimit: Int { 200_000 }
 
-    /// A long track's `.gpx`: written as it is read, block by block, so that memory does not grow with it.
-    func streamedGPX(_ track: StoredTrack, _ request: Request) throws -> Response {
+    /// A long track's `.gpx` or `.geojson`: written as it is read, a page of blocks at a time, so that memory does not
+    /// grow with it.
+    func streamedDownload(
+        _ library: TrackLibrary, _ outline: TrackOutline, format: TrackFileFormat, _ request: Request, logger: Logger
+    ) async throws -> Response {
         var cues: [TrackPoint] = []
         if let text = request.uri.queryParameters["cues"] {
             guard ["1", "true"].contains(text) || ["0", "false"].contains(text) else {
                 throw APIError.badRequest("invalid_value", "cues must be 1 or 0")
             }
             if ["1", "true"].contains(text) {
-                let line = try track.boundedLineSegments(maximumPoints: StoredTrack.viewPointLimit).flatMap { $0.points.map(\.coordinate) }
-                cues = Self.cueWaypoints(line)
+                let line = try await library.boundedLines(outline, runs: outline.routeRuns, maximumPoints: StoredTrack.viewPointLimit)
+                cues = Self.cueWaypoints(line.flatMap { $0.points.map(\.coordinate) })
             }
         }
         var headers = HTTPFields()
-        headers[.contentType] = "application/gpx+xml"
-        headers[.contentDisposition] = "attachment; filename=\"\(Self.downloadName(track.summary.name)).gpx\""
-        let content = track.content, kind = track.summary.kind
-        let body = ResponseBody { [cues] writer in
-            try await content.writeGPX(kind: kind, extraWaypoints: cues) { bytes in
-                try await writer.write(ByteBuffer(bytes: bytes))
+        headers[.contentType] = format == .gpx ? "application/gpx+xml" : "application/geo+json"
+        headers[.contentDisposition] = "attachment; filename=\"\(Self.downloadName(outline.summary.name)).\(format.rawValue)\""
+        let kind = outline.summary.kind
+        let body = ResponseBody { [cues, logger] writer in
+            do {
+                if format == .gpx {
+                    try await library.writeGPX(outline, kind: kind, extraWaypoints: cues) { bytes in try await writer.write(ByteBuffer(bytes: bytes)) }
+                } else {
+                    try await library.writeGeoJSON(outline, kind: kind, extraWaypoints: cues) { bytes in try await writer.write(ByteBuffer(bytes: bytes)) }
+                }
+            } catch {
+                // The answer has started: the connection is cut, and the reason said once here.
+                logger.warning("streamed download cut", metadata: ["track": "\(outline.summary.id)", "error": "\(error)"])
+                throw error
             }
             try await writer.finish(nil)
         }
@@ -294,7 +318,7 @@ struct TracksController<Context: UserRequestContext>: Sendable {
     /// `PATCH /api/tracks/{id}` `{name, kind, source}`: checked whole before anything changes. `source` keeps a simulated
     /// ride as a real one (`"recording"`) or sets it back (`"simulation"`); no other change of source is taken.
     func update(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> TrackSummary {
-        let id = try await Self.track(library, try context.parameters.require("id")).id
+        let id = try await Self.track(library, try context.parameters.require("id")).summary.id
         guard let body = try await request.decodeJSON(TrackChangesRequest.self, limit: Self.editBodyLimitBytes, allowEmpty: false) else {
             throw APIError.badRequest("bad_json", "the body is empty; it must be JSON")
         }
@@ -348,9 +372,9 @@ struct TracksController<Context: UserRequestContext>: Sendable {
 
     /// `GET /api/tracks/{id}/profile`: elevation and speed against distance.
     func profile(_ library: TrackLibrary, _ request: Request, _ context: Context) async throws -> ProfilePayload {
-        let track = try await Self.track(library, try context.parameters.require("id"))
-        let segments = try track.boundedLineSegments(maximumPoints: StoredTrack.viewPointLimit)
-        return ProfilePayload(TrackProfile(track: Track(segments: segments), activity: track.summary.kind.activity))
+        let outline = try await Self.track(library, try context.parameters.require("id"))
+        let segments = try await library.boundedLines(outline, maximumPoints: StoredTrack.viewPointLimit)
+        return ProfilePayload(TrackProfile(track: Track(segments: segments), activity: outline.summary.kind.activity))
     }
 
     /// `GET /api/tracks/{id}/cues?units=metric|imperial&line=1`: the turns of the track as a route (its `rte`s when it
@@ -372,8 +396,10 @@ struct TracksController<Context: UserRequestContext>: Sendable {
             guard ["1", "true", "0", "false"].contains(text) else { throw APIError.badRequest("invalid_value", "line must be 1 or 0") }
             withLine = ["1", "true"].contains(text)
         }
-        let track = try await Self.track(library, try context.parameters.require("id"))
-        let line = try RecordingService.routeCoordinates(of: track.content)
+        let outline = try await Self.track(library, try context.parameters.require("id"))
+        // Every point of the route up to the view's limit, every n-th beyond: a cue sheet in bounded memory.
+        let line = try await library.boundedLines(outline, runs: outline.routeRuns, maximumPoints: StoredTrack.viewPointLimit)
+            .flatMap { $0.points.map(\.coordinate) }
         guard withLine else { return CueSheetPayload(cues: TurnDetector.cues(along: line), units: units) }
         // The line as a recording's follower walks it, and its thresholds: the web app follows the route with
         // them while the server cannot answer (Web/js/guidance.js), and agrees with the server's answers.
@@ -404,10 +430,10 @@ struct TracksController<Context: UserRequestContext>: Sendable {
         return id
     }
 
-    /// The track, unless unknown or deleted.
-    static func track(_ library: TrackLibrary, _ text: String) async throws -> StoredTrack {
+    /// The track without its points (`TrackOutline`), unless unknown or deleted.
+    static func track(_ library: TrackLibrary, _ text: String) async throws -> TrackOutline {
         let id = try trackID(text)
-        guard let track = try await library.mine.track(id: id), track.summary.deletedAt == nil else {
+        guard let track = try await library.outline(id), track.summary.deletedAt == nil else {
             throw APIError.notFound("no track with id \(text)")
         }
         return track

@@ -45,18 +45,24 @@ package struct PointRunAssembler {
         guard (0..<Self.maximumIndex).contains(key.part), (0..<Self.maximumIndex).contains(key.position) else {
             throw RideStoreError.damaged("segment \(key.part).\(key.position) of track \(trackID)")
         }
-        switch SegmentRecord.Role(rawValue: key.role) {
+        guard let role = TrackPointRun.Role(rawValue: key.role) else {
+            throw RideStoreError.damaged("segment role \(key.role) of track \(trackID)")
+        }
+        Self.place(points, role: role, part: key.part, position: key.position, into: &content)
+    }
+
+    /// Puts a run's points at its place in the content, making the tracks, segments and routes before it present.
+    package static func place(_ points: PackedPoints, role: TrackPointRun.Role, part: Int, position: Int, into content: inout TrackContent) {
+        switch role {
         case .trackSegment:
-            while content.tracks.count <= key.part { content.tracks.append(PackedTrack(header: Track(), segments: [])) }
-            while content.tracks[key.part].segments.count <= key.position { content.tracks[key.part].segments.append(PackedSegment()) }
-            content.tracks[key.part].segments[key.position].points = points
+            while content.tracks.count <= part { content.tracks.append(PackedTrack(header: Track(), segments: [])) }
+            while content.tracks[part].segments.count <= position { content.tracks[part].segments.append(PackedSegment()) }
+            content.tracks[part].segments[position].points = points
         case .route:
-            while content.routes.count <= key.part { content.routes.append(PackedRoute(header: Route(), points: PackedPoints())) }
-            content.routes[key.part].points = points
+            while content.routes.count <= part { content.routes.append(PackedRoute(header: Route(), points: PackedPoints())) }
+            content.routes[part].points = points
         case .waypoints:
             content.waypoints = points
-        case nil:
-            throw RideStoreError.damaged("segment role \(key.role) of track \(trackID)")
         }
     }
 }

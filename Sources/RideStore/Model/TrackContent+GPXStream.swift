@@ -12,6 +12,37 @@ extension TrackContent {
     public func writeGPX(
         kind: TrackKind, extraWaypoints: [TrackPoint] = [], write: ([UInt8]) async throws -> Void
     ) async throws {
+        try await writeGPX(
+            kind: kind, extraWaypoints: extraWaypoints,
+            points: { role, part, position, body in
+                let run: PackedPoints = switch role {
+                case .trackSegment: tracks[part].segments[position].points
+                case .route: routes[part].points
+                case .waypoints: waypoints
+                }
+                for block in run.packedBlocks { try await body(try block.points()) }
+            },
+            write: write)
+    }
+
+    /// As `writeGPX(kind:extraWaypoints:write:)`, with the points of each run (role, part, position) of this content
+    /// (its headers) handed over a block at a time by `points`: the content itself, or the store's pages
+    /// (`TrackLibrary.writeGPX`).
+    func writeGPX(
+        kind: TrackKind, extraWaypoints: [TrackPoint],
+        points: (TrackPointRun.Role, Int, Int, ([TrackPoint]) async throws -> Void) async throws -> Void,
+        write: ([UInt8]) async throws -> Void
+    ) async throws {
+        try await withoutActuallyEscaping(write) { write in
+            try await writeGPXEscaping(kind: kind, extraWaypoints: extraWaypoints, points: points, write: write)
+        }
+    }
+
+    private func writeGPXEscaping(
+        kind: TrackKind, extraWaypoints: [TrackPoint],
+        points: (TrackPointRun.Role, Int, Int, ([TrackPoint]) async throws -> Void) async throws -> Void,
+        write: @escaping ([UInt8]) async throws -> Void
+    ) async throws {
         let output = ChunkCollector()
         var typed = GPXDocument(tracks: tracks.map(\.header))
         typed.setActivityType(kind)
@@ -22,25 +53,25 @@ extension TrackContent {
             output.chunks.removeAll()
             for chunk in chunks { try await write(chunk) }
         }
-        for block in waypoints.packedBlocks {
-            for point in try block.points() { writer.writeWaypoint(point) }
+        try await points(.waypoints, 0, 0) { block in
+            for point in block { writer.writeWaypoint(point) }
             try await drain()
         }
         for point in extraWaypoints { writer.writeWaypoint(point) }
-        for route in routes {
+        for (part, route) in routes.enumerated() {
             writer.beginRoute(route.header)
-            for block in route.points.packedBlocks {
-                for point in try block.points() { writer.writeRoutePoint(point) }
+            try await points(.route, part, 0) { block in
+                for point in block { writer.writeRoutePoint(point) }
                 try await drain()
             }
             writer.endRoute()
         }
-        for (track, header) in zip(tracks, headers) {
+        for (part, (track, header)) in zip(tracks, headers).enumerated() {
             writer.beginTrack(header)
-            for segment in track.segments {
+            for (position, segment) in track.segments.enumerated() {
                 writer.beginSegment()
-                for block in segment.points.packedBlocks {
-                    for point in try block.points() { writer.writeTrackPoint(point) }
+                try await points(.trackSegment, part, position) { block in
+                    for point in block { writer.writeTrackPoint(point) }
                     try await drain()
                 }
                 writer.endSegment(extensions: segment.extensions)

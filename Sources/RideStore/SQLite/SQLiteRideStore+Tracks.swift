@@ -162,6 +162,41 @@ extension SQLiteRideStore {
         }
     }
 
+    public func trackOutline(id: TrackID, userID: UserID) async throws -> TrackOutline? {
+        try await read { db in
+            guard let record = try TrackRecord.filter(key: id).filter(TrackRecord.Columns.userId == userID).fetchOne(db),
+                  let summary = try Self.optionalSummary(db, id: id, userID: userID)
+            else { return nil }
+            let headers = try TrackHeaderCodec.decode(record.gpxHeader, version: record.gpxVersion, creator: record.gpxCreator)
+            let segments = try Row.fetchAll(
+                db, sql: "SELECT id, role, part, position, pointCount FROM segment WHERE trackId = ? ORDER BY role, part, position",
+                arguments: [id]
+            ).map { row in (id: row[0] as Int64, role: row[1] as Int, part: row[2] as Int, position: row[3] as Int, pointCount: row[4] as Int) }
+            return try TrackOutlineRules.outline(
+                summary: summary, stats: try record.decodedStats(), device: try record.decodedDevice(), headers: headers,
+                segments: segments, waiting: try Self.waitingFixes(trackID: id, db))
+        }
+    }
+
+    public func pointBlockPage(segmentID: Int64, trackID: TrackID, userID: UserID, after: Int?, limit: Int) async throws
+        -> [(position: Int, pointCount: Int, data: Data)]
+    {
+        try await read { db in
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT pointBlock.position, pointBlock.pointCount, pointBlock.data
+                    FROM pointBlock JOIN segment ON segment.id = pointBlock.segmentId JOIN track ON track.id = segment.trackId
+                    WHERE pointBlock.segmentId = ? AND segment.trackId = ? AND track.userId = ? AND pointBlock.position > ?
+                    ORDER BY pointBlock.position LIMIT ?
+                    """,
+                arguments: [segmentID, trackID, userID, after ?? Int.min, max(1, limit)])
+            var page: [(position: Int, pointCount: Int, data: Data)] = []
+            while let row = try rows.next() { page.append((row[0] as Int, row[1] as Int, row[2] as Data)) }
+            return page
+        }
+    }
+
     public func updateTrack(id: TrackID, userID: UserID, _ changes: TrackChanges) async throws -> TrackSummary {
         if let name = changes.name { try TrackRules.validate(name: name) }
         return try await write { db in
