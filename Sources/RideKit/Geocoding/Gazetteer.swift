@@ -80,9 +80,7 @@ public final class Gazetteer: Sendable {
 
     /// The towns shipped with bikeride, decoded and indexed once (nil only if the packed data were damaged).
     public static let shared: Gazetteer? = {
-        guard let gzip = Data(base64Encoded: packedTowns, options: .ignoreUnknownCharacters),
-              let bytes = try? DeviceFileReader.inflate([UInt8](gzip), maximumInflatedBytes: 16 << 20)
-        else { return nil }
+        guard let bytes = ShippedData.unpack(packedTowns, maximumBytes: 16 << 20) else { return nil }
         return Gazetteer(text: String(decoding: bytes, as: UTF8.self))
     }()
 

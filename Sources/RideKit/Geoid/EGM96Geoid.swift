@@ -13,9 +13,7 @@ import Foundation
 public struct EGM96Geoid: Sendable {
     /// The grid shipped with bikeride, decoded once (nil only if the packed data were damaged).
     public static let shared: EGM96Geoid? = {
-        guard let gzip = Data(base64Encoded: packedGrid, options: .ignoreUnknownCharacters),
-              let bytes = try? DeviceFileReader.inflate([UInt8](gzip), maximumInflatedBytes: 8 << 20)
-        else { return nil }
+        guard let bytes = ShippedData.unpack(packedGrid, maximumBytes: 8 << 20) else { return nil }
         return EGM96Geoid(bytes: bytes)
     }()
 

@@ -12,9 +12,7 @@ import Foundation
 public struct TimeZoneGrid: Sendable {
     /// The grid shipped with bikeride, decoded once (nil only if the packed data were damaged).
     public static let shared: TimeZoneGrid? = {
-        guard let gzip = Data(base64Encoded: packedGrid, options: .ignoreUnknownCharacters),
-              let bytes = try? DeviceFileReader.inflate([UInt8](gzip), maximumInflatedBytes: 16 << 20)
-        else { return nil }
+        guard let bytes = ShippedData.unpack(packedGrid, maximumBytes: 16 << 20) else { return nil }
         return TimeZoneGrid(bytes: bytes)
     }()
 
