@@ -28,7 +28,9 @@ extension PostgresRideStore {
     }
 
     public func familyCircle(userID: UserID, now: Date) async throws -> FamilyCircle {
-        try await transaction(readOnly: true) { [logger] connection in
+        // One statement, its own snapshot: asked on every OwnTracks post (its friends), so one round trip, not the
+        // three of a read-only transaction.
+        try await statement { [logger] connection in
             let rows = try await connection.query(
                 """
                 SELECT family_shares.sharer_id, sharer.name, family_shares.viewer_id, viewer.name, family_shares.created_at, family_shares.expires_at
