@@ -198,6 +198,39 @@ import TestSupport
             #expect(try await server.library.store.familyCircle(userID: server.library.userID, now: Date()).sharing.isEmpty)
         }
     }
+
+    /// The OwnTracks answer carries a sharer as a friend only where family exists (accounts on): a single-user
+    /// server answers `[]` without reading the family circle, even if the database holds a share from a time it ran
+    /// with accounts.
+    @Test func ownTracksFriendsNeedAccounts() async throws {
+        for accounts in [true, false] {
+            var server = try await TestServer()
+            server.configuration.accounts = accounts
+            server.configuration.passwordHasher = .forTesting
+            let local = try await server.library.store.localUser()
+            let bob = try await server.library.store.createUser(name: "bob", passwordHash: nil)
+            let (_, localToken) = try await server.addDevice("Phone", user: local.name)
+            let (_, bobToken) = try await server.addDevice("Bob's phone", user: "bob")
+            _ = try await server.library.store.shareFamily(with: local.name, userID: bob.id, expiresAt: nil, now: Date())
+            let now = Int(Date().timeIntervalSince1970)
+            try await server.run { client in
+                func post(_ user: String, _ token: String, latitude: Double) async throws -> TestResponse {
+                    try await client.execute(
+                        uri: "/ingest/owntracks", method: .post,
+                        headers: [.authorization: IngestAPITests.basic(user, token), .contentType: "application/json"],
+                        body: ByteBuffer(string: #"{"_type":"location","lat":\#(latitude),"lon":8.54,"tst":\#(now),"acc":5}"#))
+                }
+                #expect(try await post("bob", bobToken, latitude: 47.37).status == .ok)
+                let answer = try await post(local.name, localToken, latitude: 47.38)
+                #expect(answer.status == .ok)
+                if accounts {
+                    #expect(answer.text.contains("bob") && answer.text.contains("47.37"), "\(answer.text)")
+                } else {
+                    #expect(answer.text == "[]")
+                }
+            }
+        }
+    }
 }
 
 /// A family share revoked or expired answers at once on every instance: every answer is read from the database.

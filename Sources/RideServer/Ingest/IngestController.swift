@@ -28,6 +28,9 @@ struct IngestController<Context: UserRequestContext>: Sendable {
     let metrics: ServerMetrics
     /// OwnTracks' encryption secret, when its apps encrypt (nil: encrypted payloads are refused and logged).
     let ownTracksSecret: String?
+    /// Whether users may share their position with each other (family needs accounts): the OwnTracks answer then
+    /// carries the sharers as friends; without, it is always `[]`.
+    let familySharing: Bool
     /// Writes posts in group commits (a gap longer than its `gapSeconds` starts a new track).
     let committer: IngestCommitter
     /// Recently seen tokens' devices (`DeviceTokenCache`: the store still checks each post's device).
@@ -57,7 +60,8 @@ struct IngestController<Context: UserRequestContext>: Sendable {
         } catch let error as TrackerPayloadError {
             refuse(error, device: device, app: "owntracks", context)
         }
-        return Self.json(try await ownTracksFriends(of: device, encrypted: Self.isEncrypted(body), context))
+        // Family needs accounts: a single-user server has no one to share with, and reads nothing more a post.
+        return Self.json(familySharing ? try await ownTracksFriends(of: device, body: body, context) : "[]")
     }
 
     /// The answer to an OwnTracks post (its "Friends in HTTP mode"): the `card` and `location` of each user who
@@ -65,7 +69,7 @@ struct IngestController<Context: UserRequestContext>: Sendable {
     /// inside their privacy zones is left out), encrypted when the post was and the server has the secret; `[]`
     /// when no one shares. A failure to read them is logged and answered `[]`: the fixes are stored, and a 5xx
     /// would make the phone send them again.
-    func ownTracksFriends(of device: Device, encrypted: Bool, _ context: Context) async throws -> String {
+    func ownTracksFriends(of device: Device, body: Data, _ context: Context) async throws -> String {
         let members: [FamilyMember]
         do {
             members = try await TrackLibrary.familyMembers(of: device.userID, store: store)
@@ -80,7 +84,8 @@ struct IngestController<Context: UserRequestContext>: Sendable {
             }
         }
         guard !friends.isEmpty else { return "[]" }
-        let answer = encrypted && ownTracksSecret != nil
+        // The body is parsed again only when there is someone to answer with (whether the phone encrypts).
+        let answer = Self.isEncrypted(body) && ownTracksSecret != nil
             ? OwnTracksFriends.answer(friends, key: SecretBox.key(fromSecret: ownTracksSecret!)) : OwnTracksFriends.answer(friends)
         return String(decoding: answer, as: UTF8.self)
     }

@@ -150,6 +150,7 @@ public func buildRouter(
     DevicesController<RideRequestContext>(library: library, tokens: deviceTokens, publicURL: configuration.publicURL).addRoutes(to: router)
     IngestController<RideRequestContext>(
         store: library.store, feed: liveFeed, metrics: metrics, ownTracksSecret: configuration.ownTracksSecret,
+        familySharing: configuration.requiresAccounts,
         // A batch on PostgreSQL is a few round trips a post where a device starts its track (the track, its recording,
         // its first figures), so it holds fewer posts: 600 devices starting at once on a loaded machine outlasted the
         // 30 s a transaction may take. SQLite's are in-process statements.
