@@ -28,10 +28,12 @@ extension TrackLibrary {
         let named = upload.url.deletingLastPathComponent().appending(path: ImportJobRules.archiveFileName(job.id))
         if (try? FileManager.default.moveItem(at: upload.url, to: named)) != nil { archive = named }
         let library = self
+        let file = archive
         Task.detached {
-            await library.runImportJob(job.id, archive: archive, options: options)
-            try? FileManager.default.removeItem(at: archive)
-            whenFinished()
+            await library.runImportJob(job.id, archive: file, options: options) {
+                try? FileManager.default.removeItem(at: file)
+                whenFinished()
+            }
         }
         return job
     }
@@ -62,20 +64,24 @@ extension TrackLibrary {
     }
 
     /// Imports the archive and keeps the job's row up to date; a failure to read the archive ends the job as
-    /// failed with why.
-    func runImportJob(_ id: ImportJobID, archive url: URL, options: ImportOptions) async {
+    /// failed with why. `beforeFinishing` runs once the import is over and before the job reads as ended, so that a
+    /// client that sees it ended and sends the next archive at once finds the gate's place given back.
+    func runImportJob(_ id: ImportJobID, archive url: URL, options: ImportOptions, beforeFinishing: @Sendable () -> Void = {}) async {
         let throttle = ProgressThrottle(intervalSeconds: 0.5)
+        let outcome: ImportJobOutcome
         do {
             let report = try await importArchive(at: url, options: options) { [store, userID] progress in
                 guard throttle.isDue(progress) else { return }
                 try? await store.updateImportJob(id: id, userID: userID, filesDone: progress.filesDone, filesTotal: progress.filesTotal)
             }
-            try? await store.finishImportJob(id: id, userID: userID, outcome: .done(report))
+            outcome = .done(report)
         } catch {
             let reason: String
             if case RideStoreError.invalidFile(_, let why) = error { reason = why } else { reason = "\(error)" }
-            try? await store.finishImportJob(id: id, userID: userID, outcome: .failed(reason))
+            outcome = .failed(reason)
         }
+        beforeFinishing()
+        try? await store.finishImportJob(id: id, userID: userID, outcome: outcome)
     }
 }
 
