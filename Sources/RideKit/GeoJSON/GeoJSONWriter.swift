@@ -81,13 +81,7 @@ public enum GeoJSONWriter {
         if lines.contains(where: { $0.contains { $0.time != nil } }) {
             json.key("coordTimes")
             writeParallel(lines, multi: multi, to: &json) { point, json in
-                if let time = point.time {
-                    json.bytes.append(UInt8(ascii: "\""))
-                    time.appendRFC3339(to: &json.bytes)
-                    json.bytes.append(UInt8(ascii: "\""))
-                } else {
-                    json.raw("null")
-                }
+                json.time(point.time)
             }
         }
         for (key, value) in pointValueKeys where lines.contains(where: { $0.contains { value($0)?.isFinite == true } }) {
@@ -167,9 +161,7 @@ public enum GeoJSONWriter {
         json.stringMember("type", point.type)
         if let time = point.time {
             json.key("time")
-            json.bytes.append(UInt8(ascii: "\""))
-            time.appendRFC3339(to: &json.bytes)
-            json.bytes.append(UInt8(ascii: "\""))
+            json.time(time)
         }
         writeLinks(point.links, to: &json)
         json.raw("},\"geometry\":{\"type\":\"Point\",\"coordinates\":")
@@ -287,13 +279,7 @@ extension GeoJSONWriter {
             if hasTime {
                 json.key("coordTimes")
                 try await parallel(&json) { point, json in
-                    if let time = point.time {
-                        json.bytes.append(UInt8(ascii: "\""))
-                        time.appendRFC3339(to: &json.bytes)
-                        json.bytes.append(UInt8(ascii: "\""))
-                    } else {
-                        json.raw("null")
-                    }
+                    json.time(point.time)
                 }
             }
             for (index, entry) in pointValueKeys.enumerated() where hasValue[index] {

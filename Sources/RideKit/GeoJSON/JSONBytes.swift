@@ -25,6 +25,14 @@ struct JSONBytes {
         raw("null")
     }
 
+    /// A time as an RFC 3339 string, or `null`.
+    mutating func time(_ time: GPXTime?) {
+        guard let time else { return raw("null") }
+        bytes.append(UInt8(ascii: "\""))
+        time.appendRFC3339(to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
     /// A JSON string: `"` and `\` escaped, control characters as `\n`, `\t`… or `\u00XX`.
     mutating func string(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
