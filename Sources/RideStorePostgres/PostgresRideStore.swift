@@ -141,7 +141,7 @@ public final class PostgresRideStore: RideStore {
                 try await connection.query("COMMIT", logger: logger)
                 return value
             } catch {
-                if !expired.isSet { _ = try? await connection.query("ROLLBACK", logger: logger) }
+                if !expired.isSet && !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: logger) }
                 throw error
             }
         }
@@ -163,6 +163,12 @@ public final class PostgresRideStore: RideStore {
 
     /// A pooled connection for `body`, with both waits bounded (see `transaction`); `expired` is set once the
     /// deadline has closed the connection.
+    ///
+    /// The call ends when its first bound passes, whatever the work is doing: the work runs in a task of its
+    /// own and the caller waits on a one-shot answer that the work, the connection wait or the deadline gives.
+    /// A task group would not do: it waits for all of its children, and a statement on a connection the server
+    /// dropped (an immediate shutdown) or the ROLLBACK after it can hang in postgres-nio even once the
+    /// connection is closed; every request for that recording then queued behind it for ever.
     private func withConnection<T: Sendable>(
         deadlineFactor: Double, _ body: @escaping @Sendable (PostgresConnection, AcquiredFlag) async throws -> T
     ) async throws -> T {
@@ -173,55 +179,44 @@ public final class PostgresRideStore: RideStore {
         let wait = max(5, configuration.connectTimeoutSeconds)
         let deadline = configuration.transactionTimeoutSeconds * deadlineFactor
         let url = configuration.url
-        do {
-            return try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask {
-                    try await client.withConnection { connection in
-                        acquired.set()
-                        return try await withThrowingTaskGroup(of: T?.self) { work in
-                            work.addTask { try await body(connection, expired) }
-                            work.addTask {
-                                try await Task.sleep(for: .milliseconds(Int64(deadline * 1000)))
-                                expired.set()
-                                logger.warning("a PostgreSQL transaction took over \(deadline) s: its connection is closed")
-                                try? await connection.close()
-                                return nil
-                            }
-                            do {
-                                while let result = try await work.next() {
-                                    if let value = result {
-                                        work.cancelAll()
-                                        return value
-                                    }
-                                }
-                            } catch where expired.isSet {
-                                throw RideStoreError.unavailable("PostgreSQL at \(url) did not answer within \(Self.seconds(deadline))")
-                            }
-                            throw RideStoreError.unavailable("PostgreSQL at \(url) did not answer within \(Self.seconds(deadline))")
-                        }
+        let answer = OneAnswer<T>()
+        let work = Task {
+            do {
+                let value = try await client.withConnection { connection in
+                    acquired.set()
+                    let timer = Task {
+                        try await Task.sleep(for: .milliseconds(Int64(deadline * 1000)))
+                        expired.set()
+                        logger.warning("a PostgreSQL transaction took over \(deadline) s: its connection is closed")
+                        answer.give(.failure(RideStoreError.unavailable(
+                            "PostgreSQL at \(url) did not answer within \(Self.seconds(deadline))")))
+                        try? await connection.close()
                     }
+                    defer { timer.cancel() }
+                    return try await body(connection, expired)
                 }
-                group.addTask {
-                    try await Task.sleep(for: .milliseconds(Int64(wait * 1000)))
-                    if acquired.isSet { return nil }
-                    throw RideStoreError.unavailable("no connection to PostgreSQL at \(url) within \(Self.seconds(wait)) (is the server up?)")
-                }
-                while let result = try await group.next() {
-                    if let value = result {
-                        group.cancelAll()
-                        return value
-                    }
-                }
-                throw RideStoreError.database("a transaction ended without a result")
+                answer.give(.success(value))
+            } catch let error as RideStoreError {
+                answer.give(.failure(error))
+            } catch where !acquired.isSet && !(error is CancellationError) {
+                // No connection could be made (the database refuses them, is starting, or is out of reach): whatever
+                // the pool's reason, the database is unavailable, and the request may be sent again.
+                answer.give(.failure(RideStoreError.unavailable(Self.describe(error))))
+            } catch {
+                answer.give(.failure(Self.storeError(error)))
             }
-        } catch let error as RideStoreError {
-            throw error
-        } catch where !acquired.isSet && !(error is CancellationError) {
-            // No connection could be made (the database refuses them, is starting, or is out of reach): whatever
-            // the pool's reason, the database is unavailable, and the request may be sent again.
-            throw RideStoreError.unavailable(Self.describe(error))
-        } catch {
-            throw Self.storeError(error)
+        }
+        let connectionWait = Task {
+            try await Task.sleep(for: .milliseconds(Int64(wait * 1000)))
+            guard !acquired.isSet else { return }
+            answer.give(.failure(RideStoreError.unavailable(
+                "no connection to PostgreSQL at \(url) within \(Self.seconds(wait)) (is the server up?)")))
+        }
+        answer.whenGiven { work.cancel(); connectionWait.cancel() }
+        return try await withTaskCancellationHandler {
+            try await answer.value()
+        } onCancel: {
+            answer.give(.failure(CancellationError()))
         }
     }
 
@@ -509,4 +504,47 @@ final class AcquiredFlag: @unchecked Sendable {
 
     func set() { lock.withLock { value = true } }
     var isSet: Bool { lock.withLock { value } }
+}
+
+/// The answer to one call, given once by whichever comes first of the work, its connection wait and its deadline
+/// (later ones are dropped), and waited for by the caller.
+final class OneAnswer<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var waiter: CheckedContinuation<T, any Error>?
+    private var ready: Result<T, any Error>?
+    private var given = false
+    private var actions: [@Sendable () -> Void] = []
+
+    /// Runs `action` once the answer is given (at once when it already is).
+    func whenGiven(_ action: @escaping @Sendable () -> Void) {
+        let now = lock.withLock {
+            if !given { actions.append(action) }
+            return given
+        }
+        if now { action() }
+    }
+
+    func give(_ result: Result<T, any Error>) {
+        let taken: (CheckedContinuation<T, any Error>?, [@Sendable () -> Void])? = lock.withLock {
+            guard !given else { return nil }
+            given = true
+            defer { waiter = nil; actions = [] }
+            if waiter == nil { ready = result }
+            return (waiter, actions)
+        }
+        guard let (waiter, actions) = taken else { return }
+        waiter?.resume(with: result)
+        actions.forEach { $0() }
+    }
+
+    func value() async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let early: Result<T, any Error>? = lock.withLock {
+                if let ready { self.ready = nil; return ready }
+                waiter = continuation
+                return nil
+            }
+            if let early { continuation.resume(with: early) }
+        }
+    }
 }

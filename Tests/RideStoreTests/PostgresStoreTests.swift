@@ -259,6 +259,34 @@ import RideKit
             await store.close()
         }
     }
+
+    /// What a statement on a connection the server dropped can do in postgres-nio: never end, not even once the
+    /// deadline closed the connection. The call still answers `unavailable` at its deadline (before, it waited for
+    /// the work for ever, and every later request for that recording queued behind it), and the store goes on.
+    @Test func aTransactionWhoseWorkNeverEndsIsAnsweredAtItsDeadline() async throws {
+        try await PostgresTestServer.withDatabase { url in
+            let store = try await PostgresRideStore.open(
+                .init(url: url, maximumConnections: 2, transactionTimeoutSeconds: 1), logger: PostgresTestServer.logger)
+            let user = try await store.localUser()
+            let started = ContinuousClock.now
+            let error = await #expect(throws: RideStoreError.self) {
+                try await store.transaction { _ in
+                    // Deaf to cancellation and to the connection's closing alike.
+                    await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
+                    return 0
+                }
+            }
+            let took = ContinuousClock.now - started
+            #expect(took >= .seconds(1) && took < .seconds(10), "\(took)")
+            guard case .unavailable(let message) = error else {
+                Issue.record("expected unavailable, got \(String(describing: error))")
+                return
+            }
+            #expect(message.contains("did not answer within 1 s"), "\(message)")
+            #expect(try await store.user(id: user.id) == user)
+            await store.close()
+        }
+    }
 }
 
 extension PostgresTestServer {
