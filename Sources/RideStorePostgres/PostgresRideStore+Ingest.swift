@@ -124,7 +124,6 @@ private struct IngestBatch {
         var placed = Set<Key>()
 
         var liveRecordings: [RecordingID: (trackID: TrackID, lastFix: Int64)] = [:]
-        var notified = Set<String>()
         for (index, post) in posts.enumerated() {
             guard case .success(var result) = results[index], var state = devices[post.deviceID] else { continue }
             var fresh: [TrackerFix] = []
@@ -137,7 +136,6 @@ private struct IngestBatch {
                 results[index] = .success(result)
                 continue
             }
-            notified.insert(post.userID.rawValue)
             for fix in fresh {
                 let key = Key(post.deviceID.rawValue, fix.milliseconds)
                 let decision = state.placement.place(fix.milliseconds)
@@ -178,12 +176,6 @@ private struct IngestBatch {
         }
         try await flush(countingPoints: false)
         try await finish(liveRecordings: liveRecordings)
-        // Every instance's live views of each user who got a fix look now (`PostgresLiveListener`): one notification
-        // per user, sent by PostgreSQL on COMMIT only, after the fixes are visible.
-        if !notified.isEmpty {
-            _ = try await connection.query(
-                "SELECT pg_notify(\(PostgresLiveListener.channel), u) FROM unnest(\(notified.sorted())::text[]) AS u", logger: logger)
-        }
         return results
     }
 
@@ -195,40 +187,55 @@ private struct IngestBatch {
     /// transaction that took its number first and committed last. The device's orders two posts of one device (two
     /// instances, a retry racing its original): the second sees the fixes and the live track the first stored.
     ///
-    /// The devices are locked by the update of their last contact (every device of a valid post was heard from,
-    /// duplicates only or not): one round trip for both. Their order needs no sorting: two batches that share a device
-    /// share its user, whose lock they took first.
+    /// Two round trips, and no fewer: what is read of the live tracks must be read after the users' locks are held
+    /// (a statement reads on the snapshot it started with, before it waited for a lock). The second locks the devices
+    /// by the update of their last contact (every device of a valid post was heard from, duplicates only or not) and
+    /// reads their live tracks. Its devices need no sorting: two batches that share a device share its user, whose
+    /// lock they took first.
+    ///
+    /// The users' live views are notified here (`PostgresLiveListener`): PostgreSQL sends a notification on COMMIT
+    /// only, once the fixes are visible, and one per user however many are asked. A batch of duplicates only wakes
+    /// the views for nothing, which costs them one read; a separate statement cost every batch a round trip.
     mutating func readDevices(posting valid: [DevicePost]) async throws {
         let userIDs = Array(Set(posts.map(\.userID.rawValue))).sorted()
-        try await connection.query("SELECT id FROM users WHERE id = ANY(\(userIDs)) ORDER BY id FOR NO KEY UPDATE", logger: logger)
+        let notified = Array(Set(valid.map(\.userID.rawValue))).sorted()
+        try await connection.query(
+            """
+            SELECT id, CASE WHEN id = ANY(\(notified)) THEN pg_notify(\(PostgresLiveListener.channel), id) END
+            FROM users WHERE id = ANY(\(userIDs)) ORDER BY id FOR NO KEY UPDATE
+            """, logger: logger)
         let pairs = Array(Set(valid.map { [$0.deviceID.rawValue, $0.userID.rawValue] })).sorted { $0.lexicographicallyPrecedes($1) }
         guard !pairs.isEmpty else { return }
+        // Each device's newest recording not stopped, with its fixes' first and last times (each one step down the
+        // (track_id, time) index) and its track's points (for the cap on a track's points).
         let rows = try await connection.query(
             """
             UPDATE devices SET last_seen_at = \(PostgresRideStore.milliseconds(now))
             FROM unnest(\(pairs.map { $0[0] })::text[], \(pairs.map { $0[1] })::text[]) AS p (posted_device, posted_user)
+            LEFT JOIN LATERAL (
+                SELECT id, track_id FROM recordings
+                WHERE recordings.device_id = p.posted_device AND recordings.state <> \(RecordingState.stopped.rawValue)
+                ORDER BY started_at DESC, id DESC LIMIT 1) AS r ON true
             WHERE devices.id = p.posted_device AND devices.user_id = p.posted_user
-            RETURNING \(unescaped: PostgresRideStore.deviceColumns.split(separator: ",").map { "devices." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
+            RETURNING devices.id, devices.user_id, devices.name, devices.token_hash, devices.protocol, devices.created_at,
+                      devices.last_seen_at, r.id, r.track_id,
+                      (SELECT min(time) FROM device_fixes WHERE track_id = r.track_id),
+                      (SELECT max(time) FROM device_fixes WHERE track_id = r.track_id),
+                      (SELECT point_count FROM tracks WHERE id = r.track_id)
             """, logger: logger)
         var found: [DeviceID: Device] = [:]
-        for device in try await PostgresRideStore.devices(rows) { found[device.id] = device }
-        // Each device's newest recording not stopped, with its fixes' first and last times (each one step down the
-        // (track_id, time) index) and its track's points (for the cap on a track's points).
-        let live = try await connection.query(
-            """
-            SELECT r.device_id, r.id, r.track_id,
-                   (SELECT min(time) FROM device_fixes WHERE track_id = r.track_id),
-                   (SELECT max(time) FROM device_fixes WHERE track_id = r.track_id),
-                   (SELECT point_count FROM tracks WHERE id = r.track_id)
-            FROM (SELECT DISTINCT ON (device_id) device_id, id, track_id FROM recordings
-                  WHERE device_id = ANY(\(Array(found.keys.map(\.rawValue)))) AND state <> \(RecordingState.stopped.rawValue)
-                  ORDER BY device_id, started_at DESC, id DESC) AS r
-            """, logger: logger)
         var tracks: [DeviceID: (live: Live, bounds: (Int64, Int64)?, points: Int)] = [:]
-        for try await (device, recording, track, first, last, points) in live.decode((String, String, String, Int64?, Int64?, Int64?).self) {
-            let deviceID: DeviceID = try PostgresRideStore.shortID(device, column: "recordings.device_id")
+        for try await row in rows {
+            let (id, userID, name, tokenHash, protocolName, createdAt, lastSeenAt, recording, track, first, last, points) = try row.decode(
+                (String, String, String, String, String, Int64, Int64?, String?, String?, Int64?, Int64?, Int64?).self)
+            let device = Device(
+                id: try PostgresRideStore.shortID(id, column: "devices.id"), userID: try PostgresRideStore.shortID(userID, column: "devices.user_id"),
+                name: name, tokenHash: tokenHash, protocolName: protocolName, createdAt: PostgresRideStore.date(createdAt),
+                lastSeenAt: lastSeenAt.map(PostgresRideStore.date))
+            found[device.id] = device
+            guard let recording, let track else { continue }
             let bounds = first.flatMap { first in last.map { (first, $0) } }
-            tracks[deviceID] = (
+            tracks[device.id] = (
                 Live(
                     recordingID: try PostgresRideStore.shortID(recording, column: "recordings.id"),
                     trackID: try PostgresRideStore.shortID(track, column: "recordings.track_id")),
