@@ -308,10 +308,17 @@ export class Ride extends OutboxSync {
     this.renderButtons();
     this.renderStats();
   }
+  /** A saved ride: its page opens if the rider is still on the Record tab; a rider who went elsewhere meanwhile
+   * (the answer to Save can come late, or twice: its own and the outbox's) stays there, with a link. */
   async finish(answer) {
     sessionStorage.setItem('bikeride.lastStopped', JSON.stringify(answer));
     await this.clearCurrent();
-    if (answer.trackId) location.hash = `#/tracks/${encodeURIComponent(answer.trackId)}`;
+    if (!answer.trackId) return;
+    if ((location.hash || '#/record').startsWith('#/record')) {
+      location.hash = `#/tracks/${encodeURIComponent(answer.trackId)}`;
+    } else if (!location.hash.startsWith(`#/tracks/${encodeURIComponent(answer.trackId)}`)) {
+      this.savedLater(answer);
+    }
   }
 
   /** A ride saved offline reached the server while the tab shows something else (or a new ride). */

@@ -428,7 +428,11 @@ export class TracksView {
     $('track-message').textContent = 'Kept as a real ride: it now counts in your totals, records and heatmap.';
   }
 
+  /** A track's page. Only the latest call draws: a page asked for while an earlier one is still loading (the
+   * saved ride's, then the route's) must not be drawn over by the earlier one's late answer. */
   async showTrack(id) {
+    const shown = (this.trackShown = (this.trackShown || 0) + 1);
+    const stale = () => shown !== this.trackShown;
     const message = $('track-message');
     message.textContent = '';
     const mapElement = $('track-map');
@@ -447,6 +451,7 @@ export class TracksView {
         message.textContent = explain(error);
       }
     }
+    if (stale()) return;
     this.trackId = id;
     $('track-share-result').hidden = true;
     $('track-share').hidden = !track || !track.createdAt;
@@ -477,6 +482,7 @@ export class TracksView {
     this.renderEfforts(track && track.efforts);
     this.showTurns(track ? id : null);
     await mapLibrary;
+    if (stale()) return;
     if (this.trackMap) { this.trackMap.remove(); this.trackMap = null; this.cursorMarker = null; }
     mapElement.replaceChildren();
     delete mapElement.dataset.lineZoom;
@@ -497,6 +503,7 @@ export class TracksView {
     } catch {
       profile = null;
     }
+    if (stale()) return;
     this.renderCharts(profile);
   }
 
@@ -588,8 +595,11 @@ export class TracksView {
     });
   }
 
-  /** The track's cue sheet (its turns, in the user's units): open when short, collapsed under "Turns" when long. */
+  /** The track's cue sheet (its turns, in the user's units): open when short, collapsed under "Turns" when long.
+   * Only the latest call draws: the page can be shown again while an earlier sheet is on its way (a saved ride's
+   * page, then the route's), and a list cleared before the wait and filled after it got every answer's turns. */
   async showTurns(id) {
+    const asked = (this.turnsAsked = (this.turnsAsked || 0) + 1);
     const section = $('track-turns');
     section.hidden = true;
     $('cue-list').replaceChildren();
@@ -600,15 +610,16 @@ export class TracksView {
     } catch {
       return;  // offline, or a track without length: the page goes without its turns
     }
-    if (this.trackId !== id || !(sheet.cues || []).length) return;
-    for (const cue of sheet.cues) {
+    if (asked !== this.turnsAsked || this.trackId !== id || !(sheet.cues || []).length) return;
+    const items = sheet.cues.map((cue) => {
       const item = document.createElement('li');
       const arrowGlyph = document.createElement('span');
       arrowGlyph.setAttribute('aria-hidden', 'true');
       arrowGlyph.textContent = `${arrow(cue.direction, cue.severity)} `;
       item.append(arrowGlyph, cue.fromPrevious ? `${cue.text} after ${cue.fromPrevious}` : cue.text);
-      $('cue-list').append(item);
-    }
+      return item;
+    });
+    $('cue-list').replaceChildren(...items);
     const count = sheet.cues.length;
     $('turns-summary').textContent = count === 1 ? '1 turn' : `${count} turns`;
     $('turns-details').open = count <= LONG_CUE_SHEET;
