@@ -192,18 +192,9 @@ private struct IngestBatch {
     /// by the update of their last contact (every device of a valid post was heard from, duplicates only or not) and
     /// reads their live tracks. Its devices need no sorting: two batches that share a device share its user, whose
     /// lock they took first.
-    ///
-    /// The users' live views are notified here (`PostgresLiveListener`): PostgreSQL sends a notification on COMMIT
-    /// only, once the fixes are visible, and one per user however many are asked. A batch of duplicates only wakes
-    /// the views for nothing, which costs them one read; a separate statement cost every batch a round trip.
     mutating func readDevices(posting valid: [DevicePost]) async throws {
         let userIDs = Array(Set(posts.map(\.userID.rawValue))).sorted()
-        let notified = Array(Set(valid.map(\.userID.rawValue))).sorted()
-        try await connection.query(
-            """
-            SELECT id, CASE WHEN id = ANY(\(notified)) THEN pg_notify(\(PostgresLiveListener.channel), id) END
-            FROM users WHERE id = ANY(\(userIDs)) ORDER BY id FOR NO KEY UPDATE
-            """, logger: logger)
+        try await connection.query("SELECT id FROM users WHERE id = ANY(\(userIDs)) ORDER BY id FOR NO KEY UPDATE", logger: logger)
         let pairs = Array(Set(valid.map { [$0.deviceID.rawValue, $0.userID.rawValue] })).sorted { $0.lexicographicallyPrecedes($1) }
         guard !pairs.isEmpty else { return }
         // Each device's newest recording not stopped, with its fixes' first and last times (each one step down the
@@ -299,19 +290,27 @@ private struct IngestBatch {
             }
         }
         guard !times.isEmpty else { return [] }
+        // Every instance's live views of each user who got a fix look now (`PostgresLiveListener`): one notification per
+        // user with a fix stored, none for a replay that stored nothing. PostgreSQL sends them on COMMIT only, once the
+        // fixes are visible. (In this statement: one of its own cost every batch a round trip.)
         let rows = try await connection.query(
             """
-            INSERT INTO device_fixes (device_id, user_id, track_id, time, latitude, longitude, elevation, speed, course, accuracy, battery, received_at)
-            SELECT d, u, NULLIF(tr, ''), t, la, lo, NULLIF(e, 'NaN'), NULLIF(s, 'NaN'), NULLIF(c, 'NaN'), NULLIF(a, 'NaN'), NULLIF(b, 'NaN'),
-                   \(PostgresRideStore.milliseconds(now))
-            FROM unnest(\(deviceColumn)::text[], \(userColumn)::text[], \(trackColumn)::text[], \(times)::bigint[], \(latitudes)::float8[],
-                        \(longitudes)::float8[], \(elevations)::float8[], \(speeds)::float8[], \(courses)::float8[], \(accuracies)::float8[],
-                        \(batteries)::float8[]) AS f (d, u, tr, t, la, lo, e, s, c, a, b)
-            ON CONFLICT (device_id, time) DO NOTHING
-            RETURNING device_id, time
+            WITH stored AS (
+                INSERT INTO device_fixes (device_id, user_id, track_id, time, latitude, longitude, elevation, speed, course, accuracy, battery, received_at)
+                SELECT d, u, NULLIF(tr, ''), t, la, lo, NULLIF(e, 'NaN'), NULLIF(s, 'NaN'), NULLIF(c, 'NaN'), NULLIF(a, 'NaN'), NULLIF(b, 'NaN'),
+                       \(PostgresRideStore.milliseconds(now))
+                FROM unnest(\(deviceColumn)::text[], \(userColumn)::text[], \(trackColumn)::text[], \(times)::bigint[], \(latitudes)::float8[],
+                            \(longitudes)::float8[], \(elevations)::float8[], \(speeds)::float8[], \(courses)::float8[], \(accuracies)::float8[],
+                            \(batteries)::float8[]) AS f (d, u, tr, t, la, lo, e, s, c, a, b)
+                ON CONFLICT (device_id, time) DO NOTHING
+                RETURNING device_id, time, user_id
+            ), notified AS (
+                SELECT pg_notify(\(PostgresLiveListener.channel), u) FROM (SELECT DISTINCT user_id AS u FROM stored) AS users
+            )
+            SELECT device_id, time, (SELECT count(*) FROM notified) FROM stored
             """, logger: logger)
         var stored = Set<Key>()
-        for try await (device, time) in rows.decode((String, Int64).self) { stored.insert(Key(device, time)) }
+        for try await (device, time, _) in rows.decode((String, Int64, Int64).self) { stored.insert(Key(device, time)) }
         return stored
     }
 
