@@ -171,7 +171,8 @@ extension PostgresRideStore {
         return 0
     }
 
-    /// As `SQLiteRideStore.syncHeatmap`: the index brought up to date for these tracks; `removing` takes them out.
+    /// The heatmap index brought up to date for these tracks in this transaction (the SQLite store does the same in its own);
+    /// `removing` takes them out.
     static func syncHeatmap(
         _ connection: PostgresConnection, trackIDs: [TrackID], userID: UserID, removing: Bool = false, logger: Logger
     ) async throws {
