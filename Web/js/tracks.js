@@ -480,7 +480,7 @@ export class TracksView {
     this.renderSplits(track && track.splits, Boolean(track && track.startTime));
     this.renderDevice(track);
     this.renderEfforts(track && track.efforts);
-    this.showTurns(track ? id : null);
+    this.showTurns(track ? id : null, stale);
     await mapLibrary;
     if (stale()) return;
     if (this.trackMap) { this.trackMap.remove(); this.trackMap = null; this.cursorMarker = null; }
@@ -596,10 +596,8 @@ export class TracksView {
   }
 
   /** The track's cue sheet (its turns, in the user's units): open when short, collapsed under "Turns" when long.
-   * Only the latest call draws: the page can be shown again while an earlier sheet is on its way (a saved ride's
-   * page, then the route's), and a list cleared before the wait and filled after it got every answer's turns. */
-  async showTurns(id) {
-    const asked = (this.turnsAsked = (this.turnsAsked || 0) + 1);
+   * Drawn only while its page is the latest shown (`stale`, from `showTrack`), and whole, never appended to. */
+  async showTurns(id, stale) {
     const section = $('track-turns');
     section.hidden = true;
     $('cue-list').replaceChildren();
@@ -610,7 +608,7 @@ export class TracksView {
     } catch {
       return;  // offline, or a track without length: the page goes without its turns
     }
-    if (asked !== this.turnsAsked || this.trackId !== id || !(sheet.cues || []).length) return;
+    if (stale() || !(sheet.cues || []).length) return;
     const items = sheet.cues.map((cue) => {
       const item = document.createElement('li');
       const arrowGlyph = document.createElement('span');

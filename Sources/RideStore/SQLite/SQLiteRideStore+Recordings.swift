@@ -62,19 +62,15 @@ extension SQLiteRideStore {
     ) async throws -> FixAppendResult {
         try RecordingRules.validate(fixes)
         return try await write { db in
-            guard var record = try Self.recordingRecord(db, id: recordingID, userID: userID) else {
+            guard let record = try Self.recordingRecord(db, id: recordingID, userID: userID) else {
                 throw RideStoreError.notFound(kind: "recording", id: recordingID.rawValue)
             }
             guard record.state != .stopped else { throw RideStoreError.conflict("recording \(recordingID) is stopped") }
-            // Read once: the version is checked against them, the limits hold against them (one writer at a time,
-            // SQLite's write lock), and the answer adds what this batch appends.
+            // Its track's counts read once: the version is checked against them, the limits hold against them (one
+            // writer at a time, SQLite's write lock), and the answer adds what this batch appends.
             let (pointCount, segmentCount) = try Self.trackCounts(db, trackID: record.trackId)
-            if expecting != nil {
-                try RecordingVersion(
-                    pointCount: pointCount, segmentCount: segmentCount, lastClientSequence: record.lastClientSequence, state: record.state,
-                    routeTrackID: record.routeTrackId
-                ).require(expecting, recordingID: recordingID)
-            }
+            var recording = Self.recording(record, pointCount: pointCount, segmentCount: segmentCount)
+            if expecting != nil { try recording.version.require(expecting, recordingID: recordingID) }
             let (fresh, last) = RecordingRules.fresh(fixes, after: record.lastClientSequence, acknowledgedThrough: acknowledgedThrough)
             let points = fresh.map(\.point)
             if !points.isEmpty {
@@ -86,13 +82,12 @@ extension SQLiteRideStore {
                 }
                 try Self.appendPoints(points, trackID: record.trackId, db)
             }
-            record.lastClientSequence = last
-            record.updatedAt = StoreClock.now()
+            recording.lastClientSequence = last
+            recording.updatedAt = StoreClock.now()
+            recording.pointCount += points.count
             try DirectStatement(db, "UPDATE recording SET lastClientSequence = ?, updatedAt = ? WHERE id = ?")
-                .execute(last, StoreClock.milliseconds(record.updatedAt), record.id)
-            return FixAppendResult(
-                recording: Self.recording(record, pointCount: pointCount + points.count, segmentCount: segmentCount), appended: points,
-                replayedCount: fixes.count - points.count)
+                .execute(last, StoreClock.milliseconds(recording.updatedAt), record.id)
+            return FixAppendResult(recording: recording, appended: points, replayedCount: fixes.count - points.count)
         }
     }
 
