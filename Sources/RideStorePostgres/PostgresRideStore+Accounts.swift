@@ -105,8 +105,12 @@ extension PostgresRideStore {
     // MARK: Positions from devices (the posts themselves: PostgresRideStore+Ingest.swift)
 
     /// A growing device track's figures, computed again when enough has come (`DeviceIngestRules.figuresAreDue`),
-    /// after its waiting fixes are put in its blocks. `state`: the track's point count, and the recording's
+    /// with its waiting fixes put in its blocks. `state`: the track's point count, and the recording's
     /// figures_point_count and figures_until.
+    ///
+    /// Five round trips whatever the track: its row locked, its points and waiting fixes read (`loadPoints`), the
+    /// waiting fixes' blocks, segment and recording written in one statement, the row and its efforts written. (It
+    /// was some twenty, one of PostgreSQL's ingestion's largest costs: issue 19.)
     static func refreshFiguresIfDue(
         recordingID: RecordingID, trackID: TrackID, state: (Int64, Int64?, Int64?), lastFixTime: Int64, _ connection: PostgresConnection,
         logger: Logger
@@ -115,18 +119,50 @@ extension PostgresRideStore {
         guard DeviceIngestRules.figuresAreDue(
             pointCount: Int(pointCount), figuresPointCount: figuresPointCount.map(Int.init), figuresUntil: figuresUntil, lastFixTime: lastFixTime)
         else { return }
-        try await blockWaitingFixes(trackID: trackID, connection, logger: logger)
         guard var track = try await trackRecord(connection, id: trackID, forUpdate: true, logger: logger) else { return }
         // The headers stay as they are (a live track's do not change): only the points are read.
         var content = try TrackFigures.emptyContent(of: track, readingHeaders: false)
-        try await loadPoints(into: &content, trackID: track.id, connection, logger: logger)
+        let loaded = try await loadPoints(into: &content, trackID: track.id, connection, logger: logger)
         try TrackFigures.apply(content, headersRead: false, to: &track)
-        try await updateTrackRecord(track, connection, logger: logger)
+        // The waiting fixes go to the blocks (`PointTail.append`, as every append), in the statement that writes the
+        // recording's new state.
+        var merge: (id: Int64, block: PointBlock)?
+        var removed: [Int64] = []
+        var added: [PointBlock] = []
+        var firstPosition = 0
+        if !loaded.waiting.isEmpty {
+            guard loaded.tailSegmentID != nil else { throw RideStoreError.damaged("device track \(trackID) has no segment") }
+            switch try PointTail.append(
+                loaded.waiting.map(DeviceIngestRules.trackPoint), tailNewestFirst: loaded.tail.map(\.tailBlock),
+                points: { try TailBlocks.points(of: $0, in: loaded.tail, trackID: trackID) })
+            {
+            case .insert(let blocks, let position):
+                added = blocks
+                firstPosition = position
+            case .merge(let id, let block, let others):
+                merge = (id, block)
+                removed = others
+            }
+        }
+        let positions = added.indices.map { Int64(firstPosition + $0) }
         try await connection.query(
             """
-            UPDATE recordings SET figures_point_count = \(Int64(content.trackPointCount)), figures_until = \(lastFixTime)
+            WITH removed AS (DELETE FROM point_blocks WHERE id = ANY(\(removed)::bigint[])),
+            merged AS (
+                UPDATE point_blocks SET point_count = \(merge.map { Int64($0.block.pointCount) }), data = \(merge.map { ByteBuffer(bytes: $0.block.data) })
+                WHERE id = \(merge?.id)),
+            added AS (
+                INSERT INTO point_blocks (segment_id, position, point_count, data)
+                SELECT \(loaded.tailSegmentID), p, c, d
+                FROM unnest(\(positions)::bigint[], \(added.map { Int64($0.pointCount) })::bigint[], \(added.map { ByteBuffer(bytes: $0.data) })::bytea[])
+                    AS t (p, c, d)),
+            counted AS (UPDATE segments SET point_count = point_count + \(Int64(loaded.waiting.count)) WHERE id = \(loaded.tailSegmentID))
+            UPDATE recordings
+            SET blocks_until = coalesce(\(loaded.waiting.last?.milliseconds), blocks_until),
+                figures_point_count = \(Int64(content.trackPointCount)), figures_until = \(lastFixTime)
             WHERE id = \(recordingID.rawValue)
             """, logger: logger)
+        try await updateTrackRecord(track, connection, logger: logger)
     }
 
     public func finishIdleDeviceTracks(gapSeconds: Double, now: Date) async throws -> [TrackID] {

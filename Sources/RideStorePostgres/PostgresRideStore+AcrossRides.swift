@@ -6,22 +6,23 @@ import RideStore
 // Best efforts, records, weekly goals and the overview's rows on PostgreSQL: the rules of `EffortRules` and
 // `GoalRules` (RideStore's Core/), this store's SQL, the same queries as SQLite's.
 extension PostgresRideStore {
-    /// Replaces a track's effort rows by those of its stored figures: called wherever the track's row is written.
+    /// Replaces a track's effort rows by those of its stored figures: called wherever the track's row is written. One
+    /// statement (it was one a row, some twenty on every refresh of a live track's figures): the rows of keys it no
+    /// longer has deleted, the others written over, the track's efforts version set. No start or end travels as NaN.
     static func writeEfforts(trackID: TrackID, stats: Data, _ connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("DELETE FROM track_efforts WHERE track_id = \(trackID.rawValue)", logger: logger)
         let (rows, version) = EffortRules.measured(fromStats: stats)
         try await connection.query(
-            "UPDATE tracks SET efforts_version = \(Int32(version)) WHERE id = \(trackID.rawValue) AND efforts_version != \(Int32(version))",
-            logger: logger)
-        guard !rows.isEmpty else { return }
-        // At most a couple of dozen rows a track.
-        for row in rows {
-            try await connection.query(
-                """
+            """
+            WITH gone AS (DELETE FROM track_efforts WHERE track_id = \(trackID.rawValue) AND key <> ALL(\(rows.map(\.key))::text[])),
+            kept AS (
                 INSERT INTO track_efforts (track_id, key, value, score, start_offset, end_offset)
-                VALUES (\(trackID.rawValue), \(row.key), \(row.value), \(row.score), \(row.start), \(row.end))
-                """, logger: logger)
-        }
+                SELECT \(trackID.rawValue), k, v, s, NULLIF(b, 'NaN'), NULLIF(e, 'NaN')
+                FROM unnest(\(rows.map(\.key))::text[], \(rows.map(\.value))::float8[], \(rows.map(\.score))::float8[],
+                            \(rows.map { $0.start ?? .nan })::float8[], \(rows.map { $0.end ?? .nan })::float8[]) AS r (k, v, s, b, e)
+                ON CONFLICT (track_id, key) DO UPDATE
+                SET value = excluded.value, score = excluded.score, start_offset = excluded.start_offset, end_offset = excluded.end_offset)
+            UPDATE tracks SET efforts_version = \(Int32(version)) WHERE id = \(trackID.rawValue) AND efforts_version != \(Int32(version))
+            """, logger: logger)
     }
 
     public func personalRecords(kind: TrackKind, userID: UserID) async throws -> [PersonalRecord] {

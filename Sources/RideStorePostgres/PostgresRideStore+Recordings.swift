@@ -299,28 +299,21 @@ extension PostgresRideStore {
         }
         guard let segmentID else { throw RideStoreError.damaged("recording track \(trackID) has no segment") }
         guard !points.isEmpty else { return segmentID }
-        let nextPosition = (tail.first?.position ?? -1) + 1
-        let merged = PointTail.blocksToMerge(tailNewestFirst: tail.map { Int(clamping: $0.count) }, adding: points.count)
-        guard merged > 0 else {
-            try await insertBlocks(PackedPoints(points[...]).packedBlocks, segmentID: segmentID, firstPosition: Int(nextPosition), connection, logger: logger)
-            return segmentID
-        }
-        // The merged blocks, oldest first, then the new points: one block in the oldest one's row.
-        let mergedBlocks = tail.prefix(merged).reversed()
-        var run: [TrackPoint] = []
-        for block in mergedBlocks {
-            guard block.count >= 0, let data = block.data else {
-                throw RideStoreError.damaged("point block \(block.id) of track \(trackID) claims \(block.count) points")
-            }
-            run += try PointBlock(pointCount: Int(block.count), data: data).points()
-        }
-        run += points
-        let packed = PointBlock(points: run[...])
-        _ = try await connection.execute(
-            MergeBlocks(
-                id: mergedBlocks.first!.id, count: Int64(packed.pointCount), data: ByteBuffer(bytes: packed.data),
-                removed: mergedBlocks.dropFirst().map(\.id)), logger: logger)
+        try await writeAppend(
+            PointTail.append(points, tailNewestFirst: tail.map(\.tailBlock), points: { try TailBlocks.points(of: $0, in: tail, trackID: trackID) }),
+            segmentID: segmentID, connection, logger: logger)
         return segmentID
+    }
+
+    /// Writes what appending to a segment's tail decided (`PointTail.append`).
+    static func writeAppend(_ append: PointTail.Append, segmentID: Int64, _ connection: PostgresConnection, logger: Logger) async throws {
+        switch append {
+        case .insert(let blocks, let firstPosition):
+            try await insertBlocks(blocks, segmentID: segmentID, firstPosition: firstPosition, connection, logger: logger)
+        case .merge(let id, let block, let removed):
+            _ = try await connection.execute(
+                MergeBlocks(id: id, count: Int64(block.pointCount), data: ByteBuffer(bytes: block.data), removed: removed), logger: logger)
+        }
     }
 
     /// Packs a finished track's segments into full blocks again where their tails were binary counters
@@ -393,6 +386,16 @@ struct TailBlocks: PostgresPreparedStatement {
         var position: Int64
         var count: Int64
         var data: Data?
+
+        var tailBlock: PointTail.Block { PointTail.Block(id: id, position: Int(clamping: position), count: Int(clamping: count)) }
+    }
+
+    /// The points of a tail block that is merged (its data was read: a merge takes no more than a block's worth).
+    static func points(of block: PointTail.Block, in tail: [Block], trackID: TrackID) throws -> [TrackPoint] {
+        guard let stored = tail.first(where: { $0.id == block.id }), stored.count >= 0, let data = stored.data else {
+            throw RideStoreError.damaged("point block \(block.id) of track \(trackID) claims \(block.count) points")
+        }
+        return try PointBlock(pointCount: Int(stored.count), data: data).points()
     }
     struct Row {
         var segmentID: Int64

@@ -529,26 +529,57 @@ extension PostgresRideStore {
         }
     }
 
+    /// What `loadPoints` read besides the points, for a device track's waiting fixes to be appended to its blocks:
+    /// the last segment of its first `trk` and that segment's newest blocks (newest first, `PointTail.tailBlocksRead`
+    /// at most, with their data), and the waiting fixes.
+    struct LoadedPoints {
+        var tailSegmentID: Int64?
+        var tail: [TailBlocks.Block] = []
+        var waiting: [TrackerFix] = []
+    }
+
     /// Fills the point runs of `content` (made from the headers) from the stored blocks, and a live device track's
     /// latest fixes (`blockWaitingFixes`).
-    static func loadPoints(into content: inout TrackContent, trackID: TrackID, _ connection: PostgresConnection, logger: Logger) async throws {
+    @discardableResult
+    static func loadPoints(into content: inout TrackContent, trackID: TrackID, _ connection: PostgresConnection, logger: Logger) async throws
+        -> LoadedPoints
+    {
         var assembler = PointRunAssembler(trackID: trackID)
+        var loaded = LoadedPoints()
+        var tailPosition: Int64?
         let rows = try await connection.query(
             """
-            SELECT segments.role, segments.part, segments.position, point_blocks.point_count, point_blocks.data
+            SELECT segments.role, segments.part, segments.position, point_blocks.point_count, point_blocks.data, segments.id,
+                   point_blocks.id, point_blocks.position
             FROM segments LEFT JOIN point_blocks ON point_blocks.segment_id = segments.id
             WHERE segments.track_id = \(trackID.rawValue)
             ORDER BY segments.role, segments.part, segments.position, point_blocks.position
             """, logger: logger)
-        for try await (role, part, position, count, data) in rows.decode((Int16, Int64, Int64, Int64?, Data?).self) {
+        for try await (role, part, position, count, data, segmentID, blockID, blockPosition) in rows.decode(
+            (Int16, Int64, Int64, Int64?, Data?, Int64, Int64?, Int64?).self)
+        {
             // Out of Int's range is out of the assembler's: clamped, so that it says the row is damaged.
             try assembler.add(
                 role: Int(role), part: Int(clamping: part), position: Int(clamping: position), pointCount: count.map { Int(clamping: $0) },
                 data: data, into: &content)
+            // The first `trk`'s segments come in position order: the last one's blocks are what is kept.
+            guard role == Int16(SegmentRecord.Role.trackSegment.rawValue), part == 0 else { continue }
+            if tailPosition != position {
+                tailPosition = position
+                loaded.tailSegmentID = segmentID
+                loaded.tail = []
+            }
+            if let blockID, let blockPosition, let count {
+                loaded.tail.append(TailBlocks.Block(id: blockID, position: blockPosition, count: count, data: data))
+                if loaded.tail.count > PointTail.tailBlocksRead { loaded.tail.removeFirst() }
+            }
         }
         try assembler.finish(into: &content)
+        loaded.tail.reverse()
         // A device track's latest fixes, not in its blocks yet, end its last segment (where they will be appended).
-        DeviceIngestRules.appendWaiting(try await waitingFixes(trackID: trackID, connection, logger: logger), to: &content)
+        loaded.waiting = try await waitingFixes(trackID: trackID, connection, logger: logger)
+        DeviceIngestRules.appendWaiting(loaded.waiting, to: &content)
+        return loaded
     }
 }
 

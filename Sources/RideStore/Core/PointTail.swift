@@ -38,3 +38,42 @@ package enum PointTail {
         !counts.dropLast().allSatisfy { $0 == PackedPoints.blockCapacity }
     }
 }
+
+extension PointTail {
+    /// A block of a segment's tail as a store reads it: its row id, position and size.
+    package struct Block: Sendable, Equatable {
+        package var id: Int64
+        package var position: Int
+        package var count: Int
+
+        package init(id: Int64, position: Int, count: Int) {
+            self.id = id
+            self.position = position
+            self.count = count
+        }
+    }
+
+    /// What appending points to a segment's tail writes: new blocks after the last one, or one block that takes the
+    /// merged newest blocks and the new points (in the oldest merged block's row, the others removed).
+    package enum Append: Sendable, Equatable {
+        case insert([PointBlock], firstPosition: Int)
+        case merge(into: Int64, PointBlock, removing: [Int64])
+    }
+
+    /// How `points` are appended to a tail (its blocks newest first, at most `tailBlocksRead` of them); `points(of:)`
+    /// reads the points of a block that is merged, and only those are read.
+    package static func append(
+        _ points: [TrackPoint], tailNewestFirst tail: [Block], points pointsOf: (Block) throws -> [TrackPoint]
+    ) throws -> Append {
+        let nextPosition = (tail.first?.position ?? -1) + 1
+        let merged = blocksToMerge(tailNewestFirst: tail.map(\.count), adding: points.count)
+        guard merged > 0 else { return .insert(PackedPoints(points[...]).packedBlocks, firstPosition: nextPosition) }
+        // The merged blocks, oldest first, then the new points.
+        let mergedBlocks = tail.prefix(merged).reversed()
+        var run: [TrackPoint] = []
+        run.reserveCapacity(points.count + mergedBlocks.reduce(0) { $0 + $1.count })
+        for block in mergedBlocks { run += try pointsOf(block) }
+        run += points
+        return .merge(into: mergedBlocks.first!.id, PointBlock(points: run[...]), removing: mergedBlocks.dropFirst().map(\.id))
+    }
+}

@@ -225,32 +225,21 @@ extension SQLiteRideStore {
         // The tail's blocks, newest first: sizes only, so that nothing is decoded that is not merged.
         let tail = try DirectStatement(
             db, "SELECT id, position, pointCount FROM pointBlock WHERE segmentId = ? ORDER BY position DESC LIMIT \(PointTail.tailBlocksRead)"
-        ).fetchAll(segmentID) { (id: $0.int64(0), position: $0.int(1), count: $0.int(2)) }
-        let nextPosition = (tail.first?.position ?? -1) + 1
-        let merged = PointTail.blocksToMerge(tailNewestFirst: tail.map(\.count), adding: points.count)
-        guard merged > 0 else {
-            try insertBlocks(PackedPoints(points[...]).packedBlocks, segmentID: segmentID, firstPosition: nextPosition, db)
-            try countAppended(points.count, segmentID: segmentID, trackID: countingTrack ? trackID : nil, db)
-            return
-        }
-        let runCount = points.count + tail.prefix(merged).reduce(0) { $0 + $1.count }
-        // The merged blocks, oldest first, then the new points: one block in the oldest one's row.
-        let mergedBlocks = tail.prefix(merged).reversed()
-        var run: [TrackPoint] = []
-        run.reserveCapacity(runCount)
+        ).fetchAll(segmentID) { PointTail.Block(id: $0.int64(0), position: $0.int(1), count: $0.int(2)) }
         let select = try DirectStatement(db, "SELECT pointCount, data FROM pointBlock WHERE id = ?")
-        for block in mergedBlocks {
+        switch try PointTail.append(points, tailNewestFirst: tail, points: { block in
             guard let stored = try select.fetchOne(block.id, decode: { PointBlock(pointCount: $0.int(0), data: $0.data(1)) }) else {
                 throw RideStoreError.damaged("point block \(block.id) vanished")
             }
-            run += try stored.points()
+            return try stored.points()
+        }) {
+        case .insert(let blocks, let firstPosition):
+            try insertBlocks(blocks, segmentID: segmentID, firstPosition: firstPosition, db)
+        case .merge(let id, let block, let removed):
+            try DirectStatement(db, "UPDATE pointBlock SET pointCount = ?, data = ? WHERE id = ?").execute(block.pointCount, block.data, id)
+            let delete = try DirectStatement(db, "DELETE FROM pointBlock WHERE id = ?")
+            for id in removed { try delete.execute(id) }
         }
-        run += points
-        let packed = PointBlock(points: run[...])
-        let oldest = mergedBlocks.first!
-        try DirectStatement(db, "UPDATE pointBlock SET pointCount = ?, data = ? WHERE id = ?").execute(packed.pointCount, packed.data, oldest.id)
-        let delete = try DirectStatement(db, "DELETE FROM pointBlock WHERE id = ?")
-        for block in mergedBlocks.dropFirst() { try delete.execute(block.id) }
         try countAppended(points.count, segmentID: segmentID, trackID: countingTrack ? trackID : nil, db)
     }
 
