@@ -104,65 +104,143 @@ extension PostgresRideStore {
 
     // MARK: Positions from devices (the posts themselves: PostgresRideStore+Ingest.swift)
 
-    /// A growing device track's figures, computed again when enough has come (`DeviceIngestRules.figuresAreDue`),
-    /// with its waiting fixes put in its blocks. `state`: the track's point count, and the recording's
-    /// figures_point_count and figures_until.
-    ///
-    /// Five round trips whatever the track: its row locked, its points and waiting fixes read (`loadPoints`), the
-    /// waiting fixes' blocks, segment and recording written in one statement, the row and its efforts written. (It
-    /// was some twenty, one of PostgreSQL's ingestion's largest costs: issue 19.)
-    static func refreshFiguresIfDue(
-        recordingID: RecordingID, trackID: TrackID, state: (Int64, Int64?, Int64?), lastFixTime: Int64, _ connection: PostgresConnection,
-        logger: Logger
-    ) async throws {
-        let (pointCount, figuresPointCount, figuresUntil) = state
-        guard DeviceIngestRules.figuresAreDue(
-            pointCount: Int(pointCount), figuresPointCount: figuresPointCount.map(Int.init), figuresUntil: figuresUntil, lastFixTime: lastFixTime)
-        else { return }
-        guard var track = try await trackRecord(connection, id: trackID, forUpdate: true, logger: logger) else { return }
+    /// A live device track whose figures are due (`DeviceIngestRules.figuresAreDue`): its recording, and its last fix's
+    /// time (ms).
+    struct DueFigures {
+        var recordingID: RecordingID
+        var trackID: TrackID
+        var lastFixTime: Int64
+    }
+
+    /// Growing device tracks' figures computed again, with their waiting fixes put in their blocks: five statements
+    /// however many tracks are due (the tracks' rows locked, their points, their waiting fixes, their blocks, segments,
+    /// recordings and rows written, their efforts). One track at a time it was some twenty statements each, most of
+    /// PostgreSQL's ingestion's round trips when many devices' figures fell due together (issue 19).
+    static func refreshFigures(_ due: [DueFigures], _ connection: PostgresConnection, logger: Logger) async throws {
+        guard !due.isEmpty else { return }
+        var tracks = try await lockedTrackRecords(connection, ids: due.map(\.trackID), logger: logger)
         // The headers stay as they are (a live track's do not change): only the points are read.
-        var content = try TrackFigures.emptyContent(of: track, readingHeaders: false)
-        let loaded = try await loadPoints(into: &content, trackID: track.id, connection, logger: logger)
-        try TrackFigures.apply(content, headersRead: false, to: &track)
-        // The waiting fixes go to the blocks (`PointTail.append`, as every append), in the statement that writes the
-        // recording's new state.
-        var merge: (id: Int64, block: PointBlock)?
-        var removed: [Int64] = []
-        var added: [PointBlock] = []
-        var firstPosition = 0
-        if !loaded.waiting.isEmpty {
-            guard loaded.tailSegmentID != nil else { throw RideStoreError.damaged("device track \(trackID) has no segment") }
-            switch try PointTail.append(
-                loaded.waiting.map(DeviceIngestRules.trackPoint), tailNewestFirst: loaded.tail.map(\.tailBlock),
-                points: { try TailBlocks.points(of: $0, in: loaded.tail, trackID: trackID) })
-            {
-            case .insert(let blocks, let position):
-                added = blocks
-                firstPosition = position
-            case .merge(let id, let block, let others):
-                merge = (id, block)
-                removed = others
-            }
+        var contents = try tracks.mapValues { try TrackFigures.emptyContent(of: $0, readingHeaders: false) }
+        let loaded = try await loadPoints(into: &contents, connection, logger: logger)
+        var write = FiguresWrite()
+        for item in due.sorted(by: { $0.trackID.rawValue < $1.trackID.rawValue }) {
+            guard var track = tracks[item.trackID], let content = contents[item.trackID] else { continue }
+            try TrackFigures.apply(content, headersRead: false, to: &track)
+            tracks[item.trackID] = track
+            let points = loaded[item.trackID] ?? LoadedPoints()
+            try write.add(track, recordingID: item.recordingID, figuresPointCount: content.trackPointCount, lastFixTime: item.lastFixTime,
+                          loaded: points)
         }
-        let positions = added.indices.map { Int64(firstPosition + $0) }
-        try await connection.query(
-            """
-            WITH removed AS (DELETE FROM point_blocks WHERE id = ANY(\(removed)::bigint[])),
-            merged AS (
-                UPDATE point_blocks SET point_count = \(merge.map { Int64($0.block.pointCount) }), data = \(merge.map { ByteBuffer(bytes: $0.block.data) })
-                WHERE id = \(merge?.id)),
-            added AS (
-                INSERT INTO point_blocks (segment_id, position, point_count, data)
-                SELECT \(loaded.tailSegmentID), p, c, d
-                FROM unnest(\(positions)::bigint[], \(added.map { Int64($0.pointCount) })::bigint[], \(added.map { ByteBuffer(bytes: $0.data) })::bytea[])
-                    AS t (p, c, d)),
-            counted AS (UPDATE segments SET point_count = point_count + \(Int64(loaded.waiting.count)) WHERE id = \(loaded.tailSegmentID))
-            UPDATE recordings
-            SET blocks_until = coalesce(\(loaded.waiting.last?.milliseconds), blocks_until),
-                figures_point_count = \(Int64(content.trackPointCount)), figures_until = \(lastFixTime)
-            WHERE id = \(recordingID.rawValue)
-            """, logger: logger)
-        try await updateTrackRecord(track, connection, logger: logger)
+        try await write.run(connection, logger: logger)
+        try await writeEfforts(due.compactMap { tracks[$0.trackID] }.map { ($0.id, $0.stats) }, connection, logger: logger)
+    }
+
+    /// What `refreshFigures` writes besides the efforts, column by column, in one statement: the waiting fixes'
+    /// blocks (`PointTail.append`, as every append), their segments' counts, the recordings' figures state and
+    /// `blocks_until`, and the tracks' columns that come from their points (those `TrackFigures.apply` sets). Absent
+    /// values travel as "", NaN or `Int64.min` and are stored as NULL.
+    private struct FiguresWrite {
+        var removedBlocks: [Int64] = []
+        var mergedIDs: [Int64] = [], mergedCounts: [Int64] = [], mergedData: [ByteBuffer] = []
+        var addedSegments: [Int64] = [], addedPositions: [Int64] = [], addedCounts: [Int64] = [], addedData: [ByteBuffer] = []
+        var segmentIDs: [Int64] = [], segmentCounts: [Int64] = []
+        var recordingIDs: [String] = [], blocksUntil: [Int64] = [], figuresPointCounts: [Int64] = [], figuresUntil: [Int64] = []
+        var trackIDs: [String] = [], startTimes: [String] = [], endTimes: [String] = [], sortKeys: [Int64] = [], offsets: [Int64] = []
+        var distances: [Double] = [], ascents: [Double] = [], descents: [Double] = [], moving: [Double] = [], elapsed: [Double] = []
+        var maxSpeeds: [Double] = [], averageSpeeds: [Double] = [], pointCounts: [Int64] = [], segmentCountsOfTracks: [Int64] = []
+        var minLatitudes: [Double] = [], minLongitudes: [Double] = [], maxLatitudes: [Double] = [], maxLongitudes: [Double] = []
+        var previews: [ByteBuffer] = [], stats: [ByteBuffer] = []
+
+        mutating func add(_ t: TrackRecord, recordingID: RecordingID, figuresPointCount: Int, lastFixTime: Int64, loaded: LoadedPoints) throws {
+            if let last = loaded.waiting.last {
+                guard let segmentID = loaded.tailSegmentID else { throw RideStoreError.damaged("device track \(t.id) has no segment") }
+                switch try PointTail.append(
+                    loaded.waiting.map(DeviceIngestRules.trackPoint), tailNewestFirst: loaded.tail.map(\.tailBlock),
+                    points: { try TailBlocks.points(of: $0, in: loaded.tail, trackID: t.id) })
+                {
+                case .insert(let blocks, let firstPosition):
+                    for (offset, block) in blocks.enumerated() {
+                        addedSegments.append(segmentID)
+                        addedPositions.append(Int64(firstPosition + offset))
+                        addedCounts.append(Int64(block.pointCount))
+                        addedData.append(ByteBuffer(bytes: block.data))
+                    }
+                case .merge(let id, let block, let removed):
+                    mergedIDs.append(id)
+                    mergedCounts.append(Int64(block.pointCount))
+                    mergedData.append(ByteBuffer(bytes: block.data))
+                    removedBlocks += removed
+                }
+                segmentIDs.append(segmentID)
+                segmentCounts.append(Int64(loaded.waiting.count))
+                blocksUntil.append(last.milliseconds)
+            } else {
+                // Nothing waits (the track was written again from its fixes): its blocks_until stays.
+                blocksUntil.append(Int64.min)
+            }
+            recordingIDs.append(recordingID.rawValue)
+            figuresPointCounts.append(Int64(figuresPointCount))
+            figuresUntil.append(lastFixTime)
+            trackIDs.append(t.id.rawValue)
+            startTimes.append(t.startTime ?? "")
+            endTimes.append(t.endTime ?? "")
+            sortKeys.append(t.sortKey)
+            offsets.append(t.utcOffsetMinutes.map(Int64.init) ?? Int64.min)
+            distances.append(t.distanceMeters)
+            ascents.append(t.ascentMeters)
+            descents.append(t.descentMeters)
+            moving.append(t.movingSeconds)
+            elapsed.append(t.elapsedSeconds)
+            maxSpeeds.append(t.maxSpeedMetersPerSecond)
+            averageSpeeds.append(t.averageSpeedMetersPerSecond)
+            pointCounts.append(Int64(t.pointCount))
+            segmentCountsOfTracks.append(Int64(t.segmentCount))
+            minLatitudes.append(t.minLatitude ?? .nan)
+            minLongitudes.append(t.minLongitude ?? .nan)
+            maxLatitudes.append(t.maxLatitude ?? .nan)
+            maxLongitudes.append(t.maxLongitude ?? .nan)
+            previews.append(ByteBuffer(bytes: t.preview))
+            stats.append(ByteBuffer(bytes: t.stats))
+        }
+
+        func run(_ connection: PostgresConnection, logger: Logger) async throws {
+            guard !trackIDs.isEmpty else { return }
+            try await connection.query(
+                """
+                WITH removed AS (DELETE FROM point_blocks WHERE id = ANY(\(removedBlocks)::bigint[])),
+                merged AS (
+                    UPDATE point_blocks SET point_count = m.c, data = m.d
+                    FROM unnest(\(mergedIDs)::bigint[], \(mergedCounts)::bigint[], \(mergedData)::bytea[]) AS m (id, c, d)
+                    WHERE point_blocks.id = m.id),
+                added AS (
+                    INSERT INTO point_blocks (segment_id, position, point_count, data)
+                    SELECT s, p, c, d FROM unnest(\(addedSegments)::bigint[], \(addedPositions)::bigint[], \(addedCounts)::bigint[],
+                                                   \(addedData)::bytea[]) AS a (s, p, c, d)),
+                counted AS (
+                    UPDATE segments SET point_count = point_count + n.c
+                    FROM unnest(\(segmentIDs)::bigint[], \(segmentCounts)::bigint[]) AS n (id, c) WHERE segments.id = n.id),
+                recorded AS (
+                    UPDATE recordings SET blocks_until = coalesce(NULLIF(r.b, \(Int64.min)), recordings.blocks_until),
+                                          figures_point_count = r.p, figures_until = r.u
+                    FROM unnest(\(recordingIDs)::text[], \(blocksUntil)::bigint[], \(figuresPointCounts)::bigint[], \(figuresUntil)::bigint[])
+                        AS r (id, b, p, u)
+                    WHERE recordings.id = r.id)
+                UPDATE tracks SET
+                    start_time = NULLIF(f.st, ''), end_time = NULLIF(f.et, ''), sort_key = f.sk,
+                    utc_offset_minutes = NULLIF(f.uo, \(Int64.min)), distance_meters = f.di,
+                    ascent_meters = f.up, descent_meters = f.down, moving_seconds = f.mo, elapsed_seconds = f.el,
+                    max_speed_meters_per_second = f.ms, average_speed_meters_per_second = f.av, point_count = f.pc, segment_count = f.sc,
+                    min_latitude = NULLIF(f.a, 'NaN'), min_longitude = NULLIF(f.b, 'NaN'), max_latitude = NULLIF(f.c, 'NaN'),
+                    max_longitude = NULLIF(f.d, 'NaN'), preview = f.pr, stats = f.stt
+                FROM unnest(\(trackIDs)::text[], \(startTimes)::text[], \(endTimes)::text[], \(sortKeys)::bigint[], \(offsets)::bigint[],
+                            \(distances)::float8[], \(ascents)::float8[], \(descents)::float8[], \(moving)::float8[], \(elapsed)::float8[],
+                            \(maxSpeeds)::float8[], \(averageSpeeds)::float8[], \(pointCounts)::bigint[], \(segmentCountsOfTracks)::bigint[],
+                            \(minLatitudes)::float8[], \(minLongitudes)::float8[], \(maxLatitudes)::float8[], \(maxLongitudes)::float8[],
+                            \(previews)::bytea[], \(stats)::bytea[])
+                    AS f (id, st, et, sk, uo, di, up, down, mo, el, ms, av, pc, sc, a, b, c, d, pr, stt)
+                WHERE tracks.id = f.id
+                """, logger: logger)
+        }
     }
 
     public func finishIdleDeviceTracks(gapSeconds: Double, now: Date) async throws -> [TrackID] {

@@ -6,22 +6,47 @@ import RideStore
 // Best efforts, records, weekly goals and the overview's rows on PostgreSQL: the rules of `EffortRules` and
 // `GoalRules` (RideStore's Core/), this store's SQL, the same queries as SQLite's.
 extension PostgresRideStore {
-    /// Replaces a track's effort rows by those of its stored figures: called wherever the track's row is written. One
-    /// statement (it was one a row, some twenty on every refresh of a live track's figures): the rows of keys it no
-    /// longer has deleted, the others written over, the track's efforts version set. No start or end travels as NaN.
+    /// Replaces a track's effort rows by those of its stored figures: called wherever the track's row is written.
     static func writeEfforts(trackID: TrackID, stats: Data, _ connection: PostgresConnection, logger: Logger) async throws {
-        let (rows, version) = EffortRules.measured(fromStats: stats)
+        try await writeEfforts([(trackID, stats)], connection, logger: logger)
+    }
+
+    /// `writeEfforts` for several tracks in one statement (it was one a row, a couple of dozen a track): the rows of
+    /// keys a track no longer has deleted, the others written over, each track's efforts version set. No start or
+    /// end travels as NaN.
+    static func writeEfforts(_ tracks: [(TrackID, Data)], _ connection: PostgresConnection, logger: Logger) async throws {
+        guard !tracks.isEmpty else { return }
+        var ids: [String] = [], versions: [Int32] = []
+        var rowTracks: [String] = [], keys: [String] = [], values: [Double] = [], scores: [Double] = [], starts: [Double] = [], ends: [Double] = []
+        for (trackID, stats) in tracks {
+            let (rows, version) = EffortRules.measured(fromStats: stats)
+            ids.append(trackID.rawValue)
+            versions.append(Int32(version))
+            for row in rows {
+                rowTracks.append(trackID.rawValue)
+                keys.append(row.key)
+                values.append(row.value)
+                scores.append(row.score)
+                starts.append(row.start ?? .nan)
+                ends.append(row.end ?? .nan)
+            }
+        }
         try await connection.query(
             """
-            WITH gone AS (DELETE FROM track_efforts WHERE track_id = \(trackID.rawValue) AND key <> ALL(\(rows.map(\.key))::text[])),
+            WITH fresh AS (
+                SELECT * FROM unnest(\(rowTracks)::text[], \(keys)::text[], \(values)::float8[], \(scores)::float8[], \(starts)::float8[],
+                                     \(ends)::float8[]) AS r (t, k, v, s, b, e)),
+            gone AS (
+                DELETE FROM track_efforts WHERE track_id = ANY(\(ids)::text[])
+                AND NOT EXISTS (SELECT 1 FROM fresh WHERE fresh.t = track_efforts.track_id AND fresh.k = track_efforts.key)),
             kept AS (
                 INSERT INTO track_efforts (track_id, key, value, score, start_offset, end_offset)
-                SELECT \(trackID.rawValue), k, v, s, NULLIF(b, 'NaN'), NULLIF(e, 'NaN')
-                FROM unnest(\(rows.map(\.key))::text[], \(rows.map(\.value))::float8[], \(rows.map(\.score))::float8[],
-                            \(rows.map { $0.start ?? .nan })::float8[], \(rows.map { $0.end ?? .nan })::float8[]) AS r (k, v, s, b, e)
+                SELECT t, k, v, s, NULLIF(b, 'NaN'), NULLIF(e, 'NaN') FROM fresh
                 ON CONFLICT (track_id, key) DO UPDATE
                 SET value = excluded.value, score = excluded.score, start_offset = excluded.start_offset, end_offset = excluded.end_offset)
-            UPDATE tracks SET efforts_version = \(Int32(version)) WHERE id = \(trackID.rawValue) AND efforts_version != \(Int32(version))
+            UPDATE tracks SET efforts_version = v.version
+            FROM unnest(\(ids)::text[], \(versions)::int4[]) AS v (id, version)
+            WHERE tracks.id = v.id AND tracks.efforts_version <> v.version
             """, logger: logger)
     }
 

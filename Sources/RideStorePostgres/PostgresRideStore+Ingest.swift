@@ -26,14 +26,22 @@ extension PostgresRideStore {
     /// A device track's fixes not in its point blocks yet (after its recording's `blocks_until`; all of them while
     /// that is NULL), oldest first; none for a track that is not a device's.
     static func waitingFixes(trackID: TrackID, _ connection: PostgresConnection, logger: Logger) async throws -> [TrackerFix] {
-        try await storedFixes(
+        try await waitingFixes(trackIDs: [trackID], connection, logger: logger)[trackID] ?? []
+    }
+
+    /// `waitingFixes` of several tracks in one statement, by track (tracks without any left out).
+    static func waitingFixes(trackIDs: [TrackID], _ connection: PostgresConnection, logger: Logger) async throws -> [TrackID: [TrackerFix]] {
+        let fixes = try await storedFixes(
             connection.query(
                 """
                 SELECT \(unescaped: fixColumns) FROM recordings JOIN device_fixes ON device_fixes.track_id = recordings.track_id
-                WHERE recordings.track_id = \(trackID.rawValue) AND device_fixes.time > coalesce(recordings.blocks_until, \(Int64.min))
-                ORDER BY device_fixes.time
-                """, logger: logger)
-        ).map(\.fix)
+                WHERE recordings.track_id = ANY(\(trackIDs.map(\.rawValue))::text[])
+                  AND device_fixes.time > coalesce(recordings.blocks_until, \(Int64.min))
+                ORDER BY device_fixes.track_id, device_fixes.time
+                """, logger: logger))
+        var byTrack: [TrackID: [TrackerFix]] = [:]
+        for fix in fixes { if let trackID = fix.trackID { byTrack[trackID, default: []].append(fix.fix) } }
+        return byTrack
     }
 
     /// Appends a device track's waiting fixes to its point blocks (they are counted in the track already, as they
@@ -372,14 +380,14 @@ private struct IngestBatch {
                                    (SELECT point_count FROM tracks WHERE tracks.id = recordings.track_id)),
                       figures_point_count, figures_until
             """, logger: logger)
-        var due: [(RecordingID, (Int64, Int64?, Int64?))] = []
+        var due: [PostgresRideStore.DueFigures] = []
         for try await (id, points, figuresPoints, figuresUntil) in rows.decode((String, Int64, Int64?, Int64?).self) {
-            due.append((try PostgresRideStore.shortID(id, column: "recordings.id"), (points, figuresPoints, figuresUntil)))
+            let recordingID: RecordingID = try PostgresRideStore.shortID(id, column: "recordings.id")
+            guard let live = liveRecordings[recordingID], DeviceIngestRules.figuresAreDue(
+                pointCount: Int(points), figuresPointCount: figuresPoints.map(Int.init), figuresUntil: figuresUntil, lastFixTime: live.lastFix)
+            else { continue }
+            due.append(PostgresRideStore.DueFigures(recordingID: recordingID, trackID: live.trackID, lastFixTime: live.lastFix))
         }
-        for (recordingID, state) in due.sorted(by: { $0.0.rawValue < $1.0.rawValue }) {
-            guard let live = liveRecordings[recordingID] else { continue }
-            try await PostgresRideStore.refreshFiguresIfDue(
-                recordingID: recordingID, trackID: live.trackID, state: state, lastFixTime: live.lastFix, connection, logger: logger)
-        }
+        try await PostgresRideStore.refreshFigures(due, connection, logger: logger)
     }
 }

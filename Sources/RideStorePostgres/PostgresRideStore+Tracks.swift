@@ -373,32 +373,49 @@ extension PostgresRideStore {
             WHERE id = \(id.rawValue) AND (\(userID?.rawValue)::text IS NULL OR user_id = \(userID?.rawValue))
             \(unescaped: forUpdate ? "FOR UPDATE" : "")
             """, logger: logger)
-        for try await row in rows {
-            let r = row.makeRandomAccess()
-            return TrackRecord(
-                id: try shortID(r[0].decode(String.self), column: "tracks.id"),
-                userId: try shortID(r[1].decode(String.self), column: "tracks.user_id"), name: try r[2].decode(String.self),
-                kind: try enumValue(TrackKind.self, r[3].decode(String.self), column: "tracks.kind"),
-                source: try enumValue(TrackSource.self, r[4].decode(String.self), column: "tracks.source"),
-                state: try enumValue(TrackState.self, r[5].decode(String.self), column: "tracks.state"),
-                importId: try r[6].decode(String?.self).map { try shortID($0, column: "tracks.import_id") },
-                importPosition: Int(try r[7].decode(Int64.self)), createdAt: date(try r[8].decode(Int64.self)),
-                updatedAt: date(try r[9].decode(Int64.self)), startTime: try r[10].decode(String?.self),
-                endTime: try r[11].decode(String?.self), sortKey: try r[12].decode(Int64.self),
-                utcOffsetMinutes: try r[13].decode(Int64?.self).map { Int($0) }, distanceMeters: try r[14].decode(Double.self),
-                ascentMeters: try r[15].decode(Double.self), descentMeters: try r[16].decode(Double.self),
-                movingSeconds: try r[17].decode(Double.self), elapsedSeconds: try r[18].decode(Double.self),
-                maxSpeedMetersPerSecond: try r[19].decode(Double.self), averageSpeedMetersPerSecond: try r[20].decode(Double.self),
-                pointCount: Int(try r[21].decode(Int64.self)), segmentCount: Int(try r[22].decode(Int64.self)),
-                waypointCount: Int(try r[23].decode(Int64.self)), routeCount: Int(try r[24].decode(Int64.self)),
-                minLatitude: try r[25].decode(Double?.self), minLongitude: try r[26].decode(Double?.self),
-                maxLatitude: try r[27].decode(Double?.self), maxLongitude: try r[28].decode(Double?.self),
-                preview: try r[29].decode(Data.self), stats: try r[30].decode(Data.self), gpxVersion: try r[31].decode(String.self),
-                gpxCreator: try r[32].decode(String?.self), gpxHeader: try r[33].decode(Data.self),
-                documentName: try r[34].decode(String?.self), deletedAt: try r[35].decode(Int64?.self).map(date),
-                device: try r[36].decode(Data?.self))
-        }
+        for try await row in rows { return try trackRecord(row) }
         return nil
+    }
+
+    /// Tracks' rows by id, locked for the transaction (in id order, as every writer of several takes them).
+    static func lockedTrackRecords(_ connection: PostgresConnection, ids: [TrackID], logger: Logger) async throws -> [TrackID: TrackRecord] {
+        let rows = try await connection.query(
+            """
+            SELECT \(unescaped: recordColumns) FROM tracks WHERE id = ANY(\(ids.map(\.rawValue))::text[]) ORDER BY id FOR UPDATE
+            """, logger: logger)
+        var records: [TrackID: TrackRecord] = [:]
+        for try await row in rows {
+            let record = try trackRecord(row)
+            records[record.id] = record
+        }
+        return records
+    }
+
+    /// A row of `recordColumns`.
+    static func trackRecord(_ row: PostgresRow) throws -> TrackRecord {
+        let r = row.makeRandomAccess()
+        return TrackRecord(
+            id: try shortID(r[0].decode(String.self), column: "tracks.id"),
+            userId: try shortID(r[1].decode(String.self), column: "tracks.user_id"), name: try r[2].decode(String.self),
+            kind: try enumValue(TrackKind.self, r[3].decode(String.self), column: "tracks.kind"),
+            source: try enumValue(TrackSource.self, r[4].decode(String.self), column: "tracks.source"),
+            state: try enumValue(TrackState.self, r[5].decode(String.self), column: "tracks.state"),
+            importId: try r[6].decode(String?.self).map { try shortID($0, column: "tracks.import_id") },
+            importPosition: Int(try r[7].decode(Int64.self)), createdAt: date(try r[8].decode(Int64.self)),
+            updatedAt: date(try r[9].decode(Int64.self)), startTime: try r[10].decode(String?.self),
+            endTime: try r[11].decode(String?.self), sortKey: try r[12].decode(Int64.self),
+            utcOffsetMinutes: try r[13].decode(Int64?.self).map { Int($0) }, distanceMeters: try r[14].decode(Double.self),
+            ascentMeters: try r[15].decode(Double.self), descentMeters: try r[16].decode(Double.self),
+            movingSeconds: try r[17].decode(Double.self), elapsedSeconds: try r[18].decode(Double.self),
+            maxSpeedMetersPerSecond: try r[19].decode(Double.self), averageSpeedMetersPerSecond: try r[20].decode(Double.self),
+            pointCount: Int(try r[21].decode(Int64.self)), segmentCount: Int(try r[22].decode(Int64.self)),
+            waypointCount: Int(try r[23].decode(Int64.self)), routeCount: Int(try r[24].decode(Int64.self)),
+            minLatitude: try r[25].decode(Double?.self), minLongitude: try r[26].decode(Double?.self),
+            maxLatitude: try r[27].decode(Double?.self), maxLongitude: try r[28].decode(Double?.self),
+            preview: try r[29].decode(Data.self), stats: try r[30].decode(Data.self), gpxVersion: try r[31].decode(String.self),
+            gpxCreator: try r[32].decode(String?.self), gpxHeader: try r[33].decode(Data.self),
+            documentName: try r[34].decode(String?.self), deletedAt: try r[35].decode(Int64?.self).map(date),
+            device: try r[36].decode(Data?.self))
     }
 
     static func insertTrackRecord(_ t: TrackRecord, _ connection: PostgresConnection, logger: Logger) async throws {
@@ -544,41 +561,67 @@ extension PostgresRideStore {
     static func loadPoints(into content: inout TrackContent, trackID: TrackID, _ connection: PostgresConnection, logger: Logger) async throws
         -> LoadedPoints
     {
-        var assembler = PointRunAssembler(trackID: trackID)
-        var loaded = LoadedPoints()
-        var tailPosition: Int64?
+        var contents = [trackID: content]
+        let loaded = try await loadPoints(into: &contents, connection, logger: logger)
+        content = contents.removeValue(forKey: trackID) ?? content
+        return loaded[trackID] ?? LoadedPoints()
+    }
+
+    /// `loadPoints` for several tracks (the keys of `contents`) in two statements, whatever their number.
+    static func loadPoints(into contents: inout [TrackID: TrackContent], _ connection: PostgresConnection, logger: Logger) async throws
+        -> [TrackID: LoadedPoints]
+    {
+        let ids = contents.keys.map(\.rawValue).sorted()
+        var loaded: [TrackID: LoadedPoints] = [:]
+        // The rows come track by track: each track's are put together in turn.
+        var current: (id: TrackID, assembler: PointRunAssembler, loaded: LoadedPoints, tailPosition: Int64?)?
+        func finishCurrent() throws {
+            guard var done = current, var content = contents.removeValue(forKey: done.id) else { return }
+            try done.assembler.finish(into: &content)
+            done.loaded.tail.reverse()
+            contents[done.id] = content
+            loaded[done.id] = done.loaded
+            current = nil
+        }
         let rows = try await connection.query(
             """
-            SELECT segments.role, segments.part, segments.position, point_blocks.point_count, point_blocks.data, segments.id,
-                   point_blocks.id, point_blocks.position
+            SELECT segments.track_id, segments.role, segments.part, segments.position, point_blocks.point_count, point_blocks.data,
+                   segments.id, point_blocks.id, point_blocks.position
             FROM segments LEFT JOIN point_blocks ON point_blocks.segment_id = segments.id
-            WHERE segments.track_id = \(trackID.rawValue)
-            ORDER BY segments.role, segments.part, segments.position, point_blocks.position
+            WHERE segments.track_id = ANY(\(ids)::text[])
+            ORDER BY segments.track_id, segments.role, segments.part, segments.position, point_blocks.position
             """, logger: logger)
-        for try await (role, part, position, count, data, segmentID, blockID, blockPosition) in rows.decode(
-            (Int16, Int64, Int64, Int64?, Data?, Int64, Int64?, Int64?).self)
+        for try await (track, role, part, position, count, data, segmentID, blockID, blockPosition) in rows.decode(
+            (String, Int16, Int64, Int64, Int64?, Data?, Int64, Int64?, Int64?).self)
         {
+            if current?.id.rawValue != track {
+                try finishCurrent()
+                let id: TrackID = try shortID(track, column: "segments.track_id")
+                current = (id, PointRunAssembler(trackID: id), LoadedPoints(), nil)
+            }
+            guard contents[current!.id] != nil else { continue }
             // Out of Int's range is out of the assembler's: clamped, so that it says the row is damaged.
-            try assembler.add(
+            try current!.assembler.add(
                 role: Int(role), part: Int(clamping: part), position: Int(clamping: position), pointCount: count.map { Int(clamping: $0) },
-                data: data, into: &content)
+                data: data, into: &contents[current!.id]!)
             // The first `trk`'s segments come in position order: the last one's blocks are what is kept.
             guard role == Int16(SegmentRecord.Role.trackSegment.rawValue), part == 0 else { continue }
-            if tailPosition != position {
-                tailPosition = position
-                loaded.tailSegmentID = segmentID
-                loaded.tail = []
+            if current!.tailPosition != position {
+                current!.tailPosition = position
+                current!.loaded.tailSegmentID = segmentID
+                current!.loaded.tail = []
             }
             if let blockID, let blockPosition, let count {
-                loaded.tail.append(TailBlocks.Block(id: blockID, position: blockPosition, count: count, data: data))
-                if loaded.tail.count > PointTail.tailBlocksRead { loaded.tail.removeFirst() }
+                current!.loaded.tail.append(TailBlocks.Block(id: blockID, position: blockPosition, count: count, data: data))
+                if current!.loaded.tail.count > PointTail.tailBlocksRead { current!.loaded.tail.removeFirst() }
             }
         }
-        try assembler.finish(into: &content)
-        loaded.tail.reverse()
+        try finishCurrent()
         // A device track's latest fixes, not in its blocks yet, end its last segment (where they will be appended).
-        loaded.waiting = try await waitingFixes(trackID: trackID, connection, logger: logger)
-        DeviceIngestRules.appendWaiting(loaded.waiting, to: &content)
+        for (trackID, fixes) in try await waitingFixes(trackIDs: Array(contents.keys), connection, logger: logger) {
+            DeviceIngestRules.appendWaiting(fixes, to: &contents[trackID, default: TrackContent()])
+            loaded[trackID, default: LoadedPoints()].waiting = fixes
+        }
         return loaded
     }
 }

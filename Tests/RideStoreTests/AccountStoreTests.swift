@@ -315,48 +315,98 @@ import RideKit
         }
     }
 
+    /// Several devices whose figures fall due in one group commit: each track's figures are its own fixes', by known
+    /// geometry (north, east, north again), and every fix reads back in its own track, in order, batch after batch.
+    @Test(arguments: StoreKind.allCases) func devicesWhoseFiguresFallDueTogetherEachGetTheirOwn(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let user = try await store.localUser()
+            let devices = [try await Self.device(store, user: user.id, name: "North"), try await Self.device(store, user: user.id, name: "East"),
+                           try await Self.device(store, user: user.id, name: "Short")]
+            // 0.001° steps a second apart: north, east (at 46.5°N), and north for only a few fixes.
+            let north = 0.001 * Double.pi / 180 * 6_371_008.8
+            let east = north * cos(46.5 * Double.pi / 180)
+            func fixes(_ device: Int, _ range: Range<Int>) -> [TrackerFix] {
+                range.map { index in
+                    TrackerFix(
+                        time: Self.start.addingTimeInterval(Double(index) * 20), latitude: 46.5 + (device == 1 ? 0 : Double(index) * 0.001),
+                        longitude: 6.6 + (device == 1 ? Double(index) * 0.001 : 0))
+                }
+            }
+            let counts = [0, 70, 150, 230]
+            var trackIDs: [TrackID?] = [nil, nil, nil]
+            for batch in 1..<counts.count {
+                let range = counts[batch - 1]..<counts[batch]
+                let posts = [
+                    DevicePost(fixes: fixes(0, range), deviceID: devices[0].id, userID: user.id),
+                    DevicePost(fixes: fixes(1, range), deviceID: devices[1].id, userID: user.id),
+                    DevicePost(fixes: fixes(2, range.lowerBound..<(range.lowerBound + 4)), deviceID: devices[2].id, userID: user.id),
+                ]
+                let results = try await store.ingest(posts, gapSeconds: 1800)
+                for (index, result) in results.enumerated() {
+                    let id = try #require(try result.get().liveTrackID)
+                    #expect(trackIDs[index] == nil || trackIDs[index] == id)
+                    trackIDs[index] = id
+                }
+                let done = counts[batch]
+                // Every fix of the first two is covered (a minute of fixes has come since the last figures).
+                for (index, step) in [(0, north), (1, east)] {
+                    let summary = try #require(try await store.trackSummary(id: trackIDs[index]!, userID: user.id))
+                    #expect(summary.pointCount == done)
+                    let expected = Double(done - 1) * step
+                    #expect(abs(summary.distanceMeters - expected) < expected * 0.005, "device \(index) after \(done): \(summary.distanceMeters) m")
+                    let track = try #require(try await store.track(id: trackIDs[index]!, userID: user.id))
+                    let points = try track.content.tracks[0].segments[0].points.points()
+                    #expect(points.count == done)
+                    #expect(points.map(\.longitude) == fixes(index, 0..<done).map(\.longitude))
+                    #expect(points.map(\.latitude) == fixes(index, 0..<done).map(\.latitude))
+                }
+                // The short one: 4 fixes a batch, each batch a later part of its line (gaps of under the 30 minutes).
+                let short = try #require(try await store.track(id: trackIDs[2]!, userID: user.id))
+                #expect(try short.content.tracks[0].segments[0].points.points().count == 4 * batch)
+            }
+            #expect(Set(trackIDs.compactMap { $0 }).count == 3)
+        }
+    }
+
     /// Fixes posted one at a time wait in deviceFix and go to the track's blocks each time its figures are
     /// computed again (a minute of 1-s fixes), as short tail blocks (a binary counter), not a rewrite of the last
     /// full block each time; the points, waiting or not, read back in order and, once the track is finished, are
     /// packed full again.
-    @Test func sqliteSingleFixPostsReadBackInOrderAndArePackedWhenFinished() async throws {
-        let test = try TestStore()
-        let store = test.store
-        let user = try await store.localUser()
-        let device = try await Self.device(store, user: user.id)
-        let count = 2_500
-        var trackID: TrackID?
-        for index in 0..<count {
-            let fix = TrackerFix(
-                time: Self.start.addingTimeInterval(Double(index)), latitude: 46.5 + Double(index) * 1e-5, longitude: 6.6,
-                speedMetersPerSecond: 1.1)
-            trackID = try await store.ingest([fix], deviceID: device.id, userID: user.id, gapSeconds: 1800).liveTrackID
-        }
-        let id = try #require(trackID)
-        let blockSizes = { () async throws -> [Int] in
-            try await test.sqlite.writer.read { db in
-                try Int.fetchAll(db, sql: """
-                    SELECT pointBlock.pointCount FROM pointBlock JOIN segment ON segment.id = pointBlock.segmentId
-                    WHERE segment.trackId = ? ORDER BY pointBlock.position
-                    """, arguments: [id])
+    @Test(arguments: StoreKind.allCases) func singleFixPostsReadBackInOrderAndArePackedWhenFinished(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let user = try await store.localUser()
+            let device = try await Self.device(store, user: user.id)
+            let count = 2_500
+            var trackID: TrackID?
+            for index in 0..<count {
+                let fix = TrackerFix(
+                    time: Self.start.addingTimeInterval(Double(index)), latitude: 46.5 + Double(index) * 1e-5, longitude: 6.6,
+                    speedMetersPerSecond: 1.1)
+                trackID = try await store.ingest([fix], deviceID: device.id, userID: user.id, gapSeconds: 1800).liveTrackID
             }
+            let id = try #require(trackID)
+            let live = try await pointBlockSizes(store, trackID: id)
+            // At most a minute of fixes (60) waits outside the blocks: the figures are computed once a minute of fixes.
+            let waiting = count - live.reduce(0, +)
+            #expect((0..<60).contains(waiting), "\(waiting) fixes outside the blocks")
+            // Appends of ~60 points merged as a binary counter: no block over 1,024, a handful of blocks in all.
+            #expect(live.allSatisfy { (1...1024).contains($0) } && live.count <= 8, "\(live)")
+            let track = try #require(try await store.track(id: id, userID: user.id))
+            let latitudes = try track.content.tracks[0].segments[0].points.points().map(\.latitude)
+            #expect(latitudes.count == count)
+            #expect(zip(latitudes, latitudes.dropFirst()).allSatisfy { $0 < $1 })
+            // The figures, computed as the fixes came: 2,500 fixes 1e-5° apart going north, the last minute's
+            // (at most 60) not counted yet.
+            let step = 1e-5 * Double.pi / 180 * 6_371_008.8
+            let summary = try #require(try await store.trackSummary(id: id, userID: user.id))
+            #expect(summary.distanceMeters >= Double(count - 61) * step * 0.99 && summary.distanceMeters <= Double(count - 1) * step * 1.01)
+            // Finished by the idle check: packed into full blocks.
+            let finished = try await store.finishIdleDeviceTracks(gapSeconds: 1800, now: Date().addingTimeInterval(7200))
+            #expect(finished == [id])
+            #expect(try await pointBlockSizes(store, trackID: id) == [1024, 1024, 452])
+            let again = try #require(try await store.track(id: id, userID: user.id))
+            #expect(try again.content.tracks[0].segments[0].points.points().map(\.latitude) == latitudes)
         }
-        let live = try await blockSizes()
-        // At most a minute of fixes (60) waits outside the blocks: the figures are computed once a minute of fixes.
-        let waiting = count - live.reduce(0, +)
-        #expect((0..<60).contains(waiting), "\(waiting) fixes outside the blocks")
-        // Appends of ~60 points merged as a binary counter: no block over 1,024, a handful of blocks in all.
-        #expect(live.allSatisfy { (1...1024).contains($0) } && live.count <= 8, "\(live)")
-        let track = try #require(try await store.track(id: id, userID: user.id))
-        let latitudes = try track.content.tracks[0].segments[0].points.points().map(\.latitude)
-        #expect(latitudes.count == count)
-        #expect(zip(latitudes, latitudes.dropFirst()).allSatisfy { $0 < $1 })
-        // Finished by the idle check: packed into full blocks.
-        let finished = try await store.finishIdleDeviceTracks(gapSeconds: 1800, now: Date().addingTimeInterval(7200))
-        #expect(finished == [id])
-        #expect(try await blockSizes() == [1024, 1024, 452])
-        let again = try #require(try await store.track(id: id, userID: user.id))
-        #expect(try again.content.tracks[0].segments[0].points.points().map(\.latitude) == latitudes)
     }
 
     /// A device that stops posting has its track saved once the gap has passed, counted from its last fix and

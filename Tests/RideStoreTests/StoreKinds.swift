@@ -143,6 +143,34 @@ func withLibrary<T>(_ kind: StoreKind, _ body: (TrackLibrary) async throws -> T)
     try await withStore(kind) { store in try await body(TrackLibrary(store: store, userID: try await store.localUser().id)) }
 }
 
+/// The point counts of a track's blocks in position order (its segments in order), whichever the store.
+func pointBlockSizes(_ store: any RideStore, trackID: TrackID) async throws -> [Int] {
+    switch store {
+    case let sqlite as SQLiteRideStore:
+        return try await sqlite.writer.read { db in
+            try Int.fetchAll(db, sql: """
+                SELECT pointBlock.pointCount FROM pointBlock JOIN segment ON segment.id = pointBlock.segmentId
+                WHERE segment.trackId = ? ORDER BY segment.role, segment.part, segment.position, pointBlock.position
+                """, arguments: [trackID])
+        }
+    case let postgres as PostgresRideStore:
+        return try await postgres.transaction(readOnly: true) { connection in
+            var sizes: [Int] = []
+            let rows = try await connection.query(
+                """
+                SELECT point_blocks.point_count FROM point_blocks JOIN segments ON segments.id = point_blocks.segment_id
+                WHERE segments.track_id = \(trackID.rawValue)
+                ORDER BY segments.role, segments.part, segments.position, point_blocks.position
+                """, logger: PostgresTestServer.logger)
+            for try await size in rows.decode(Int64.self) { sizes.append(Int(size)) }
+            return sizes
+        }
+    default:
+        Issue.record("unknown store \(type(of: store))")
+        return []
+    }
+}
+
 /// Rows of the point tables, whichever the store: for "a purge leaves no points behind".
 func storedPointRows(_ store: any RideStore) async throws -> (segments: Int, blocks: Int) {
     switch store {
