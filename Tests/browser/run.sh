@@ -4,4 +4,5 @@
 #   bash Tests/browser/run.sh [pytest arguments]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
-exec python3 -m pytest -q -p no:cacheprovider "$@" .
+# The slowest tests are listed at the end: where the suite's time goes.
+exec python3 -m pytest -q -p no:cacheprovider --durations=15 "$@" .
