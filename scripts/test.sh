@@ -40,10 +40,12 @@ install_system_packages "${system_packages[@]}"
 #   gpxpy          the reference the stats are compared against
 #   fitdecode      an independent FIT reader, the reference the FIT reader is compared against
 #   pytest, playwright  the browser tests (Tests/browser), driving the system's chromium
-python_packages=(gpxpy fitdecode pytest playwright)
+#   pytest-xdist   runs the browser tests in two processes (most of their time is waiting on the app's timers)
+# Each as the module it is imported as, and the package pip installs it from.
+python_packages=(gpxpy:gpxpy fitdecode:fitdecode pytest:pytest playwright:playwright xdist:pytest-xdist)
 missing=()
 for package in "${python_packages[@]}"; do
-    python3 -c "import $package" 2>/dev/null || missing+=("$package")
+    python3 -c "import ${package%%:*}" 2>/dev/null || missing+=("${package#*:}")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
     step "installing Python packages: ${missing[*]}"

@@ -173,7 +173,9 @@ def test_delete_is_sent_at_once_and_undo_restores_the_place_through_the_server(c
     api_send(server, 'POST', f'/api/places/{place["id"]}/notes', {'body': 'In the shade after 3'})
     page = context.new_page()
     open_places(page)
-    page.fill('#place-query', token)
+    # The search's answer awaited: with few places on the server, one row may show before the search is made.
+    with page.expect_response(lambda response: '/api/places?' in response.url and f'q={token}' in response.url):
+        page.fill('#place-query', token)
     row = page.locator('#place-list li').first
     wait_until(page, 'document.querySelectorAll("#place-list li").length === 1')
 
@@ -194,7 +196,8 @@ def test_delete_is_sent_at_once_and_undo_restores_the_place_through_the_server(c
     wait_until(page, 'document.querySelectorAll("#place-list li").length === 1')
     restored = api_get(server, f'/api/places/{place["id"]}')  # brought back by the server, notes and all
     assert restored['name'] == f'{token} Bench' and [note['body'] for note in restored['notes']] == ['In the shade after 3']
-    assert page.inner_text('#places-message') == f'Restored {token} Bench.'
+    # Said once the list is drawn again (the list first, then the message): waited for, not read at once.
+    page.wait_for_selector(f'#places-message:text-is("Restored {token} Bench.")')
 
     delete()
     page.wait_for_selector('#place-undo-bar', state='hidden', timeout=8000)  # the undo time passes

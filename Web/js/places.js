@@ -40,6 +40,7 @@ export class PlacesView {
     this.position = null;     // {latitude, longitude} when the device said
     this.labels = [];
     this.places = [];
+    this.listCalls = 0;          // loadList calls so far: only the latest one draws
     this.hiddenIds = new Set();  // deleted here, until the server's list no longer has them
     this.pendingDelete = null;   // {place, timer}: the last delete, which Undo restores
     this.place = null;        // the place shown on its page
@@ -136,6 +137,9 @@ export class PlacesView {
   }
 
   async loadList() {
+    // Only the latest call draws: a search typed on while an earlier one is answered, or a list loaded again after an
+    // undo, is not drawn over by an answer that comes later for an older call.
+    const call = ++this.listCalls;
     const params = { limit: LIST_LIMIT };
     let sort = $('place-sort').value;
     if (sort === 'distance' && !this.position) sort = 'created';
@@ -145,11 +149,14 @@ export class PlacesView {
     const q = $('place-query').value.trim();
     if (q) params.q = q;
     try {
-      this.places = (await api.places(params)).places;
+      const places = (await api.places(params)).places;
+      if (call !== this.listCalls) return;
+      this.places = places;
       localStorage.setItem(LIST_CACHE, JSON.stringify({ places: this.places, savedAt: new Date().toISOString() }));
       this.say('places-message', $('place-sort').value === 'distance' && !this.position
         ? 'Your position is not known: sorted by date.' : (this.places.length ? '' : 'No places yet.'));
     } catch (error) {
+      if (call !== this.listCalls) return;
       if (!(error instanceof NetworkError)) { this.say('places-message', `Could not load the places: ${error.message}`); return; }
       let cached = null;
       try { cached = JSON.parse(localStorage.getItem(LIST_CACHE) || 'null'); } catch { cached = null; }
